@@ -1,0 +1,55 @@
+/** The result of a script run through the simple-query protocol: the last statement's, values as PostgreSQL text. */
+export interface ScriptResult {
+  /** True when the last statement had a row description (SELECT, … RETURNING, SHOW). */
+  hasRows: boolean;
+  fields: string[];
+  rows: (string | null)[][];
+}
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  /** One parameterised statement (extended protocol); values parsed to JS types. */
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** One or more `;`-separated statements without parameters; results as text, for `run_sql`. */
+  runScript(sql: string): Promise<ScriptResult>;
+}
+
+/** One Database interface, two implementations: embedded PGlite and an external PostgreSQL. */
+export interface Database extends Queryable {
+  readonly kind: 'embedded' | 'external';
+  /** Runs `fn` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL's error fields, whichever driver raised the error. */
+export interface PgErrorInfo {
+  message: string;
+  code: string;
+  detail: string | null;
+  hint: string | null;
+}
+
+export function pgErrorInfo(e: unknown): PgErrorInfo | null {
+  if (typeof e !== 'object' || e === null) return null;
+  const err = e as { code?: unknown; message?: unknown; detail?: unknown; hint?: unknown };
+  if (typeof err.code !== 'string' || !/^[0-9A-Z]{5}$/.test(err.code)) return null;
+  return {
+    message: String(err.message ?? ''),
+    code: err.code,
+    detail: typeof err.detail === 'string' ? err.detail : null,
+    hint: typeof err.hint === 'string' ? err.hint : null,
+  };
+}
+
+/** A URL fit for messages and logs: the password replaced by `***`. */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  }
+}

@@ -1,0 +1,137 @@
+import { badRequest, parseFailed } from '../errors.js';
+import { compareCodePoints, isObject, type Json, type JsonObject } from './json.js';
+import { at, arr, idx, obj, opt, qualifiedName, req } from './reader.js';
+import { qnJson, qnKey, qnQuoted } from './names.js';
+import { parseRelationship, relationshipJson } from './kinds/relationships.js';
+import { functionEntryJson, parseFunctionEntry } from './kinds/functions.js';
+import type { FunctionEntry, Metadata, QualifiedName, TableEntry } from './types.js';
+
+export const emptyMetadata = (): Metadata => ({ tables: new Map(), functions: new Map() });
+
+export const newTableEntry = (table: QualifiedName): TableEntry => ({
+  table,
+  object_relationships: [],
+  array_relationships: [],
+});
+
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers'];
+const UNSUPPORTED_LISTS = ['remote_schemas', 'query_collections', 'allowlist', 'cron_triggers'];
+const TABLE_KEYS = [
+  'table', 'is_enum', 'configuration', 'object_relationships', 'array_relationships', 'computed_fields',
+  'remote_relationships', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions',
+  'event_triggers',
+];
+/** Kinds whose modules are not built yet: accepted only empty so that nothing is stored unvalidated. */
+const PENDING_TABLE_LISTS = ['computed_fields', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions', 'event_triggers'];
+
+const notSupported = (path: string, key: string) => badRequest('not-supported', path, `"${key}" is not supported`);
+
+const isEmptyValue = (v: Json | undefined): boolean =>
+  v === undefined || v === null || v === false || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+
+/** Optional list key: absent, null and [] are all "empty". */
+function list(o: JsonObject, key: string, path: string): Json[] {
+  const v = opt(o, key);
+  return v === undefined ? [] : arr(v, at(path, key));
+}
+
+function duplicates(names: string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const n of names) {
+    if (seen.has(n) && !out.includes(n)) out.push(n);
+    seen.add(n);
+  }
+  return out;
+}
+
+function checkDuplicates(names: string[], kind: string, path: string): void {
+  const dups = duplicates(names);
+  if (dups.length > 0) {
+    throw badRequest('already-exists', path, `multiple declarations exist for the following ${kind} : ${dups.map((d) => `"${d}"`).join(', ')}`);
+  }
+}
+
+function parseTable(v: Json, path: string): TableEntry {
+  const o = obj(v, path);
+  const unknown = Object.keys(o).filter((k) => !TABLE_KEYS.includes(k));
+  if (unknown.length > 0) throw parseFailed(path, `unexpected keys in table metadata: ${unknown.map((k) => `"${k}"`).join(', ')}`);
+  const entry = newTableEntry(qualifiedName(req(o, 'table', path), at(path, 'table')));
+  for (const key of ['is_enum', 'configuration', 'remote_relationships']) {
+    if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
+  }
+  for (const key of PENDING_TABLE_LISTS) {
+    if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
+  }
+  entry.object_relationships = list(o, 'object_relationships', path).map((r, i) =>
+    parseRelationship('object', r, idx(at(path, 'object_relationships'), i)));
+  entry.array_relationships = list(o, 'array_relationships', path).map((r, i) =>
+    parseRelationship('array', r, idx(at(path, 'array_relationships'), i)));
+  return entry;
+}
+
+/**
+ * Parses a metadata document strictly (engine-api.md §4.8.2 steps 1 and 3): unknown keys, unsupported sections
+ * and duplicate declarations fail at their path.
+ */
+export function parseDocument(v: unknown, path: string): Metadata {
+  const o = obj(v, path);
+  const unknown = Object.keys(o).filter((k) => !TOP_KEYS.includes(k));
+  if (unknown.length > 0) throw parseFailed(path, `unexpected keys in metadata: ${unknown.map((k) => `"${k}"`).join(', ')}`);
+  const version = opt(o, 'version');
+  if (version !== undefined && version !== 2) {
+    throw parseFailed(at(path, 'version'), `expected one of 2, encountered ${JSON.stringify(version)}`);
+  }
+  for (const key of UNSUPPORTED_LISTS) {
+    const value = opt(o, key);
+    if (value !== undefined) {
+      arr(value, at(path, key));
+      if ((value as Json[]).length > 0) throw notSupported(at(path, key), key);
+    }
+  }
+  for (const key of ['actions', 'custom_types']) {
+    if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
+  }
+  const tablesPath = at(path, 'tables');
+  const tables = list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i)));
+  const functionsPath = at(path, 'functions');
+  const functions = list(o, 'functions', path).map((f, i) => parseFunctionEntry(f, idx(functionsPath, i)));
+
+  checkDuplicates(tables.map((t) => qnQuoted(t.table).slice(1, -1)), 'tables', tablesPath);
+  tables.forEach((t, i) => {
+    const rels = [...t.object_relationships, ...t.array_relationships].map((r) => r.name);
+    checkDuplicates(rels, 'relationships', idx(tablesPath, i));
+  });
+  checkDuplicates(functions.map((f) => qnQuoted(f.function).slice(1, -1)), 'functions', functionsPath);
+
+  const md = emptyMetadata();
+  for (const t of tables) md.tables.set(qnKey(t.table), t);
+  for (const f of functions) md.functions.set(qnKey(f.function), f);
+  return md;
+}
+
+const byName = <T extends { name: string }>(a: T, b: T): number => compareCodePoints(a.name, b.name);
+const byQn = (a: QualifiedName, b: QualifiedName): number =>
+  compareCodePoints(a.schema, b.schema) || compareCodePoints(a.name, b.name);
+
+export function tableEntryJson(t: TableEntry): JsonObject {
+  const out: JsonObject = { table: qnJson(t.table) };
+  if (t.object_relationships.length > 0) out['object_relationships'] = [...t.object_relationships].sort(byName).map(relationshipJson);
+  if (t.array_relationships.length > 0) out['array_relationships'] = [...t.array_relationships].sort(byName).map(relationshipJson);
+  return out;
+}
+
+export const sortedTables = (md: Metadata): TableEntry[] => [...md.tables.values()].sort((a, b) => byQn(a.table, b.table));
+export const sortedFunctions = (md: Metadata): FunctionEntry[] =>
+  [...md.functions.values()].sort((a, b) => byQn(a.function, b.function));
+
+/** The canonical §6 document: key order, omission rules and sorting applied; same metadata, same bytes. */
+export function documentJson(md: Metadata): JsonObject {
+  const out: JsonObject = { version: 2, tables: sortedTables(md).map(tableEntryJson) };
+  const functions = sortedFunctions(md);
+  if (functions.length > 0) out['functions'] = functions.map(functionEntryJson);
+  return out;
+}
+
+/** Copy-on-write clone: maps are copied, entries shared until replaced. */
+export const cloneMetadata = (md: Metadata): Metadata => ({ tables: new Map(md.tables), functions: new Map(md.functions) });

@@ -1,0 +1,97 @@
+import type { Queryable } from '../db/database.js';
+
+/** Serialises start-up across instances sharing one database (any constant works; this one spells "engine"). */
+export const STARTUP_LOCK_KEY = 0x656e67696e65;
+
+/* The catalog of engine-api.md §3.2; every statement is idempotent so that any instance may run it. */
+const CATALOG_DDL = `
+CREATE SCHEMA IF NOT EXISTS engine_catalog;
+CREATE TABLE IF NOT EXISTS engine_catalog.metadata (
+  id integer PRIMARY KEY CHECK (id = 1),
+  metadata jsonb NOT NULL,
+  resource_version integer NOT NULL);
+CREATE TABLE IF NOT EXISTS engine_catalog.event_log (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  schema_name text NOT NULL, table_name text NOT NULL, trigger_name text NOT NULL,
+  payload jsonb NOT NULL,
+  delivered boolean NOT NULL DEFAULT false,
+  error boolean NOT NULL DEFAULT false,
+  tries integer NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  locked timestamptz NULL,
+  next_retry_at timestamptz NULL,
+  archived boolean NOT NULL DEFAULT false);
+CREATE INDEX IF NOT EXISTS event_log_trigger_name_idx ON engine_catalog.event_log (trigger_name);
+CREATE INDEX IF NOT EXISTS event_log_pending_idx ON engine_catalog.event_log (created_at)
+  WHERE NOT delivered AND NOT error AND NOT archived;
+CREATE TABLE IF NOT EXISTS engine_catalog.event_invocation_logs (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  event_id uuid NOT NULL REFERENCES engine_catalog.event_log (id) ON DELETE CASCADE,
+  trigger_name text NOT NULL,
+  status integer NULL,
+  request jsonb NOT NULL, response jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now());
+CREATE TABLE IF NOT EXISTS engine_catalog.action_log (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  action_name text NOT NULL,
+  input_payload jsonb NOT NULL,
+  request_headers jsonb NOT NULL,
+  session_variables jsonb NOT NULL,
+  response_payload jsonb NULL, errors jsonb NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  status text NOT NULL DEFAULT 'created'
+    CHECK (status IN ('created','processing','completed','error')));
+CREATE TABLE IF NOT EXISTS engine_catalog.schema_migrations (
+  version bigint PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now());
+CREATE OR REPLACE FUNCTION engine_catalog.insert_event_log(
+  schema_name text, table_name text, trigger_name text, op text, data jsonb) RETURNS uuid
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  vars text := current_setting('engine.session_variables', true);
+  new_id uuid;
+BEGIN
+  INSERT INTO engine_catalog.event_log (schema_name, table_name, trigger_name, payload)
+  VALUES (schema_name, table_name, trigger_name, jsonb_build_object(
+    'op', op, 'data', data,
+    'session_variables', CASE WHEN vars IS NULL OR vars = '' THEN NULL ELSE vars::jsonb END))
+  RETURNING id INTO new_id;
+  RETURN new_id;
+END
+$fn$;
+INSERT INTO engine_catalog.metadata (id, metadata, resource_version)
+VALUES (1, '{"version":2,"tables":[]}', 1) ON CONFLICT (id) DO NOTHING;
+`;
+
+/** Creates the catalog if missing; callers hold STARTUP_LOCK_KEY so that instances do not race. */
+export async function ensureCatalog(tx: Queryable): Promise<void> {
+  await tx.runScript(CATALOG_DDL);
+}
+
+export interface StoredMetadata {
+  version: number;
+  doc: string;
+}
+
+export async function readStored(tx: Queryable, forUpdate: boolean): Promise<StoredMetadata> {
+  const rows = await tx.query<{ v: number; doc: string }>(
+    `SELECT resource_version AS v, metadata::text AS doc FROM engine_catalog.metadata WHERE id = 1${forUpdate ? ' FOR UPDATE' : ''}`,
+  );
+  const row = rows[0];
+  if (!row) throw new Error('engine_catalog.metadata has no row');
+  return { version: Number(row.v), doc: row.doc };
+}
+
+export async function readVersion(tx: Queryable): Promise<number> {
+  const rows = await tx.query<{ v: number }>('SELECT resource_version AS v FROM engine_catalog.metadata WHERE id = 1');
+  return Number(rows[0]?.v ?? 0);
+}
+
+export async function writeStored(tx: Queryable, doc: string): Promise<number> {
+  const rows = await tx.query<{ v: number }>(
+    'UPDATE engine_catalog.metadata SET metadata = $1::jsonb, resource_version = resource_version + 1 WHERE id = 1 RETURNING resource_version AS v',
+    [doc],
+  );
+  return Number(rows[0]?.v ?? 0);
+}

@@ -1,0 +1,201 @@
+import type { Queryable } from '../db/database.js';
+import { qnKey } from '../metadata/names.js';
+import type { QualifiedName } from '../metadata/types.js';
+
+/** What the engine knows of the live database: relations, their columns and foreign keys, and functions. */
+export interface DbColumn {
+  num: number;
+  name: string;
+  typeOid: string;
+  /** format_type(type, NULL): how messages print it. */
+  typeName: string;
+  notNull: boolean;
+}
+
+export interface DbForeignKey {
+  name: string;
+  refOid: string;
+  columns: string[];
+  refColumns: string[];
+}
+
+export interface DbTable {
+  oid: string;
+  schema: string;
+  name: string;
+  /** pg_class.relkind: r table, p partitioned, v view, m materialized view, f foreign table. */
+  kind: string;
+  /** pg_relation_is_updatable bitmask (views); 28 for ordinary tables. */
+  updatable: number;
+  columns: Map<string, DbColumn>;
+  fks: DbForeignKey[];
+}
+
+export interface DbFunctionArg {
+  name: string;
+  typeOid: string;
+  typeName: string;
+}
+
+export interface DbFunction {
+  oid: string;
+  schema: string;
+  name: string;
+  /** i immutable, s stable, v volatile. */
+  volatility: string;
+  returnsSet: boolean;
+  returnTypeOid: string;
+  returnTypeName: string;
+  /** pg_type.typtype of the return type: b base, c composite, d domain, e enum, p pseudo, r range, m multirange. */
+  returnTypType: string;
+  /** pg_type.typrelid of the return type: the table whose row type it is, '0' otherwise. */
+  returnRelid: string;
+  inputs: DbFunctionArg[];
+}
+
+export interface DbCatalog {
+  tables: Map<string, DbTable>;
+  tablesByOid: Map<string, DbTable>;
+  /** Functions by qualified name; more than one entry means the function is overloaded. */
+  functions: Map<string, DbFunction[]>;
+}
+
+const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'engine_catalog')
+  AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'`;
+
+/* One round trip builds the whole picture as JSON text: identical on both drivers (whose type parsers differ)
+   and on PostgreSQL 13–18 (it reads only catalog columns that all of them have). */
+const CATALOG_SQL = `
+SELECT json_build_object(
+  'tables', COALESCE((
+    SELECT json_agg(json_build_object(
+      'oid', c.oid::text, 'schema', n.nspname, 'name', c.relname, 'kind', c.relkind::text,
+      'updatable', CASE WHEN c.relkind IN ('v', 'f') THEN pg_relation_is_updatable(c.oid, false) ELSE 28 END,
+      'columns', COALESCE((
+        SELECT json_agg(json_build_object('num', a.attnum, 'name', a.attname, 'typeOid', a.atttypid::text,
+                        'typeName', format_type(a.atttypid, NULL), 'notNull', a.attnotnull) ORDER BY a.attnum)
+        FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '[]'::json),
+      'fks', COALESCE((
+        SELECT json_agg(json_build_object('name', con.conname, 'refOid', con.confrelid::text,
+                        'cols', con.conkey, 'refCols', con.confkey) ORDER BY con.conname)
+        FROM pg_constraint con WHERE con.conrelid = c.oid AND con.contype = 'f'), '[]'::json)))
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ${USER_SCHEMAS} AND (%TABLE_FILTER%)), '[]'::json),
+  'functions', COALESCE((
+    SELECT json_agg(json_build_object(
+      'oid', p.oid::text, 'schema', n.nspname, 'name', p.proname, 'volatility', p.provolatile::text,
+      'returnsSet', p.proretset, 'returnTypeOid', p.prorettype::text, 'returnTypeName', format_type(p.prorettype, NULL),
+      'returnTypType', t.typtype::text, 'returnRelid', t.typrelid::text,
+      'argTypes', p.proargtypes::oid[]::text[],
+      'argTypeNames', (SELECT json_agg(format_type(u.t, NULL) ORDER BY u.o) FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o)),
+      'allArgTypes', p.proallargtypes::text[], 'argModes', p.proargmodes::text[], 'argNames', p.proargnames))
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_type t ON t.oid = p.prorettype
+    WHERE p.prokind = 'f' AND ${USER_SCHEMAS} AND (%FUNCTION_FILTER%)), '[]'::json)
+)::text AS doc`;
+
+interface RawTable {
+  oid: string; schema: string; name: string; kind: string; updatable: number;
+  columns: DbColumn[];
+  fks: { name: string; refOid: string; cols: number[]; refCols: number[] }[];
+}
+interface RawFunction {
+  oid: string; schema: string; name: string; volatility: string; returnsSet: boolean; returnTypeOid: string;
+  returnTypeName: string; returnTypType: string; returnRelid: string; argTypes: string[]; argTypeNames: string[] | null;
+  allArgTypes: string[] | null; argModes: string[] | null; argNames: string[] | null;
+}
+
+function inputArgs(f: RawFunction): DbFunctionArg[] {
+  const names = f.argNames ?? [];
+  if (!f.argModes) {
+    return f.argTypes.map((t, i) => ({ name: names[i] ?? '', typeOid: t, typeName: f.argTypeNames?.[i] ?? '' }));
+  }
+  const out: DbFunctionArg[] = [];
+  f.argModes.forEach((mode, j) => {
+    if (mode === 'i' || mode === 'b' || mode === 'v') {
+      const k = out.length;
+      out.push({ name: names[j] ?? '', typeOid: f.argTypes[k] ?? '', typeName: f.argTypeNames?.[k] ?? '' });
+    }
+  });
+  return out;
+}
+
+function build(rawTables: RawTable[], rawFunctions: RawFunction[]): DbCatalog {
+  const cat: DbCatalog = { tables: new Map(), tablesByOid: new Map(), functions: new Map() };
+  const colNames = new Map<string, Map<number, string>>();
+  for (const t of rawTables) colNames.set(t.oid, new Map(t.columns.map((c) => [c.num, c.name])));
+  for (const t of rawTables) {
+    const own = colNames.get(t.oid) ?? new Map<number, string>();
+    const table: DbTable = {
+      oid: t.oid, schema: t.schema, name: t.name, kind: t.kind, updatable: t.updatable,
+      columns: new Map(t.columns.map((c) => [c.name, c])),
+      fks: t.fks.map((fk) => {
+        const ref = colNames.get(fk.refOid);
+        return {
+          name: fk.name, refOid: fk.refOid,
+          columns: fk.cols.map((n) => own.get(n) ?? ''),
+          refColumns: fk.refCols.map((n) => ref?.get(n) ?? ''),
+        };
+      }),
+    };
+    cat.tables.set(qnKey(table), table);
+    cat.tablesByOid.set(table.oid, table);
+  }
+  for (const f of rawFunctions) {
+    const fn: DbFunction = {
+      oid: f.oid, schema: f.schema, name: f.name, volatility: f.volatility, returnsSet: f.returnsSet,
+      returnTypeOid: f.returnTypeOid, returnTypeName: f.returnTypeName, returnTypType: f.returnTypType,
+      returnRelid: f.returnRelid, inputs: inputArgs(f),
+    };
+    const key = qnKey(fn);
+    const list = cat.functions.get(key) ?? [];
+    list.push(fn);
+    cat.functions.set(key, list);
+  }
+  return cat;
+}
+
+/** Reads the whole catalog of user schemas. */
+export async function introspect(q: Queryable): Promise<DbCatalog> {
+  const sql = CATALOG_SQL.replace('%TABLE_FILTER%', 'true').replace('%FUNCTION_FILTER%', 'true');
+  const rows = await q.query<{ doc: string }>(sql);
+  const doc = JSON.parse(rows[0]?.doc ?? '{}') as { tables: RawTable[]; functions: RawFunction[] };
+  return build(doc.tables, doc.functions);
+}
+
+/**
+ * Refreshes only the named tables (and functions) in `cat`, plus the tables their foreign keys reference:
+ * the cheap path for operations that touch a few objects, so that one change does not cost a full read.
+ */
+export async function refreshNames(q: Queryable, cat: DbCatalog, tables: QualifiedName[], functions: QualifiedName[] = []): Promise<DbCatalog> {
+  if (tables.length === 0 && functions.length === 0) return cat;
+  // Both parameters are always referenced (an empty list simply matches nothing): the protocol wants every $n used.
+  const filter = (_names: QualifiedName[], rel: string) =>
+    `EXISTS (SELECT 1 FROM jsonb_array_elements($${rel === 'c' ? 1 : 2}::jsonb) e WHERE e->>0 = n.nspname AND e->>1 = ${rel}.${rel === 'c' ? 'relname' : 'proname'})`;
+  const sql = CATALOG_SQL.replace('%TABLE_FILTER%', filter(tables, 'c')).replace('%FUNCTION_FILTER%', filter(functions, 'p'));
+  const rows = await q.query<{ doc: string }>(sql, [
+    JSON.stringify(tables.map((t) => [t.schema, t.name])),
+    JSON.stringify(functions.map((f) => [f.schema, f.name])),
+  ]);
+  const doc = JSON.parse(rows[0]?.doc ?? '{}') as { tables: RawTable[]; functions: RawFunction[] };
+  const next: DbCatalog = { tables: new Map(cat.tables), tablesByOid: new Map(cat.tablesByOid), functions: new Map(cat.functions) };
+  for (const t of tables) {
+    const old = next.tables.get(qnKey(t));
+    if (old) {
+      next.tables.delete(qnKey(t));
+      next.tablesByOid.delete(old.oid);
+    }
+  }
+  for (const f of functions) next.functions.delete(qnKey(f));
+  // Column names of referenced tables come from the existing snapshot when not re-read.
+  const known: RawTable[] = [...next.tables.values()].map((t) => ({ ...t, columns: [...t.columns.values()], fks: [] }));
+  const fresh = build([...doc.tables, ...known], doc.functions);
+  for (const raw of doc.tables) {
+    const t = fresh.tablesByOid.get(raw.oid);
+    if (t) {
+      next.tables.set(qnKey(t), t);
+      next.tablesByOid.set(t.oid, t);
+    }
+  }
+  for (const [k, v] of fresh.functions) next.functions.set(k, v);
+  return next;
+}

@@ -1,0 +1,123 @@
+import { ApiError } from '../errors.js';
+import type { Database, Queryable } from '../db/database.js';
+import { silentLogger, type Logger } from '../logger.js';
+import type { Json } from '../metadata/json.js';
+import { documentJson, parseDocument } from '../metadata/document.js';
+import { OpContext } from './context.js';
+import { introspect } from './db-catalog.js';
+import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored } from './catalog.js';
+import { resolve, type SchemaCache } from './schema-cache.js';
+import { accessDenied, needsLock, OPERATIONS, parseEnvelope, requireArgs } from './operations/index.js';
+
+export interface EngineResult {
+  /** The response body, already serialised (exports are served from a cached string). */
+  body: string;
+  resourceVersion: number;
+}
+
+/**
+ * The engine behind `/v1/query`: it owns the schema cache and runs each request in one transaction
+ * (engine-api.md §3.3). Several engines may share one database: the metadata row lock serialises writes and
+ * every request first checks that its cache is at the stored resource_version.
+ */
+export class Engine {
+  private cache: SchemaCache;
+  private version: number;
+  private exported: { version: number; body: string } | null = null;
+  readonly db: Database;
+  private readonly logger: Logger;
+
+  private constructor(db: Database, cache: SchemaCache, version: number, logger: Logger) {
+    this.db = db;
+    this.cache = cache;
+    this.version = version;
+    this.logger = logger;
+  }
+
+  /** Creates the catalog if missing and builds the schema cache, recording (not failing on) inconsistencies. */
+  static async start(db: Database, logger: Logger = silentLogger): Promise<Engine> {
+    const { cache, version } = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [STARTUP_LOCK_KEY]);
+      await ensureCatalog(tx);
+      return Engine.load(tx);
+    });
+    return new Engine(db, cache, version, logger);
+  }
+
+  private static async load(tx: Queryable): Promise<{ cache: SchemaCache; version: number }> {
+    const stored = await readStored(tx, false);
+    const md = parseDocument(JSON.parse(stored.doc), '$');
+    return { cache: resolve(md, await introspect(tx)), version: stored.version };
+  }
+
+  get resourceVersion(): number {
+    return this.version;
+  }
+
+  get schemaCache(): SchemaCache {
+    return this.cache;
+  }
+
+  /**
+   * Executes one request body for a caller of the given role. Throws ApiError for every user error;
+   * anything else is an internal failure for the HTTP layer to answer with a 500.
+   */
+  async execute(body: unknown, role: string, sessionVariables: Record<string, string>): Promise<EngineResult> {
+    const env = parseEnvelope(body, '$');
+    if (role !== 'admin') throw accessDenied();
+    const operation = OPERATIONS[env.type];
+    if (!operation) throw new ApiError(500, 'unexpected', '$', 'internal error');
+    const args = operation.parse(requireArgs(env, '$'), '$.args');
+    const lock = needsLock(env.type, env.args);
+
+    const outcome = await this.db.transaction(async (tx) => {
+      let version: number;
+      if (lock) {
+        const stored = await readStored(tx, true);
+        version = stored.version;
+        if (version !== this.version) this.adopt(resolve(parseDocument(JSON.parse(stored.doc), '$'), await introspect(tx)), version);
+      } else {
+        version = await readVersion(tx);
+        if (version !== this.version) {
+          const loaded = await Engine.load(tx);
+          this.adopt(loaded.cache, loaded.version);
+          version = loaded.version;
+        }
+      }
+      if (env.type === 'export_metadata') return { body: this.exportBody(), version, cache: null };
+      const ctx = new OpContext(tx, this.cache, this.logger, sessionVariables);
+      ctx.startVersion = version;
+      const result = await operation.run(ctx, args);
+      if (ctx.changed) {
+        version = await writeStored(tx, JSON.stringify(documentJson(ctx.cache.metadata)));
+      }
+      return { body: JSON.stringify(result), version, cache: ctx.changed || ctx.refreshed ? ctx.cache : null };
+    });
+    // Swapped only after commit: a failed request leaves the cache exactly as it was.
+    if (outcome.cache && outcome.version >= this.version) this.adopt(outcome.cache, outcome.version);
+    return { body: outcome.body, resourceVersion: outcome.version };
+  }
+
+  private adopt(cache: SchemaCache, version: number): void {
+    this.cache = cache;
+    this.version = version;
+  }
+
+  private exportBody(): string {
+    if (this.exported?.version !== this.version) {
+      this.exported = { version: this.version, body: JSON.stringify(documentJson(this.cache.metadata)) };
+    }
+    return this.exported.body;
+  }
+
+  /** Rebuilds the cache from the stored metadata and the current database (used after out-of-band changes). */
+  async refresh(): Promise<void> {
+    const loaded = await this.db.transaction((tx) => Engine.load(tx));
+    this.adopt(loaded.cache, loaded.version);
+  }
+
+  /** The engine does not own the database: whoever opened it closes it. */
+  async stop(): Promise<void> {}
+}
+
+export type { Json };

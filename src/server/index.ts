@@ -1,0 +1,100 @@
+import type { Server } from 'node:http';
+import { resolve as resolvePath } from 'node:path';
+import { CliError } from '../errors.js';
+import { maskUrl, pgErrorInfo, type Database } from '../db/database.js';
+import { acquireDataDirLock } from '../db/lock-file.js';
+import { PgliteDatabase } from '../db/pglite.js';
+import { PostgresDatabase } from '../db/postgres.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { Engine } from './engine.js';
+import { createHttpServer, listen } from './http.js';
+
+export interface ServeOptions {
+  /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
+  databaseUrl?: string;
+  dataDir?: string;
+  port: number;
+  host: string;
+  adminSecret?: string;
+  logger?: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  engine: Engine;
+  database: 'embedded' | 'external';
+  dataDir: string | null;
+  /** Stops accepting, finishes in-flight requests, closes the database and releases the lock. */
+  close(): Promise<void>;
+}
+
+function reason(e: unknown): string {
+  const info = pgErrorInfo(e);
+  if (info) return info.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Opens the database named by the options: the start-up errors of cli.md §5.17 come from here. */
+export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dataDir'>, logger: Logger): Promise<{ db: Database; release: () => void; dataDir: string | null }> {
+  if (opts.databaseUrl) {
+    try {
+      return { db: await PostgresDatabase.connect(opts.databaseUrl), release: () => {}, dataDir: null };
+    } catch (e) {
+      throw new CliError('database-connect-failed', `cannot connect to the database at ${maskUrl(opts.databaseUrl)}: ${reason(e)}`, 1);
+    }
+  }
+  const shown = opts.dataDir ?? '.engine/data';
+  const dir = resolvePath(shown);
+  const release = acquireDataDirLock(dir, shown, logger);
+  try {
+    return { db: await PgliteDatabase.open(dir), release, dataDir: dir };
+  } catch (e) {
+    release();
+    throw new CliError('database-start-failed', `cannot start the embedded database in ${shown}: ${reason(e)}`, 1);
+  }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+/** `engine serve` without the process concerns: open the database, start the engine, listen. */
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const logger = opts.logger ?? silentLogger;
+  const { db, release, dataDir } = await openDatabase(opts, logger);
+  let server: Server | undefined;
+  try {
+    const engine = await Engine.start(db, logger);
+    server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger });
+    let address;
+    try {
+      address = await listen(server, opts.port, opts.host);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new CliError('port-in-use', `cannot listen on ${opts.host}:${opts.port}: address already in use`, 1, { hint: 'choose another --port' });
+      }
+      throw e;
+    }
+    const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+    const running = server;
+    return {
+      url: `http://${host}:${address.port}`,
+      engine,
+      database: db.kind,
+      dataDir,
+      async close() {
+        await closeServer(running);
+        await db.close();
+        release();
+      },
+    };
+  } catch (e) {
+    if (server?.listening) await closeServer(server);
+    await db.close().catch(() => {});
+    release();
+    throw e;
+  }
+}

@@ -1,0 +1,85 @@
+import { compareCodePoints } from '../../metadata/json.js';
+import { qnKey, qnQuoted } from '../../metadata/names.js';
+import { relationshipJson } from '../../metadata/kinds/relationships.js';
+import type { QualifiedName, RelKind, Relationship } from '../../metadata/types.js';
+import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
+import type { ResolvedTable } from '../schema-cache.js';
+import type { DbCatalog } from '../db-catalog.js';
+
+/** A consistent relationship: the remote table and the join, local column → remote column. */
+export interface ResolvedRelationship {
+  kind: RelKind;
+  remote: QualifiedName;
+  mapping: [string, string][];
+}
+
+export const relType = (kind: RelKind): string => (kind === 'object' ? 'object_relation' : 'array_relation');
+export const relId = (kind: RelKind, t: QualifiedName, name: string): string => objectId(relType(kind), t, name);
+
+export const relPrefix = (t: QualifiedName, name: string): string => `${tablePrefix(t)}in relationship "${name}": `;
+
+const missingColumn = (c: string, t: QualifiedName) => `column "${c}" does not exist in table ${qnQuoted(t)}`;
+
+/** Resolves one relationship; returns the reason it fails, or its join. */
+export function resolveRelationship(
+  kind: RelKind, rel: Relationship, rt: ResolvedTable, tables: Map<string, ResolvedTable>, catalog: DbCatalog,
+): ResolvedRelationship | string {
+  const t = rt.entry.table;
+  const u = rel.using;
+  if ('manual_configuration' in u) {
+    const m = u.manual_configuration;
+    const remote = tables.get(qnKey(m.remote_table));
+    if (!remote) return `table ${qnQuoted(m.remote_table)} does not exist`;
+    const pairs = Object.entries(m.column_mapping);
+    if (pairs.length === 0) return 'column mapping cannot be empty';
+    for (const [local] of pairs) if (!rt.db.columns.has(local)) return missingColumn(local, t);
+    for (const [, r] of pairs) if (!remote.db.columns.has(r)) return missingColumn(r, m.remote_table);
+    return { kind, remote: m.remote_table, mapping: pairs };
+  }
+  const fk = u.foreign_key_constraint_on;
+  if (typeof fk === 'string') {
+    if (!rt.db.columns.has(fk)) return missingColumn(fk, t);
+    const con = rt.db.fks.find((c) => c.columns.length === 1 && c.columns[0] === fk);
+    if (!con) return 'no foreign constraint exists on the given column';
+    const refDb = catalog.tablesByOid.get(con.refOid);
+    const remote = refDb ? tables.get(qnKey(refDb)) : undefined;
+    if (!refDb || !remote) return `table ${qnQuoted(refDb ?? { schema: 'public', name: con.refOid })} does not exist`;
+    return { kind, remote: remote.entry.table, mapping: [[fk, con.refColumns[0] ?? '']] };
+  }
+  const remote = tables.get(qnKey(fk.table));
+  if (!remote) return `table ${qnQuoted(fk.table)} does not exist`;
+  if (!remote.db.columns.has(fk.column)) return missingColumn(fk.column, fk.table);
+  const con = remote.db.fks.find((c) => c.columns.length === 1 && c.columns[0] === fk.column && c.refOid === rt.db.oid);
+  if (!con) return 'no foreign constraint exists on the given column';
+  return { kind, remote: fk.table, mapping: [[con.refColumns[0] ?? '', fk.column]] };
+}
+
+
+export function relationshipRecord(kind: RelKind, t: QualifiedName, rel: Relationship, reason: string): InconsistentObject {
+  return {
+    id: relId(kind, t, rel.name), type: relType(kind),
+    definition: withTable(t, relationshipJson(rel)), reason: relPrefix(t, rel.name) + reason,
+  };
+}
+
+/** Resolves a table's relationships in export order; a name already taken is a conflict (§4.8.2 step 5). */
+export function resolveRelationships(
+  rt: ResolvedTable, tables: Map<string, ResolvedTable>, catalog: DbCatalog, out: InconsistentObject[],
+): void {
+  const t = rt.entry.table;
+  for (const kind of ['object', 'array'] as const) {
+    const list = kind === 'object' ? rt.entry.object_relationships : rt.entry.array_relationships;
+    for (const rel of [...list].sort((a, b) => compareCodePoints(a.name, b.name))) {
+      const taken = rt.fields.get(rel.name);
+      const result = taken
+        ? `"${rel.name}" conflicts with an existing ${taken} of table ${qnQuoted(t)}`
+        : resolveRelationship(kind, rel, rt, tables, catalog);
+      if (typeof result === 'string') {
+        out.push(relationshipRecord(kind, t, rel, result));
+        continue;
+      }
+      rt.fields.set(rel.name, 'relationship');
+      rt.relationships.set(rel.name, result);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { ApiError, badRequest, parseFailed } from '../../errors.js';
+import { arr, at, idx, obj, oneOf, str } from '../../metadata/reader.js';
+import { isObject, type Json } from '../../metadata/json.js';
+import { metadataOperations, LOCKING_READS, EXPORT_METADATA } from './metadata.js';
+import { relationshipOperations } from './relationships.js';
+import { sqlOperations } from './run-sql.js';
+import { tableOperations } from './tables.js';
+import type { OpContext } from '../context.js';
+import { op, type Operation } from './operation.js';
+
+export interface Envelope {
+  type: string;
+  args: Json | undefined;
+}
+
+/** Reads `{"type","args","version"?}` (engine-api.md §1.2 step 4); `args` is checked later, at step 6. */
+export function parseEnvelope(body: unknown, path: string): Envelope {
+  const o = obj(body, path);
+  if (o['type'] === undefined || o['type'] === null) throw parseFailed(path, 'the key "type" was not present');
+  const type = str(o['type'], at(path, 'type'));
+  if (!(type in OPERATIONS)) throw parseFailed(at(path, 'type'), `unknown operation type "${type}"`);
+  if (o['version'] !== undefined) oneOf(o['version'], at(path, 'version'), [1, 2]);
+  return { type, args: o['args'] ?? undefined };
+}
+
+export function requireArgs(env: Envelope, path: string): Json {
+  if (env.args === undefined || env.args === null) throw parseFailed(path, 'the key "args" was not present');
+  return env.args;
+}
+
+const bulk: Operation<Json[]> = {
+  write: true,
+  parse: (args, path) => arr(args, path),
+  async run(ctx, items) {
+    const results: Json[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const prefix = idx('$.args', i);
+      try {
+        const env = parseEnvelope(items[i], '$');
+        const operation = OPERATIONS[env.type] as Operation<unknown>;
+        const args = operation.parse(requireArgs(env, '$'), '$.args');
+        results.push(await runOperation(ctx, env.type, operation, args));
+      } catch (e) {
+        if (e instanceof ApiError) throw e.withPathPrefix(prefix);
+        throw e;
+      }
+    }
+    return results;
+  },
+};
+
+/** export_metadata is served from the engine's serialised cache; this entry only makes it a known operation. */
+const exportMetadata: Operation<null> = {
+  write: false,
+  parse: () => null,
+  async run(ctx) {
+    return ctx.exportDocument();
+  },
+};
+
+export const OPERATIONS: Record<string, Operation<unknown>> = {
+  ...sqlOperations,
+  ...tableOperations,
+  ...relationshipOperations,
+  ...metadataOperations,
+  [EXPORT_METADATA]: op(exportMetadata),
+  bulk: op(bulk),
+};
+
+async function runOperation(ctx: OpContext, _type: string, operation: Operation<unknown>, args: unknown): Promise<Json> {
+  return operation.run(ctx, args);
+}
+
+/** Does the request need the metadata lock? Writing operations do, and bulks holding one, and reload. */
+export function needsLock(type: string, args: Json | undefined): boolean {
+  if (type === 'bulk') {
+    if (!Array.isArray(args)) return false;
+    return args.some((item) => isObject(item) && typeof item['type'] === 'string' && needsLock(item['type'], item['args']));
+  }
+  const operation = OPERATIONS[type];
+  return !!operation && (operation.write || LOCKING_READS.has(type));
+}
+
+export const accessDenied = (): ApiError => badRequest('access-denied', '$.args', 'restricted access : admin only');

@@ -1,0 +1,129 @@
+import { ApiError } from '../../errors.js';
+import { at, bool, int, obj, opt, req } from '../../metadata/reader.js';
+import { isObject, type Json } from '../../metadata/json.js';
+import { cloneMetadata, emptyMetadata, parseDocument } from '../../metadata/document.js';
+import { qnKey } from '../../metadata/names.js';
+import type { Metadata, QualifiedName } from '../../metadata/types.js';
+import { recordJson, type InconsistentObject } from '../inconsistency.js';
+import { resolve } from '../schema-cache.js';
+import { op, SUCCESS, type Operation } from './operation.js';
+
+const noArgs: Operation<null>['parse'] = () => null;
+
+interface ReplaceArgs {
+  metadata: Metadata;
+  resourceVersion?: number;
+  allowInconsistent: boolean;
+}
+
+const inconsistencyBody = (list: InconsistentObject[]): Json => ({
+  is_consistent: list.length === 0,
+  inconsistent_objects: list.map(recordJson),
+});
+
+const replaceMetadata: Operation<ReplaceArgs> = {
+  write: true,
+  parse(args, path) {
+    const o = obj(args, path);
+    if (!('metadata' in o)) return { metadata: parseDocument(o, path), allowInconsistent: false };
+    const mdPath = at(path, 'metadata');
+    const rv = opt(o, 'resource_version');
+    const allow = opt(o, 'allow_inconsistent_metadata');
+    const metadata = parseDocument(req(o, 'metadata', path), mdPath);
+    return {
+      metadata,
+      ...(rv === undefined ? {} : { resourceVersion: int(rv, at(path, 'resource_version'), 0) }),
+      allowInconsistent: allow === undefined ? false : bool(allow, at(path, 'allow_inconsistent_metadata')),
+    };
+  },
+  async run(ctx, args) {
+    if (args.resourceVersion !== undefined && args.resourceVersion !== ctx.startVersion) {
+      throw new ApiError(409, 'conflict', '$.args.resource_version', 'resource version mismatch', {
+        requested: args.resourceVersion, current: ctx.startVersion,
+      });
+    }
+    await ctx.refreshAll();
+    const after = ctx.apply(args.metadata, args.allowInconsistent ? 'lenient' : 'strict');
+    return args.allowInconsistent ? inconsistencyBody(after.inconsistent) : SUCCESS;
+  },
+};
+
+const clearMetadata: Operation<null> = {
+  write: true,
+  parse: noArgs,
+  async run(ctx) {
+    ctx.apply(emptyMetadata(), 'strict');
+    return SUCCESS;
+  },
+};
+
+/** Removes one inconsistent object (with its children) from the metadata. */
+function removeObject(md: Metadata, o: InconsistentObject): void {
+  const def = isObject(o.definition) ? o.definition : {};
+  const table = (o.type === 'table' ? def : def['table']) as unknown as QualifiedName | undefined;
+  switch (o.type) {
+    case 'table':
+      if (table) md.tables.delete(qnKey(table));
+      return;
+    case 'object_relation':
+    case 'array_relation': {
+      const entry = table && md.tables.get(qnKey(table));
+      if (!entry || !table) return;
+      const field = o.type === 'object_relation' ? 'object_relationships' : 'array_relationships';
+      md.tables.set(qnKey(table), { ...entry, [field]: entry[field].filter((r) => r.name !== def['name']) });
+      return;
+    }
+    case 'function':
+      md.functions.delete(qnKey(def['function'] as unknown as QualifiedName));
+      return;
+  }
+}
+
+const dropInconsistentMetadata: Operation<null> = {
+  write: true,
+  parse: noArgs,
+  async run(ctx) {
+    let md = ctx.metadata;
+    let cache = ctx.cache;
+    // Removing an object can make others inconsistent (a relationship to a removed table): repeat until none.
+    for (let round = 0; cache.inconsistent.length > 0 && round < 1000; round++) {
+      md = cloneMetadata(md);
+      for (const o of cache.inconsistent) removeObject(md, o);
+      cache = resolve(md, cache.catalog);
+    }
+    ctx.apply(md, 'strict');
+    return SUCCESS;
+  },
+};
+
+const reloadMetadata: Operation<null> = {
+  write: false,
+  parse: noArgs,
+  async run(ctx) {
+    await ctx.refreshAll();
+    ctx.refreshed = true;
+    return { message: 'success', is_consistent: ctx.cache.inconsistent.length === 0 };
+  },
+};
+
+const getInconsistentMetadata: Operation<null> = {
+  write: false,
+  parse: noArgs,
+  async run(ctx) {
+    return inconsistencyBody(ctx.cache.inconsistent);
+  },
+};
+
+/** export_metadata is answered by the engine from its serialised cache (see Engine.execute). */
+export const EXPORT_METADATA = 'export_metadata';
+
+export const metadataOperations: Record<string, Operation<unknown>> = {
+  replace_metadata: op(replaceMetadata),
+  clear_metadata: op(clearMetadata),
+  drop_inconsistent_metadata: op(dropInconsistentMetadata),
+  reload_metadata: op(reloadMetadata),
+  get_inconsistent_metadata: op(getInconsistentMetadata),
+};
+
+/** Operations that are not writing but still take the metadata lock (reload rebuilds the shared cache). */
+export const LOCKING_READS = new Set(['reload_metadata']);

@@ -1,0 +1,126 @@
+import type { Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Database } from '../../src/db/database.js';
+import { PgliteDatabase } from '../../src/db/pglite.js';
+import { PostgresDatabase } from '../../src/db/postgres.js';
+import { Engine } from '../../src/server/engine.js';
+import { createHttpServer, listen } from '../../src/server/http.js';
+import { silentLogger } from '../../src/logger.js';
+
+export const EXTERNAL_URL = process.env['ENGINE_TEST_DATABASE_URL'] || undefined;
+
+export interface Reply {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  text: string;
+  headers: Headers;
+}
+
+export interface TestEngine {
+  url: string;
+  engine: Engine;
+  db: Database;
+  /** POST /v1/query with the body (object or raw string). */
+  query(body: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** Shorthand: query and assert 200, returning the body. */
+  ok(body: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  sql(sql: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Drops every user schema, empties the catalog and resets the metadata to version 1. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A fresh database for one test file: its own database on the external server, or an in-memory PGlite. */
+export async function createTestDatabase(): Promise<{ db: Database; url?: string; drop: () => Promise<void> }> {
+  if (!EXTERNAL_URL) {
+    const db = await PgliteDatabase.open(undefined);
+    return { db, drop: async () => {} };
+  }
+  const name = `engine_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: EXTERNAL_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const u = new URL(EXTERNAL_URL);
+  u.pathname = `/${name}`;
+  const db = await PostgresDatabase.connect(u.toString());
+  return {
+    db,
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: EXTERNAL_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startOn(db: Database, adminSecret?: string): Promise<{ url: string; engine: Engine; server: Server }> {
+  const engine = await Engine.start(db, silentLogger);
+  // Internal failures are bugs: show their detail in the test output.
+  const logger = { ...silentLogger, error: (m: string) => console.error(m) };
+  const server = createHttpServer(engine, { adminSecret, logger });
+  const addr = await listen(server, 0, '127.0.0.1');
+  return { url: `http://127.0.0.1:${addr.port}`, engine, server };
+}
+
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text, headers: res.headers };
+}
+
+const RESET_SQL = `
+DO $$ DECLARE s text; BEGIN
+  FOR s IN SELECT nspname FROM pg_namespace WHERE nspname NOT IN ('pg_catalog', 'information_schema', 'engine_catalog')
+    AND nspname NOT LIKE 'pg\\_toast%' AND nspname NOT LIKE 'pg\\_temp\\_%' LOOP
+    EXECUTE format('DROP SCHEMA %I CASCADE', s);
+  END LOOP;
+END $$;
+CREATE SCHEMA public;
+TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_catalog.action_log, engine_catalog.schema_migrations;
+UPDATE engine_catalog.metadata SET metadata = '{"version":2,"tables":[]}', resource_version = 1;
+`;
+
+export async function startTestEngine(opts: { adminSecret?: string } = {}): Promise<TestEngine> {
+  const { db, drop } = await createTestDatabase();
+  const { url, engine, server } = await startOn(db, opts.adminSecret);
+  const headers: Record<string, string> = opts.adminSecret ? { 'x-engine-admin-secret': opts.adminSecret } : {};
+  const te: TestEngine = {
+    url,
+    engine,
+    db,
+    query: (body, extra = {}) => post(`${url}/v1/query`, body, { ...headers, ...extra }),
+    async ok(body) {
+      const r = await te.query(body);
+      if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${r.text}`);
+      return r.body;
+    },
+    sql: (sql) => te.ok({ type: 'run_sql', args: { sql } }),
+    async reset() {
+      await db.runScript(RESET_SQL);
+      await engine.refresh();
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await db.close();
+      await drop();
+    },
+  };
+  return te;
+}
