@@ -4,10 +4,10 @@ import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { resolveCaller } from './auth.js';
 import type { Engine } from './engine.js';
+import { VERSION } from '../version.js';
 
 export const MAX_BODY_BYTES = 50 * 1024 * 1024;
 export const MAX_NESTING = 512;
-export const ENGINE_VERSION = '0.1.0';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -68,7 +68,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 
 /** The HTTP layer of engine-api.md §1: routes, envelope, status codes. */
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
-  const version = opts.version ?? ENGINE_VERSION;
+  const version = opts.version ?? VERSION;
   return createServer((req, res) => {
     void handle(req, res).catch((e: unknown) => {
       opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { maskUrl } from '../db/database.js';
+import { loadEnvironment } from '../project/environment.js';
+import { resolveServeSettings, type ServeFlags } from '../project/serve-settings.js';
+import { startServer } from '../server/index.js';
+import type { CommandRunner } from './globals.js';
+
+/** `engine serve` (cli.md §5.17): resolves when the server has stopped, with the exit status. */
+export function registerServe(program: Command, run: CommandRunner): void {
+  const cmd = program
+    .command('serve')
+    .description('start a local engine (embedded PostgreSQL unless --database-url is given)')
+    .option('--port <port>', 'TCP port, 0 picks a free one (default 8080, env ENGINE_GRAPHQL_SERVER_PORT)')
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1, env ENGINE_GRAPHQL_SERVER_HOST)')
+    .option('--database-url <url>', 'external PostgreSQL 13+ (env ENGINE_GRAPHQL_DATABASE_URL)')
+    .option('--data-dir <dir>', 'data directory of the embedded PostgreSQL (default .engine/data, env ENGINE_GRAPHQL_DATA_DIR)');
+  run(cmd, async (globals, out) => {
+    const flags = cmd.opts<ServeFlags>();
+    const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
+    const settings = resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env);
+    const logger = out.logger;
+    if (settings.databaseUrl) logger.info(`Using PostgreSQL at ${maskUrl(settings.databaseUrl)}`);
+    else logger.info(`Using embedded PostgreSQL in ${settings.dataDir}`);
+    const server = await startServer({ ...settings, logger });
+    if (!settings.adminSecret) out.warn('no-admin-secret', `no admin secret is set; anyone who can reach ${server.url} has admin access`);
+    if (out.mode === 'json') out.success({ url: server.url, database: server.database, data_dir: server.dataDir });
+    else out.data(`Engine listening on ${server.url}`);
+    return new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = () => {
+        if (stopping) return resolve(1);
+        stopping = true;
+        void server.close().then(
+          () => {
+            logger.info('Engine stopped.');
+            resolve(0);
+          },
+          (e: unknown) => resolve(out.fail(e)),
+        );
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+  });
+}

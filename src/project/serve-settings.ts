@@ -1,0 +1,47 @@
+import { CliError } from '../errors.js';
+import type { ServeOptions } from '../server/index.js';
+import { setting, type Environment } from './environment.js';
+
+export interface ServeFlags {
+  port?: string;
+  host?: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  adminSecret?: string;
+}
+
+const PORT_REASON = 'expected an integer from 0 to 65535';
+
+function parsePort(v: string): number | null {
+  if (!/^\d+$/.test(v.trim())) return null;
+  const n = Number(v.trim());
+  return n <= 65535 ? n : null;
+}
+
+/** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret), defaults. */
+export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<ServeOptions, 'logger'> {
+  let port = 8080;
+  if (flags.port !== undefined) {
+    const p = parsePort(flags.port);
+    if (p === null) throw new CliError('invalid-flag-value', `invalid value "${flags.port}" for --port: ${PORT_REASON}`, 64);
+    port = p;
+  } else {
+    const v = env.variable('ENGINE_GRAPHQL_SERVER_PORT');
+    if (v !== undefined && v !== '') {
+      const p = parsePort(v);
+      if (p === null) {
+        throw new CliError('config-invalid', `invalid value for "port" from ENGINE_GRAPHQL_SERVER_PORT: ${PORT_REASON}`, 1);
+      }
+      port = p;
+    }
+  }
+  const host = setting(env, flags.host, 'ENGINE_GRAPHQL_SERVER_HOST') ?? '127.0.0.1';
+  const databaseUrl = setting(env, flags.databaseUrl, 'ENGINE_GRAPHQL_DATABASE_URL');
+  const dataDir = setting(env, flags.dataDir, 'ENGINE_GRAPHQL_DATA_DIR') ?? '.engine/data';
+  const adminSecret = setting(env, flags.adminSecret, 'ENGINE_GRAPHQL_ADMIN_SECRET', 'admin_secret');
+  return {
+    port, host, dataDir,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(adminSecret ? { adminSecret } : {}),
+  };
+}
