@@ -26,6 +26,11 @@ export interface TestEngine {
   /** Shorthand: query and assert 200, returning the body. */
   ok(body: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   sql(sql: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /**
+   * Everything a failed request must leave untouched: the exported metadata (bytes), resource_version, the
+   * user schemas' relations and columns, and the catalog's event/action rows. Compare before and after.
+   */
+  state(): Promise<{ metadata: string; version: string | null; schema: string; rows: string }>;
   /** Drops every user schema, empties the catalog and resets the metadata to version 1. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -109,6 +114,19 @@ export async function startTestEngine(opts: { adminSecret?: string } = {}): Prom
       return r.body;
     },
     sql: (sql) => te.ok({ type: 'run_sql', args: { sql } }),
+    async state() {
+      const r = await te.query({ type: 'export_metadata', args: {} });
+      const schema = await db.query<{ s: string }>(`SELECT coalesce(string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text || ':' ||
+          coalesce((SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, NULL), ',' ORDER BY a.attnum)
+                    FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), ''), ';'
+          ORDER BY n.nspname, c.relname), '') AS s
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'engine_catalog') AND n.nspname NOT LIKE 'pg\\_%' AND c.relkind IN ('r','v','m','f','p')`);
+      const rows = await db.query<{ s: string }>(`SELECT (SELECT count(*) FROM engine_catalog.event_log)::text || '/' ||
+          (SELECT count(*) FROM engine_catalog.action_log)::text || '/' ||
+          (SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal)::text AS s`);
+      return { metadata: r.text, version: r.headers.get('x-engine-resource-version'), schema: schema[0]?.s ?? '', rows: rows[0]?.s ?? '' };
+    },
     async reset() {
       await db.runScript(RESET_SQL);
       await engine.refresh();
