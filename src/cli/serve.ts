@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { maskUrl } from '../db/database.js';
-import { loadEnvironment } from '../project/environment.js';
-import { resolveServeSettings, type ServeFlags } from '../project/serve-settings.js';
-import { startServer } from '../server/index.js';
+import type { ServeFlags } from '../project/serve-settings.js';
 import type { CommandRunner } from './globals.js';
 
 /** `engine serve` (cli.md §5.17): resolves when the server has stopped, with the exit status. */
@@ -15,6 +12,10 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--database-url <url>', 'external PostgreSQL 13+ (env ENGINE_GRAPHQL_DATABASE_URL)')
     .option('--data-dir <dir>', 'data directory of the embedded PostgreSQL (default .engine/data, env ENGINE_GRAPHQL_DATA_DIR)');
   run(cmd, async (globals, out) => {
+    // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
+    const [{ startServer }, { maskUrl }, { loadEnvironment }, { resolveServeSettings }] = await Promise.all([
+      import('../server/index.js'), import('../db/database.js'), import('../project/environment.js'), import('../project/serve-settings.js'),
+    ]);
     const flags = cmd.opts<ServeFlags>();
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
     const settings = resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env);

@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import { VERSION } from '../version.js';
-import { loadEnvironment, setting } from '../project/environment.js';
-import { fetchServerVersion } from '../client/version.js';
 import type { CommandRunner } from './globals.js';
 
 /** `engine version` (cli.md §5.18): always exit 0. */
 export function registerVersion(program: Command, run: CommandRunner): void {
   const cmd = program.command('version').description('print the CLI version and the engine version');
   run(cmd, async (globals, out) => {
+    const [{ loadEnvironment, setting }, { fetchServerVersion }] = await Promise.all([
+      import('../project/environment.js'), import('../client/version.js'),
+    ]);
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
     const endpoint = (setting(env, globals.endpoint, 'ENGINE_GRAPHQL_ENDPOINT', 'endpoint') ?? 'http://localhost:8080').replace(/\/$/, '');
     const server = await fetchServerVersion(endpoint, 5_000);
