@@ -1,17 +1,27 @@
 import { badRequest, parseFailed } from '../errors.js';
 import { compareCodePoints, isObject, type Json, type JsonObject } from './json.js';
 import { at, arr, idx, obj, opt, qualifiedName, req } from './reader.js';
-import { qnJson, qnKey, qnQuoted } from './names.js';
+import { qnJson, qnKey, qnText } from './names.js';
 import { parseRelationship, relationshipJson } from './kinds/relationships.js';
 import { functionEntryJson, parseFunctionEntry } from './kinds/functions.js';
-import type { FunctionEntry, Metadata, QualifiedName, TableEntry } from './types.js';
+import { computedFieldJson, parseComputedField } from './kinds/computed-fields.js';
+import { parsePermission, permField, permissionJson } from './kinds/permissions.js';
+import { eventTriggerJson, parseEventTrigger } from './kinds/event-triggers.js';
+import { actionJson, customTypesJson, emptyCustomTypes, parseAction, parseCustomTypes } from './kinds/actions.js';
+import { PERM_KINDS, type FunctionEntry, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
-export const emptyMetadata = (): Metadata => ({ tables: new Map(), functions: new Map() });
+export const emptyMetadata = (): Metadata => ({ tables: new Map(), functions: new Map(), actions: new Map(), custom_types: emptyCustomTypes() });
 
 export const newTableEntry = (table: QualifiedName): TableEntry => ({
   table,
   object_relationships: [],
   array_relationships: [],
+  computed_fields: [],
+  insert_permissions: [],
+  select_permissions: [],
+  update_permissions: [],
+  delete_permissions: [],
+  event_triggers: [],
 });
 
 const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers'];
@@ -21,8 +31,6 @@ const TABLE_KEYS = [
   'remote_relationships', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions',
   'event_triggers',
 ];
-/** Kinds whose modules are not built yet: accepted only empty so that nothing is stored unvalidated. */
-const PENDING_TABLE_LISTS = ['computed_fields', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions', 'event_triggers'];
 
 const notSupported = (path: string, key: string) => badRequest('not-supported', path, `"${key}" is not supported`);
 
@@ -60,13 +68,16 @@ function parseTable(v: Json, path: string): TableEntry {
   for (const key of ['is_enum', 'configuration', 'remote_relationships']) {
     if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
   }
-  for (const key of PENDING_TABLE_LISTS) {
-    if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
-  }
   entry.object_relationships = list(o, 'object_relationships', path).map((r, i) =>
     parseRelationship('object', r, idx(at(path, 'object_relationships'), i)));
   entry.array_relationships = list(o, 'array_relationships', path).map((r, i) =>
     parseRelationship('array', r, idx(at(path, 'array_relationships'), i)));
+  entry.computed_fields = list(o, 'computed_fields', path).map((c, i) => parseComputedField(c, idx(at(path, 'computed_fields'), i)));
+  for (const kind of PERM_KINDS) {
+    const f = permField(kind);
+    entry[f] = list(o, f, path).map((p, i) => parsePermission(kind, p, idx(at(path, f), i)));
+  }
+  entry.event_triggers = list(o, 'event_triggers', path).map((e, i) => parseEventTrigger(e, idx(at(path, 'event_triggers'), i)));
   return entry;
 }
 
@@ -89,24 +100,32 @@ export function parseDocument(v: unknown, path: string): Metadata {
       if ((value as Json[]).length > 0) throw notSupported(at(path, key), key);
     }
   }
-  for (const key of ['actions', 'custom_types']) {
-    if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
-  }
   const tablesPath = at(path, 'tables');
   const tables = list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i)));
   const functionsPath = at(path, 'functions');
   const functions = list(o, 'functions', path).map((f, i) => parseFunctionEntry(f, idx(functionsPath, i)));
+  const actionsPath = at(path, 'actions');
+  const actions = list(o, 'actions', path).map((a, i) => parseAction(a, idx(actionsPath, i)));
+  const ctV = opt(o, 'custom_types');
+  const customTypes = ctV === undefined ? emptyCustomTypes() : parseCustomTypes(ctV, at(path, 'custom_types'));
 
-  checkDuplicates(tables.map((t) => qnQuoted(t.table).slice(1, -1)), 'tables', tablesPath);
+  checkDuplicates(tables.map((t) => qnText(t.table)), 'tables', tablesPath);
   tables.forEach((t, i) => {
-    const rels = [...t.object_relationships, ...t.array_relationships].map((r) => r.name);
-    checkDuplicates(rels, 'relationships', idx(tablesPath, i));
+    const here = idx(tablesPath, i);
+    checkDuplicates([...t.object_relationships, ...t.array_relationships].map((r) => r.name), 'relationships', here);
+    checkDuplicates(t.computed_fields.map((c) => c.name), 'computed fields', here);
+    for (const kind of PERM_KINDS) checkDuplicates(t[permField(kind)].map((p) => p.role), `${kind} permissions`, here);
   });
-  checkDuplicates(functions.map((f) => qnQuoted(f.function).slice(1, -1)), 'functions', functionsPath);
+  checkDuplicates(tables.flatMap((t) => t.event_triggers.map((e) => e.name)), 'event triggers', tablesPath);
+  checkDuplicates(functions.map((f) => qnText(f.function)), 'functions', functionsPath);
+  checkDuplicates(actions.map((a) => a.name), 'actions', actionsPath);
+  actions.forEach((a, i) => checkDuplicates(a.permissions.map((p) => p.role), 'action permissions', idx(actionsPath, i)));
 
   const md = emptyMetadata();
   for (const t of tables) md.tables.set(qnKey(t.table), t);
   for (const f of functions) md.functions.set(qnKey(f.function), f);
+  for (const a of actions) md.actions.set(a.name, a);
+  md.custom_types = customTypes;
   return md;
 }
 
@@ -118,6 +137,12 @@ export function tableEntryJson(t: TableEntry): JsonObject {
   const out: JsonObject = { table: qnJson(t.table) };
   if (t.object_relationships.length > 0) out['object_relationships'] = [...t.object_relationships].sort(byName).map(relationshipJson);
   if (t.array_relationships.length > 0) out['array_relationships'] = [...t.array_relationships].sort(byName).map(relationshipJson);
+  if (t.computed_fields.length > 0) out['computed_fields'] = [...t.computed_fields].sort(byName).map(computedFieldJson);
+  for (const kind of PERM_KINDS) {
+    const list = t[permField(kind)];
+    if (list.length > 0) out[permField(kind)] = [...list].sort((a, b) => compareCodePoints(a.role, b.role)).map((p) => permissionJson(kind, p));
+  }
+  if (t.event_triggers.length > 0) out['event_triggers'] = [...t.event_triggers].sort(byName).map(eventTriggerJson);
   return out;
 }
 
@@ -130,8 +155,14 @@ export function documentJson(md: Metadata): JsonObject {
   const out: JsonObject = { version: 2, tables: sortedTables(md).map(tableEntryJson) };
   const functions = sortedFunctions(md);
   if (functions.length > 0) out['functions'] = functions.map(functionEntryJson);
+  const actions = [...md.actions.values()].sort(byName);
+  if (actions.length > 0) out['actions'] = actions.map(actionJson);
+  const ct = customTypesJson(md.custom_types);
+  if (ct) out['custom_types'] = ct;
   return out;
 }
 
 /** Copy-on-write clone: maps are copied, entries shared until replaced. */
-export const cloneMetadata = (md: Metadata): Metadata => ({ tables: new Map(md.tables), functions: new Map(md.functions) });
+export const cloneMetadata = (md: Metadata): Metadata => ({
+  tables: new Map(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
+});

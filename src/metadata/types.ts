@@ -26,16 +26,92 @@ export interface Relationship {
 
 export type RelKind = 'object' | 'array';
 
-/** Objects of later kinds (permissions, computed fields, event triggers) are held as their canonical JSON. */
-export interface NamedJson {
+export type ColumnList = '*' | string[];
+export type PermKind = 'insert' | 'select' | 'update' | 'delete';
+export const PERM_KINDS: PermKind[] = ['insert', 'select', 'update', 'delete'];
+
+/** One permission object; which keys matter depends on its kind (engine-api.md §4.3.2). */
+export interface PermissionDef {
+  /** insert: optional (absent = all columns); select/update: required. */
+  columns?: ColumnList;
+  computed_fields?: string[];
+  filter?: Json;
+  /** insert: required; update: null when absent. */
+  check?: Json | null;
+  set?: Record<string, Json>;
+  limit?: number;
+  allow_aggregations?: boolean;
+}
+
+export interface Permission {
+  role: string;
+  permission: PermissionDef;
+  comment: string | null;
+}
+
+export interface ComputedField {
   name: string;
-  json: Json;
+  definition: { function: QualifiedName; table_argument?: string; session_argument?: string };
+  comment: string | null;
+}
+
+export type Header = { name: string; value: string } | { name: string; value_from_env: string };
+
+export interface OperationSpec {
+  columns: ColumnList;
+  payload?: ColumnList;
+}
+
+export interface EventTrigger {
+  name: string;
+  definition: { enable_manual: boolean; insert?: OperationSpec; update?: OperationSpec; delete?: OperationSpec };
+  retry_conf: { num_retries: number; interval_sec: number; timeout_sec: number };
+  webhook?: string;
+  webhook_from_env?: string;
+  headers: Header[];
 }
 
 export interface TableEntry {
   table: QualifiedName;
   object_relationships: Relationship[];
   array_relationships: Relationship[];
+  computed_fields: ComputedField[];
+  insert_permissions: Permission[];
+  select_permissions: Permission[];
+  update_permissions: Permission[];
+  delete_permissions: Permission[];
+  event_triggers: EventTrigger[];
+}
+
+export interface ActionArgument {
+  name: string;
+  type: string;
+  description?: string;
+}
+
+export interface Action {
+  name: string;
+  definition: {
+    handler: string;
+    output_type: string;
+    arguments: ActionArgument[];
+    kind: 'synchronous' | 'asynchronous';
+    forward_client_headers: boolean;
+    headers: Header[];
+    timeout: number;
+  };
+  comment: string | null;
+  permissions: { role: string; comment: string | null }[];
+}
+
+/** Custom types are kept in their canonical §6 JSON form, one array per section. */
+export interface CustomTypes {
+  input_objects: Json[];
+  objects: Json[];
+  scalars: Json[];
+  enums: Json[];
+  /** Object fields given non-empty `arguments` ([object, field]): invalid, reported by validation, never stored. */
+  argumentFields: [string, string][];
 }
 
 export interface FunctionEntry {
@@ -47,4 +123,6 @@ export interface FunctionEntry {
 export interface Metadata {
   tables: Map<string, TableEntry>;
   functions: Map<string, FunctionEntry>;
+  actions: Map<string, Action>;
+  custom_types: CustomTypes;
 }

@@ -35,6 +35,9 @@ export interface DbFunctionArg {
   name: string;
   typeOid: string;
   typeName: string;
+  /** pg_type.typtype and typrelid of the argument's type (composite row types name their table). */
+  typType: string;
+  typRelid: string;
 }
 
 export interface DbFunction {
@@ -88,6 +91,8 @@ SELECT json_build_object(
       'returnTypType', t.typtype::text, 'returnRelid', t.typrelid::text,
       'argTypes', p.proargtypes::oid[]::text[],
       'argTypeNames', (SELECT json_agg(format_type(u.t, NULL) ORDER BY u.o) FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o)),
+      'argTypeInfo', (SELECT json_agg(json_build_object('t', ty.typtype::text, 'r', ty.typrelid::text) ORDER BY u.o)
+                      FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o) JOIN pg_type ty ON ty.oid = u.t),
       'allArgTypes', p.proallargtypes::text[], 'argModes', p.proargmodes::text[], 'argNames', p.proargnames))
     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_type t ON t.oid = p.prorettype
     WHERE p.prokind = 'f' AND ${USER_SCHEMAS} AND (%FUNCTION_FILTER%)), '[]'::json)
@@ -101,20 +106,20 @@ interface RawTable {
 interface RawFunction {
   oid: string; schema: string; name: string; volatility: string; returnsSet: boolean; returnTypeOid: string;
   returnTypeName: string; returnTypType: string; returnRelid: string; argTypes: string[]; argTypeNames: string[] | null;
+  argTypeInfo: { t: string; r: string }[] | null;
   allArgTypes: string[] | null; argModes: string[] | null; argNames: string[] | null;
 }
 
 function inputArgs(f: RawFunction): DbFunctionArg[] {
   const names = f.argNames ?? [];
-  if (!f.argModes) {
-    return f.argTypes.map((t, i) => ({ name: names[i] ?? '', typeOid: t, typeName: f.argTypeNames?.[i] ?? '' }));
-  }
+  const arg = (k: number, name: string): DbFunctionArg => ({
+    name, typeOid: f.argTypes[k] ?? '', typeName: f.argTypeNames?.[k] ?? '',
+    typType: f.argTypeInfo?.[k]?.t ?? '', typRelid: f.argTypeInfo?.[k]?.r ?? '0',
+  });
+  if (!f.argModes) return f.argTypes.map((_, i) => arg(i, names[i] ?? ''));
   const out: DbFunctionArg[] = [];
   f.argModes.forEach((mode, j) => {
-    if (mode === 'i' || mode === 'b' || mode === 'v') {
-      const k = out.length;
-      out.push({ name: names[j] ?? '', typeOid: f.argTypes[k] ?? '', typeName: f.argTypeNames?.[k] ?? '' });
-    }
+    if (mode === 'i' || mode === 'b' || mode === 'v') out.push(arg(out.length, names[j] ?? ''));
   });
   return out;
 }

@@ -99,6 +99,7 @@ export class Engine {
   }
 
   private adopt(cache: SchemaCache, version: number): void {
+    if (cache.metadata !== this.cache.metadata) this.exported = null;
     this.cache = cache;
     this.version = version;
   }

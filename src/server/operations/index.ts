@@ -1,7 +1,7 @@
 import { ApiError, badRequest, parseFailed } from '../../errors.js';
 import { arr, at, idx, obj, oneOf, str } from '../../metadata/reader.js';
 import { isObject, type Json } from '../../metadata/json.js';
-import { metadataOperations, LOCKING_READS, EXPORT_METADATA } from './metadata.js';
+import { metadataOperations, LOCKING_READS, EXPORT_METADATA, noArgs } from './metadata.js';
 import { relationshipOperations } from './relationships.js';
 import { sqlOperations } from './run-sql.js';
 import { tableOperations } from './tables.js';
@@ -19,7 +19,7 @@ export function parseEnvelope(body: unknown, path: string): Envelope {
   if (o['type'] === undefined || o['type'] === null) throw parseFailed(path, 'the key "type" was not present');
   const type = str(o['type'], at(path, 'type'));
   if (!(type in OPERATIONS)) throw parseFailed(at(path, 'type'), `unknown operation type "${type}"`);
-  if (o['version'] !== undefined) oneOf(o['version'], at(path, 'version'), [1, 2]);
+  if (o['version'] !== undefined && o['version'] !== null) oneOf(o['version'], at(path, 'version'), [1, 2]);
   return { type, args: o['args'] ?? undefined };
 }
 
@@ -52,7 +52,7 @@ const bulk: Operation<Json[]> = {
 /** export_metadata is served from the engine's serialised cache; this entry only makes it a known operation. */
 const exportMetadata: Operation<null> = {
   write: false,
-  parse: () => null,
+  parse: noArgs,
   async run(ctx) {
     return ctx.exportDocument();
   },

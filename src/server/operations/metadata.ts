@@ -8,7 +8,11 @@ import { recordJson, type InconsistentObject } from '../inconsistency.js';
 import { resolve } from '../schema-cache.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 
-const noArgs: Operation<null>['parse'] = () => null;
+/** Operations whose args are `{}`: any object is fine (unknown keys are ignored), anything else is not. */
+export const noArgs: Operation<null>['parse'] = (args, path) => {
+  obj(args, path);
+  return null;
+};
 
 interface ReplaceArgs {
   metadata: Metadata;

@@ -167,8 +167,10 @@ function reconcile(ctx: OpContext, before: DbCatalog, after: DbCatalog, cascade:
   const changed = JSON.stringify(documentJson(md)) !== JSON.stringify(documentJson(original));
   // Rule 2 compares with the objects as they resolved before the SQL ran, also when the document is unchanged.
   ctx.cache = beforeCache;
+  const earlier = ctx.changed;
   ctx.apply(changed ? md : original, 'incremental', undefined, after);
-  ctx.changed = changed;
+  // An earlier sub-operation of the same bulk may have changed the metadata: never clear its flag.
+  ctx.changed = earlier || changed;
 }
 
 export const sqlOperations: Record<string, Operation<unknown>> = { run_sql: op(runSql) };

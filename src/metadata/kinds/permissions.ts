@@ -1,0 +1,97 @@
+import { badRequest } from '../../errors.js';
+import { sortKeysDeep, type Json, type JsonObject } from '../json.js';
+import { arr, at, bool, columnList, comment, idx, int, obj, opt, req, roleName, str } from '../reader.js';
+import type { PermKind, Permission, PermissionDef } from '../types.js';
+
+/** Parses a permission object of the given kind (engine-api.md §4.3.2). BoolExps are validated later. */
+export function parsePermissionDef(kind: PermKind, v: unknown, path: string): PermissionDef {
+  const o = obj(v, path);
+  const def: PermissionDef = {};
+  const set = () => {
+    const sv = opt(o, 'set');
+    if (sv === undefined) return {};
+    return { ...obj(sv, at(path, 'set')) };
+  };
+  switch (kind) {
+    case 'insert': {
+      def.check = req(o, 'check', path);
+      def.set = set();
+      const cols = opt(o, 'columns');
+      if (cols !== undefined) def.columns = columnList(cols, at(path, 'columns'));
+      const bo = opt(o, 'backend_only');
+      if (bo !== undefined && bool(bo, at(path, 'backend_only'))) {
+        throw badRequest('not-supported', at(path, 'backend_only'), '"backend_only" is not supported');
+      }
+      return def;
+    }
+    case 'select': {
+      def.columns = columnList(req(o, 'columns', path), at(path, 'columns'));
+      const cf = opt(o, 'computed_fields');
+      def.computed_fields = cf === undefined ? [] : arr(cf, at(path, 'computed_fields')).map((c, i) => str(c, idx(at(path, 'computed_fields'), i)));
+      def.filter = req(o, 'filter', path);
+      const limit = opt(o, 'limit');
+      if (limit !== undefined) def.limit = int(limit, at(path, 'limit'), 1);
+      const agg = opt(o, 'allow_aggregations');
+      def.allow_aggregations = agg === undefined ? false : bool(agg, at(path, 'allow_aggregations'));
+      return def;
+    }
+    case 'update':
+      def.columns = columnList(req(o, 'columns', path), at(path, 'columns'));
+      def.filter = req(o, 'filter', path);
+      def.check = opt(o, 'check') ?? null;
+      def.set = set();
+      return def;
+    case 'delete':
+      def.filter = req(o, 'filter', path);
+      return def;
+  }
+}
+
+/** A permission entry of table metadata: {"role","permission","comment"?}. */
+export function parsePermission(kind: PermKind, v: unknown, path: string): Permission {
+  const o = obj(v, path);
+  return {
+    role: roleName(req(o, 'role', path), at(path, 'role')),
+    permission: parsePermissionDef(kind, req(o, 'permission', path), at(path, 'permission')),
+    comment: comment(o, path),
+  };
+}
+
+const boolExp = (v: Json | undefined): Json => sortKeysDeep(v ?? {});
+
+export function permissionDefJson(kind: PermKind, p: PermissionDef): JsonObject {
+  const out: JsonObject = {};
+  const hasSet = p.set && Object.keys(p.set).length > 0;
+  switch (kind) {
+    case 'insert':
+      out['check'] = boolExp(p.check ?? {});
+      if (hasSet) out['set'] = sortKeysDeep(p.set as JsonObject);
+      if (p.columns !== undefined) out['columns'] = p.columns;
+      break;
+    case 'select':
+      out['columns'] = p.columns ?? [];
+      if (p.computed_fields && p.computed_fields.length > 0) out['computed_fields'] = p.computed_fields;
+      out['filter'] = boolExp(p.filter);
+      if (p.limit !== undefined) out['limit'] = p.limit;
+      if (p.allow_aggregations) out['allow_aggregations'] = true;
+      break;
+    case 'update':
+      out['columns'] = p.columns ?? [];
+      out['filter'] = boolExp(p.filter);
+      out['check'] = p.check === null || p.check === undefined ? null : boolExp(p.check);
+      if (hasSet) out['set'] = sortKeysDeep(p.set as JsonObject);
+      break;
+    case 'delete':
+      out['filter'] = boolExp(p.filter);
+      break;
+  }
+  return out;
+}
+
+export function permissionJson(kind: PermKind, p: Permission): JsonObject {
+  const out: JsonObject = { role: p.role, permission: permissionDefJson(kind, p.permission) };
+  if (p.comment !== null) out['comment'] = p.comment;
+  return out;
+}
+
+export const permField = (kind: PermKind): `${PermKind}_permissions` => `${kind}_permissions`;

@@ -1,0 +1,167 @@
+import { ApiError } from '../../errors.js';
+import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
+import { qualifiedName } from '../../metadata/reader.js';
+import { canonicalKey, isSessionRef, OPERATORS } from './operators.js';
+import type { BoolExpSchema, BoolExpTable } from './schema.js';
+
+/**
+ * Compiles a validated BoolExp to a parameterised SQL condition (graphql-api.md §4.2): values are always
+ * parameters with an explicit cast, identifiers always double-quoted, session variables bound per request.
+ */
+
+/** A parameter slot: a static value, or a session variable read when the statement is bound. */
+export type Param =
+  | { kind: 'value'; text: string | null }
+  | { kind: 'session'; name: string; array: boolean };
+
+export interface Compiled {
+  sql: string;
+  params: Param[];
+}
+
+export const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+export const quoteTable = (t: { schema: string; name: string }): string => `${quoteIdent(t.schema)}.${quoteIdent(t.name)}`;
+
+/** A type name from the catalog (format_type output) used as a cast target; never request data. */
+const cast = (typeName: string): string => typeName;
+
+/** JSON scalar → the text PostgreSQL casts from. */
+function scalarText(v: Json, typeName: string): string | null {
+  if (v === null) return null;
+  if (typeName === 'jsonb' || typeName === 'json') return JSON.stringify(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return typeof v === 'number' ? String(v) : JSON.stringify(v);
+}
+
+/** A PostgreSQL array literal; every element quoted, so commas, braces and quotes in values stay inside. */
+export function arrayLiteral(items: (string | null)[]): string {
+  return `{${items.map((s) => (s === null ? 'NULL' : `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`;
+}
+
+class Builder {
+  readonly params: Param[] = [];
+  private aliases = 0;
+  constructor(private readonly offset: number) {}
+
+  value(text: string | null, typeName: string): string {
+    this.params.push({ kind: 'value', text });
+    return `$${this.offset + this.params.length}::${cast(typeName)}`;
+  }
+
+  operand(v: Json, typeName: string): string {
+    if (isSessionRef(v)) {
+      this.params.push({ kind: 'session', name: v.toLowerCase(), array: false });
+      return `$${this.offset + this.params.length}::${cast(typeName)}`;
+    }
+    return this.value(scalarText(v, typeName), typeName);
+  }
+
+  arrayOperand(v: Json, typeName: string): string {
+    if (isSessionRef(v)) {
+      this.params.push({ kind: 'session', name: v.toLowerCase(), array: true });
+    } else {
+      const items = (v as Json[]).map((x) => scalarText(x, typeName));
+      this.params.push({ kind: 'value', text: arrayLiteral(items) });
+    }
+    return `$${this.offset + this.params.length}::${cast(typeName)}[]`;
+  }
+
+  alias(): string {
+    return quoteIdent(`_be${this.aliases++}`);
+  }
+}
+
+export function compileBoolExp(exp: Json, table: BoolExpTable, alias: string, schema: BoolExpSchema, paramOffset = 0): Compiled {
+  const b = new Builder(paramOffset);
+  const sql = expression(exp, table, quoteIdent(alias), schema, b);
+  return { sql, params: b.params };
+}
+
+function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolExpSchema, b: Builder): string {
+  const o = (isObject(exp) ? exp : {}) as Record<string, Json>;
+  const parts: string[] = [];
+  for (const key of Object.keys(o).sort(compareCodePoints)) {
+    const value = o[key] as Json;
+    const k = canonicalKey(key);
+    if (k === '_and' || k === '_or') {
+      const subs = (value as Json[]).map((s) => expression(s, table, alias, schema, b));
+      parts.push(subs.length === 0 ? (k === '_and' ? 'true' : 'false') : `(${subs.join(k === '_and' ? ' AND ' : ' OR ')})`);
+    } else if (k === '_not') {
+      parts.push(`(NOT ${expression(value, table, alias, schema, b)})`);
+    } else if (k === '_exists') {
+      const e = value as Record<string, Json>;
+      const target = schema.table(qualifiedName(e['_table'], '$')) as BoolExpTable;
+      const a = b.alias();
+      parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(target.name)} AS ${a} WHERE ${expression(e['_where'] as Json, target, a, schema, b)})`);
+    } else if (table.columns.has(key)) {
+      parts.push(column(`${alias}.${quoteIdent(key)}`, table.columns.get(key)?.typeName ?? 'text', value, alias, b));
+    } else {
+      const rel = table.relationships.get(key);
+      const remote = rel && schema.table(rel.remote);
+      if (!rel || !remote) throw new Error(`BoolExp was not validated: unknown key ${key}`);
+      const a = b.alias();
+      const join = rel.mapping.map(([l, r]) => `${a}.${quoteIdent(r)} = ${alias}.${quoteIdent(l)}`).join(' AND ');
+      parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(remote.name)} AS ${a} WHERE ${join} AND ${expression(value, remote, a, schema, b)})`);
+    }
+  }
+  return parts.length === 0 ? 'true' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
+}
+
+function column(col: string, typeName: string, value: Json, alias: string, b: Builder): string {
+  if (!isObject(value)) return value === null ? `${col} IS NULL` : `${col} IS NOT DISTINCT FROM ${b.operand(value, typeName)}`;
+  const parts: string[] = [];
+  for (const opKey of Object.keys(value).sort(compareCodePoints)) {
+    const op = OPERATORS[canonicalKey(opKey)];
+    const operand = value[opKey] as Json;
+    if (!op) throw new Error(`BoolExp was not validated: unknown operator ${opKey}`);
+    switch (op.cls) {
+      case 'null-compare':
+        parts.push(operand === null
+          ? `${col} ${op.sql === 'IS DISTINCT FROM' ? 'IS NOT NULL' : 'IS NULL'}`
+          : `${col} ${op.sql} ${b.operand(operand, typeName)}`);
+        break;
+      case 'compare':
+      case 'text':
+        parts.push(`${col} ${op.sql} ${b.operand(operand, typeName)}`);
+        break;
+      case 'in':
+        parts.push(`${op.sql === 'IN' ? '' : 'NOT '}(${col} = ANY(${b.arrayOperand(operand, typeName)}))`);
+        break;
+      case 'is-null':
+        parts.push(`${col} ${operand === true ? 'IS NULL' : 'IS NOT NULL'}`);
+        break;
+      case 'column':
+        parts.push(`${col} ${op.sql} ${alias}.${quoteIdent(operand as string)}`);
+        break;
+      case 'jsonb-value':
+        parts.push(`${col} ${op.sql} ${b.operand(operand, 'jsonb')}`);
+        break;
+      case 'jsonb-key':
+        parts.push(`${col} ? ${b.operand(operand, 'text')}`);
+        break;
+      case 'jsonb-keys':
+        parts.push(`${col} ${op.sql} ${b.arrayOperand(operand, 'text')}`);
+        break;
+    }
+  }
+  return parts.length === 0 ? 'true' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
+}
+
+/**
+ * Binds the parameters of a compiled BoolExp for one request. A referenced session variable missing from the
+ * request fails before any SQL runs (graphql-api.md §4.2).
+ */
+export function bindParams(params: Param[], sessionVariables: Record<string, string>): (string | null)[] {
+  return params.map((p) => {
+    if (p.kind === 'value') return p.text;
+    const v = sessionVariables[p.name];
+    if (v === undefined) throw new ApiError(400, 'not-found', '$', `missing session variable: "${p.name}"`);
+    if (!p.array) return v;
+    if (v.trim().startsWith('[')) {
+      const items = JSON.parse(v) as Json[];
+      return arrayLiteral(items.map((x) => (x === null ? null : typeof x === 'string' ? x : JSON.stringify(x))));
+    }
+    return v;
+  });
+}

@@ -1,0 +1,78 @@
+/** The BoolExp grammar's vocabulary (engine-api.md §4.4.1–§4.4.2), shared by the validator and the compiler. */
+
+export const TEXT_LIKE = new Set(['text', 'character varying', 'character', 'citext', 'name']);
+export const NUMERIC = new Set(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision']);
+
+export type OperatorClass = 'compare' | 'null-compare' | 'in' | 'text' | 'is-null' | 'column' | 'jsonb-value' | 'jsonb-key' | 'jsonb-keys';
+
+export interface OperatorInfo {
+  cls: OperatorClass;
+  /** SQL operator or keyword; for `in` and `is-null` the compiler decides. */
+  sql: string;
+  /** Which column types accept it. */
+  appliesTo: 'all-but-json' | 'all' | 'text-like' | 'jsonb';
+}
+
+const info = (cls: OperatorClass, sql: string, appliesTo: OperatorInfo['appliesTo']): OperatorInfo => ({ cls, sql, appliesTo });
+
+export const OPERATORS: Record<string, OperatorInfo> = {
+  _eq: info('null-compare', 'IS NOT DISTINCT FROM', 'all-but-json'),
+  _ne: info('null-compare', 'IS DISTINCT FROM', 'all-but-json'),
+  _neq: info('null-compare', 'IS DISTINCT FROM', 'all-but-json'),
+  _gt: info('compare', '>', 'all-but-json'),
+  _lt: info('compare', '<', 'all-but-json'),
+  _gte: info('compare', '>=', 'all-but-json'),
+  _lte: info('compare', '<=', 'all-but-json'),
+  _in: info('in', 'IN', 'all-but-json'),
+  _nin: info('in', 'NOT IN', 'all-but-json'),
+  _like: info('text', 'LIKE', 'text-like'),
+  _nlike: info('text', 'NOT LIKE', 'text-like'),
+  _ilike: info('text', 'ILIKE', 'text-like'),
+  _nilike: info('text', 'NOT ILIKE', 'text-like'),
+  _similar: info('text', 'SIMILAR TO', 'text-like'),
+  _nsimilar: info('text', 'NOT SIMILAR TO', 'text-like'),
+  _is_null: info('is-null', 'IS NULL', 'all'),
+  _ceq: info('column', '=', 'all-but-json'),
+  _cne: info('column', '<>', 'all-but-json'),
+  _cneq: info('column', '<>', 'all-but-json'),
+  _cgt: info('column', '>', 'all-but-json'),
+  _clt: info('column', '<', 'all-but-json'),
+  _cgte: info('column', '>=', 'all-but-json'),
+  _clte: info('column', '<=', 'all-but-json'),
+  _contains: info('jsonb-value', '@>', 'jsonb'),
+  _contained_in: info('jsonb-value', '<@', 'jsonb'),
+  _has_key: info('jsonb-key', '?', 'jsonb'),
+  _has_keys_any: info('jsonb-keys', '?|', 'jsonb'),
+  _has_keys_all: info('jsonb-keys', '?&', 'jsonb'),
+};
+
+/** `$eq` is `_eq`: every operator and logical key also has a `$` form. */
+export const canonicalKey = (key: string): string => (key.startsWith('$') ? `_${key.slice(1)}` : key);
+
+export const LOGICAL = new Set(['_and', '_or', '_not', '_exists']);
+
+export function appliesTo(op: OperatorInfo, typeName: string): boolean {
+  switch (op.appliesTo) {
+    case 'all':
+      return true;
+    case 'all-but-json':
+      return typeName !== 'json';
+    case 'text-like':
+      return TEXT_LIKE.has(typeName);
+    case 'jsonb':
+      return typeName === 'jsonb';
+  }
+}
+
+/** A JSON string whose lower-cased form starts with `x-engine-` is a session-variable reference (§4.4.3). */
+export const isSessionRef = (v: unknown): v is string => typeof v === 'string' && v.toLowerCase().startsWith('x-engine-');
+
+/** Whether a static value fits a column type (§4.4.3); references always fit. */
+export function valueFits(v: unknown, typeName: string): boolean {
+  if (isSessionRef(v)) return true;
+  if (typeName === 'jsonb') return true;
+  if (NUMERIC.has(typeName)) return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)));
+  if (typeName === 'boolean') return typeof v === 'boolean' || v === 'true' || v === 'false' || v === 't' || v === 'f';
+  if (TEXT_LIKE.has(typeName)) return typeof v === 'string';
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}

@@ -1,0 +1,23 @@
+import type { QualifiedName } from '../../metadata/types.js';
+
+/** What BoolExp validation and compilation need to know of a table; the schema cache provides it. */
+export interface BoolExpTable {
+  name: QualifiedName;
+  /** Column name → its type as format_type prints it ("integer", "character varying", …). */
+  columns: Map<string, { typeName: string }>;
+  relationships: Map<string, { remote: QualifiedName; mapping: [string, string][] }>;
+}
+
+export interface BoolExpSchema {
+  /** A consistent tracked table, or undefined. */
+  table(name: QualifiedName): BoolExpTable | undefined;
+}
+
+/** What a valid BoolExp uses: the dependencies of the object holding it (engine-api.md §3.5). */
+export interface BoolExpRefs {
+  columns: { table: QualifiedName; column: string }[];
+  relationships: { table: QualifiedName; name: string }[];
+  tables: QualifiedName[];
+}
+
+export const emptyRefs = (): BoolExpRefs => ({ columns: [], relationships: [], tables: [] });

@@ -1,0 +1,149 @@
+import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
+import { qnQuoted } from '../../metadata/names.js';
+import { qualifiedName } from '../../metadata/reader.js';
+import { appliesTo, canonicalKey, isSessionRef, OPERATORS, valueFits } from './operators.js';
+import { emptyRefs, type BoolExpRefs, type BoolExpSchema, type BoolExpTable } from './schema.js';
+
+/** A validation failure: its reason is one of §4.4.4's, to be prefixed with the owning object's context. */
+class Invalid extends Error {}
+const fail = (reason: string): never => {
+  throw new Invalid(reason);
+};
+
+const show = (v: unknown): string => JSON.stringify(v);
+
+/**
+ * Validates a BoolExp against the table it applies to (engine-api.md §4.4). Keys are visited in ascending
+ * code-point order, depth first; the first failure wins. Returns the reason, or the references it makes.
+ */
+export function validateBoolExp(exp: Json, table: BoolExpTable, schema: BoolExpSchema): { reason: string } | { refs: BoolExpRefs } {
+  const refs = emptyRefs();
+  try {
+    expression(exp, table, schema, refs);
+    return { refs };
+  } catch (e) {
+    if (e instanceof Invalid) return { reason: e.message };
+    throw e;
+  }
+}
+
+function expression(exp: Json, table: BoolExpTable, schema: BoolExpSchema, refs: BoolExpRefs): void {
+  if (!isObject(exp)) fail('expecting an object for boolean expression');
+  const o = exp as Record<string, Json>;
+  for (const key of Object.keys(o).sort(compareCodePoints)) {
+    const value = o[key] as Json;
+    switch (canonicalKey(key)) {
+      case '_and':
+      case '_or':
+        if (!Array.isArray(value)) fail(`expecting an array for "${key}"`);
+        for (const sub of value as Json[]) expression(sub, table, schema, refs);
+        continue;
+      case '_not':
+        if (!isObject(value)) fail(`expecting an object for "${key}"`);
+        expression(value, table, schema, refs);
+        continue;
+      case '_exists':
+        exists(key, value, schema, refs);
+        continue;
+    }
+    const column = table.columns.get(key);
+    if (column) {
+      refs.columns.push({ table: table.name, column: key });
+      columnExpression(key, column.typeName, value, table, refs);
+      continue;
+    }
+    const rel = table.relationships.get(key);
+    if (rel) {
+      if (!isObject(value)) fail(`expecting an object for relationship "${key}"`);
+      refs.relationships.push({ table: table.name, name: key });
+      const remote = schema.table(rel.remote);
+      if (!remote) fail(`table ${qnQuoted(rel.remote)} does not exist`);
+      expression(value, remote as BoolExpTable, schema, refs);
+      continue;
+    }
+    fail(`column or relationship "${key}" does not exist in table ${qnQuoted(table.name)}`);
+  }
+}
+
+function exists(key: string, value: Json, schema: BoolExpSchema, refs: BoolExpRefs): void {
+  const shape = `expecting an object with keys "_table" and "_where" for "${key}"`;
+  if (!isObject(value)) fail(shape);
+  const o = value as Record<string, Json>;
+  const keys = Object.keys(o).sort();
+  if (keys.length !== 2 || keys[0] !== '_table' || keys[1] !== '_where') fail(shape);
+  let name;
+  try {
+    name = qualifiedName(o['_table'], '$');
+  } catch {
+    return fail(shape);
+  }
+  const target = schema.table(name);
+  if (!target) fail(`table ${qnQuoted(name)} does not exist`);
+  refs.tables.push(name);
+  expression(o['_where'] as Json, target as BoolExpTable, schema, refs);
+}
+
+function columnExpression(column: string, typeName: string, value: Json, table: BoolExpTable, refs: BoolExpRefs): void {
+  if (!isObject(value)) {
+    // Shorthand for {"_eq": value}.
+    if (value !== null && !valueFits(value, typeName)) invalidValue(column, typeName, value);
+    if (typeName === 'json') fail(`operator "_eq" cannot be used with column "${column}" of type "${typeName}"`);
+    return;
+  }
+  for (const opKey of Object.keys(value).sort(compareCodePoints)) {
+    operator(column, typeName, opKey, value[opKey] as Json, table, refs);
+  }
+}
+
+const invalidValue = (column: string, typeName: string, v: unknown): never =>
+  fail(`invalid value for column "${column}" of type "${typeName}": ${show(v)}`);
+
+function operator(column: string, typeName: string, opKey: string, operand: Json, table: BoolExpTable, refs: BoolExpRefs): void {
+  const op = OPERATORS[canonicalKey(opKey)];
+  if (!op) return fail(`unknown operator "${opKey}" for column "${column}"`);
+  if (!appliesTo(op, typeName)) fail(`operator "${opKey}" cannot be used with column "${column}" of type "${typeName}"`);
+  switch (op.cls) {
+    case 'null-compare':
+      if (operand !== null && !valueFits(operand, typeName)) invalidValue(column, typeName, operand);
+      return;
+    case 'compare':
+    case 'text':
+      if (operand === null) fail(`null is not allowed for operator "${opKey}"`);
+      if (!valueFits(operand, typeName)) invalidValue(column, typeName, operand);
+      return;
+    case 'in':
+      if (operand === null) fail(`null is not allowed for operator "${opKey}"`);
+      if (isSessionRef(operand)) return;
+      if (!Array.isArray(operand)) fail(`expecting an array for operator "${opKey}"`);
+      for (const v of operand as Json[]) if (v !== null && !valueFits(v, typeName)) invalidValue(column, typeName, v);
+      return;
+    case 'is-null':
+      if (typeof operand !== 'boolean') fail(`expecting a boolean for operator "${opKey}"`);
+      return;
+    case 'column': {
+      if (operand === null) fail(`null is not allowed for operator "${opKey}"`);
+      if (typeof operand !== 'string') fail(`expecting a column name for operator "${opKey}"`);
+      const other = table.columns.get(operand as string);
+      if (!other) fail(`column "${operand as string}" does not exist in table ${qnQuoted(table.name)}`);
+      if (other && other.typeName !== typeName) {
+        fail(`incompatible column types: "${column}" is of type "${typeName}", "${operand as string}" is of type "${other.typeName}"`);
+      }
+      refs.columns.push({ table: table.name, column: operand as string });
+      return;
+    }
+    case 'jsonb-value':
+      if (operand === null) fail(`null is not allowed for operator "${opKey}"`);
+      return;
+    case 'jsonb-key':
+      if (operand === null) fail(`null is not allowed for operator "${opKey}"`);
+      if (typeof operand !== 'string') fail(`expecting a string for operator "${opKey}"`);
+      return;
+    case 'jsonb-keys':
+      if (operand === null) fail(`null is not allowed for operator "${opKey}"`);
+      if (isSessionRef(operand)) return;
+      if (!Array.isArray(operand) || !operand.every((k) => typeof k === 'string')) {
+        fail(`expecting an array of strings for operator "${opKey}"`);
+      }
+      return;
+  }
+}

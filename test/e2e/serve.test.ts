@@ -1,0 +1,412 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server as NetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXTERNAL_URL, post } from '../helpers/engine.js';
+
+const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
+const PORT_REASON = 'expected an integer from 0 to 65535';
+
+interface Proc {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  lines: () => string[];
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const procs: Proc[] = [];
+const dirs: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.closed;
+    }
+  }
+  for (const c of cleanups.splice(0)) await c();
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'engine-serve-'));
+  dirs.push(d);
+  return d;
+}
+
+/** The child's environment: no ENGINE_GRAPHQL_* leaking in from the test runner, no colour. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ENGINE_GRAPHQL_')) env[k] = v;
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+function run(args: string[], cwd: string, env: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  const p: Proc = { child, out: () => out, err: () => err, lines: () => err.split('\n').filter((l) => l !== ''), closed };
+  procs.push(p);
+  return p;
+}
+
+/** Polls `probe` until it returns a value, failing at the deadline or when the process ends first. */
+async function until<T>(p: Proc, probe: () => T | null | undefined, what: string, ms = 45_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== null && v !== undefined) return v;
+    const dead = p.child.exitCode !== null || p.child.signalCode !== null;
+    if (dead || Date.now() > deadline) {
+      throw new Error(`${dead ? 'process ended' : 'timed out'} waiting for ${what}\nstdout: ${p.out()}\nstderr: ${p.err()}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function finished(p: Proc, ms = 30_000): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`process did not exit within ${ms} ms\nstderr: ${p.err()}`)), ms);
+  });
+  try {
+    return (await Promise.race([p.closed, timeout])).code;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const LISTENING = /^Engine listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
+
+/** `engine serve --port 0 --data-dir <dataDir>` in text mode, resolved once it listens. */
+async function serve(cwd: string, dataDir: string, extra: string[] = [], env: Record<string, string> = {}) {
+  const p = run(['serve', '--port', '0', '--data-dir', dataDir, ...extra], cwd, env);
+  const m = await until(p, () => LISTENING.exec(p.out()), 'the listening line');
+  return { p, url: m[1] as string };
+}
+
+const q = (url: string, body: unknown, headers: Record<string, string> = {}) => post(`${url}/v1/query`, body, headers);
+
+async function ok(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const r = await q(url, body, headers);
+  expect(r.status, r.text).toBe(200);
+  return r;
+}
+
+const noSecretWarning = (url: string) => `warning: no admin secret is set; anyone who can reach ${url} has admin access`;
+
+/** A port held by a listener until the end of the test. */
+async function busyPort(): Promise<number> {
+  const server: NetServer = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as { port: number }).port;
+}
+
+/** A port that was free a moment ago and has nothing listening on it. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('engine serve: embedded database', () => {
+  it('text mode: banner lines, pid file, healthz and version; SIGINT stops cleanly', async () => {
+    const cwd = await tempDir();
+    const dataDir = join(cwd, 'data');
+    const { p, url } = await serve(cwd, dataDir);
+    expect(p.out()).toBe(`Engine listening on ${url}\n`);
+    expect(p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`, noSecretWarning(url)]);
+    expect(readFileSync(join(dataDir, 'engine.pid'), 'utf8').trim()).toBe(String(p.child.pid));
+    const health = await fetch(`${url}/healthz`);
+    expect([health.status, await health.text()]).toEqual([200, 'OK']);
+    // No admin secret: requests without the header are admin.
+    const sel = await ok(url, { type: 'run_sql', args: { sql: 'select 1 as one' } });
+    expect(sel.body).toEqual({ result_type: 'TuplesOk', result: [['one'], ['1']] });
+
+    const v = run(['version', '--endpoint', url], cwd);
+    expect(await finished(v)).toBe(0);
+    expect(v.out()).toBe(`cli: 0.1.0\nserver: 0.1.0 (${url})\n`);
+
+    p.child.kill('SIGINT');
+    expect(await finished(p)).toBe(0);
+    expect(p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`, noSecretWarning(url), 'Engine stopped.']);
+    expect(p.out()).toBe(`Engine listening on ${url}\n`);
+    expect(existsSync(join(dataDir, 'engine.pid'))).toBe(false);
+  });
+
+  it('-o json prints exactly one document once listening; warnings also on stderr; SIGTERM exits 0', async () => {
+    const cwd = await tempDir();
+    const dataDir = join(cwd, 'data');
+    // --port wins over an invalid ENGINE_GRAPHQL_SERVER_PORT (flag > environment, cli.md §2.2).
+    const p = run(['serve', '--port', '0', '--data-dir', dataDir, '-o', 'json'], cwd, { ENGINE_GRAPHQL_SERVER_PORT: 'nope' });
+    const doc = await until(p, () => {
+      try {
+        return JSON.parse(p.out()) as { url: string };
+      } catch {
+        return null;
+      }
+    }, 'the JSON document');
+    expect(doc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const message = `no admin secret is set; anyone who can reach ${doc.url} has admin access`;
+    expect(doc).toEqual({ ok: true, url: doc.url, database: 'embedded', data_dir: dataDir, warnings: [{ code: expect.any(String), message }] });
+    const expected = { ok: true, url: doc.url, database: 'embedded', data_dir: dataDir, warnings: (doc as unknown as { warnings: unknown }).warnings };
+    expect(p.out()).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+    expect(p.lines()).toContain(`warning: ${message}`);
+    expect((await fetch(`${doc.url}/v1/version`)).status).toBe(200);
+
+    p.child.kill('SIGTERM');
+    expect(await finished(p)).toBe(0);
+    expect(p.lines().at(-1)).toBe('Engine stopped.');
+    expect(p.out()).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+    expect(existsSync(join(dataDir, 'engine.pid'))).toBe(false);
+  });
+
+  it('--admin-secret: no warning; requests without the header get 401', async () => {
+    const cwd = await tempDir();
+    const dataDir = join(cwd, 'data');
+    const { p, url } = await serve(cwd, dataDir, ['--admin-secret', 's3cret']);
+    expect(p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`]);
+    const body = { type: 'export_metadata', args: {} };
+    const none = await q(url, body);
+    expect(none.status).toBe(401);
+    expect(none.text).toBe('{"path":"$","error":"x-engine-admin-secret required, but not found","code":"access-denied"}');
+    const wrong = await q(url, body, { 'x-engine-admin-secret': 'nope' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toBe('{"path":"$","error":"invalid x-engine-admin-secret","code":"access-denied"}');
+    const good = await ok(url, body, { 'x-engine-admin-secret': 's3cret' });
+    expect(good.body).toEqual({ version: 2, tables: [] });
+    p.child.kill('SIGTERM');
+    expect(await finished(p)).toBe(0);
+    expect(p.err()).not.toContain('s3cret');
+  });
+
+  it('restart on the same data directory keeps metadata and data', async () => {
+    const cwd = await tempDir();
+    const dataDir = join(cwd, 'data');
+    const first = await serve(cwd, dataDir);
+    await ok(first.url, { type: 'run_sql', args: { sql: "create table note (id int primary key, body text); insert into note values (1, 'a'), (2, 'b')" } });
+    await ok(first.url, { type: 'track_table', args: { table: 'note' } });
+    const before = await ok(first.url, { type: 'export_metadata', args: {} });
+    expect(before.body).toEqual({ version: 2, tables: [{ table: { schema: 'public', name: 'note' } }] });
+    expect(before.headers.get('x-engine-resource-version')).toBe('2');
+    first.p.child.kill('SIGTERM');
+    expect(await finished(first.p)).toBe(0);
+    expect(existsSync(join(dataDir, 'engine.pid'))).toBe(false);
+
+    const second = await serve(cwd, dataDir);
+    // A clean restart takes over no lock: no warning besides the admin-secret one.
+    expect(second.p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`, noSecretWarning(second.url)]);
+    const after = await ok(second.url, { type: 'export_metadata', args: {} });
+    expect(after.text).toBe(before.text);
+    expect(after.headers.get('x-engine-resource-version')).toBe('2');
+    const rows = await ok(second.url, { type: 'run_sql', args: { sql: 'select id, body from note order by id' } });
+    expect(rows.body).toEqual({ result_type: 'TuplesOk', result: [['id', 'body'], ['1', 'a'], ['2', 'b']] });
+    second.p.child.kill('SIGTERM');
+    expect(await finished(second.p)).toBe(0);
+  });
+
+  it('a second engine on a data directory in use fails with data-dir-locked; the first keeps running', async () => {
+    const cwd = await tempDir();
+    const dataDir = join(cwd, 'data');
+    const first = await serve(cwd, dataDir);
+    const second = run(['serve', '--port', '0', '--data-dir', dataDir], cwd);
+    expect(await finished(second)).toBe(1);
+    expect(second.out()).toBe('');
+    expect(second.lines()).toContain(`error: data directory ${dataDir} is in use by another engine (pid ${first.p.child.pid})`);
+    expect(second.err()).not.toContain('Engine listening');
+    expect(readFileSync(join(dataDir, 'engine.pid'), 'utf8').trim()).toBe(String(first.p.child.pid));
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+
+    const json = run(['serve', '--port', '0', '--data-dir', dataDir, '-o', 'json'], cwd);
+    expect(await finished(json)).toBe(1);
+    expect(JSON.parse(json.out())).toEqual({
+      ok: false,
+      error: { code: 'data-dir-locked', message: `data directory ${dataDir} is in use by another engine (pid ${first.p.child.pid})` },
+    });
+    first.p.child.kill('SIGTERM');
+    expect(await finished(first.p)).toBe(0);
+  });
+
+  it('a stale engine.pid (dead process) is taken over with a warning', async () => {
+    const cwd = await tempDir();
+    const dataDir = join(cwd, 'data');
+    const dead = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    const deadPid = dead.pid as number;
+    await new Promise<void>((resolve) => dead.on('close', () => resolve()));
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'engine.pid'), `${deadPid}\n`);
+    // With an admin secret, the only warning left is the takeover.
+    const { p, url } = await serve(cwd, dataDir, ['--admin-secret', 'x']);
+    const warnings = p.lines().filter((l) => l.startsWith('warning: '));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(String(deadPid));
+    expect(readFileSync(join(dataDir, 'engine.pid'), 'utf8').trim()).toBe(String(p.child.pid));
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    p.child.kill('SIGTERM');
+    expect(await finished(p)).toBe(0);
+    expect(existsSync(join(dataDir, 'engine.pid'))).toBe(false);
+  });
+
+  it('port in use: port-in-use with a hint, exit 1', async () => {
+    const cwd = await tempDir();
+    const port = await busyPort();
+    const p = run(['serve', '--port', String(port), '--data-dir', join(cwd, 'data')], cwd);
+    expect(await finished(p)).toBe(1);
+    expect(p.out()).toBe('');
+    const lines = p.lines();
+    expect(lines.slice(-2)).toEqual([`error: cannot listen on 127.0.0.1:${port}: address already in use`, 'hint: choose another --port']);
+    expect(p.err()).not.toContain('no admin secret');
+  });
+});
+
+describe('engine serve: settings and connection errors', () => {
+  it('--port abc is invalid-flag-value (exit 64), in text and JSON mode', async () => {
+    const cwd = await tempDir();
+    const message = `invalid value "abc" for --port: ${PORT_REASON}`;
+    const p = run(['serve', '--port', 'abc', '--data-dir', join(cwd, 'data')], cwd);
+    expect(await finished(p)).toBe(64);
+    expect(p.err()).toBe(`error: ${message}\n`);
+    expect(p.out()).toBe('');
+    const j = run(['serve', '--port', '65536', '-o', 'json', '--data-dir', join(cwd, 'data')], cwd);
+    expect(await finished(j)).toBe(64);
+    expect(j.out()).toBe(`${JSON.stringify({ ok: false, error: { code: 'invalid-flag-value', message: `invalid value "65536" for --port: ${PORT_REASON}` } }, null, 2)}\n`);
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+
+  it('an invalid ENGINE_GRAPHQL_SERVER_PORT (environment or .env) is config-invalid, exit 1', async () => {
+    const cwd = await tempDir();
+    const message = `error: invalid value for "port" from ENGINE_GRAPHQL_SERVER_PORT: ${PORT_REASON}\n`;
+    const p = run(['serve', '--data-dir', join(cwd, 'data')], cwd, { ENGINE_GRAPHQL_SERVER_PORT: '70000' });
+    expect(await finished(p)).toBe(1);
+    expect(p.err()).toBe(message);
+    writeFileSync(join(cwd, '.env'), 'ENGINE_GRAPHQL_SERVER_PORT=70000\n');
+    const e = run(['serve', '--data-dir', join(cwd, 'data')], cwd);
+    expect(await finished(e)).toBe(1);
+    expect(e.err()).toBe(message);
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+
+  it('an unreachable --database-url is database-connect-failed with the password masked', async () => {
+    const cwd = await tempDir();
+    const p = run(['serve', '--port', '0', '--database-url', 'postgres://postgres:pw@127.0.0.1:1/x'], cwd);
+    expect(await finished(p)).toBe(1);
+    expect(p.out()).toBe('');
+    const last = p.lines().at(-1) ?? '';
+    expect(last.startsWith('error: cannot connect to the database at postgres://postgres:***@127.0.0.1:1/x: ')).toBe(true);
+    expect(last.length).toBeGreaterThan('error: cannot connect to the database at postgres://postgres:***@127.0.0.1:1/x: '.length);
+    expect(p.err()).not.toContain(':pw@');
+    // The embedded database is not used with a URL.
+    expect(existsSync(join(cwd, '.engine'))).toBe(false);
+  });
+
+  it.skipIf(!EXTERNAL_URL)('--database-url to a real server: external database, -o json, SIGTERM', async () => {
+    const name = `engine_serve_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: EXTERNAL_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+    cleanups.push(async () => {
+      const c = new pg.Client({ connectionString: EXTERNAL_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    });
+    const u = new URL(EXTERNAL_URL as string);
+    u.pathname = `/${name}`;
+    const dbUrl = u.toString();
+    const masked = u.password ? dbUrl.replace(`:${u.password}@`, ':***@') : dbUrl;
+    const cwd = await tempDir();
+    const p = run(['serve', '--port', '0', '--database-url', dbUrl, '-o', 'json'], cwd);
+    const doc = await until(p, () => {
+      try {
+        return JSON.parse(p.out()) as { url: string };
+      } catch {
+        return null;
+      }
+    }, 'the JSON document');
+    expect(doc).toEqual({
+      ok: true, url: doc.url, database: 'external', data_dir: null,
+      warnings: [{ code: expect.any(String), message: `no admin secret is set; anyone who can reach ${doc.url} has admin access` }],
+    });
+    expect(p.lines()[0]).toBe(`Using PostgreSQL at ${masked}`);
+    await ok(doc.url, { type: 'run_sql', args: { sql: 'create table t (id int)' } });
+    const tracked = await ok(doc.url, { type: 'track_table', args: 't' });
+    expect(tracked.headers.get('x-engine-resource-version')).toBe('2');
+    // The write reached the external database itself.
+    const c = new pg.Client({ connectionString: dbUrl });
+    await c.connect();
+    const row = await c.query<{ resource_version: number }>('SELECT resource_version FROM engine_catalog.metadata');
+    await c.end();
+    expect(row.rows).toEqual([{ resource_version: 2 }]);
+    p.child.kill('SIGTERM');
+    expect(await finished(p)).toBe(0);
+    expect(p.lines().at(-1)).toBe('Engine stopped.');
+    expect(existsSync(join(cwd, '.engine'))).toBe(false);
+  });
+});
+
+describe('engine: version and help', () => {
+  it('--version prints only the CLI version', async () => {
+    const p = run(['--version'], await tempDir());
+    expect(await finished(p)).toBe(0);
+    expect(p.out()).toBe('0.1.0\n');
+    expect(p.err()).toBe('');
+  });
+
+  it('engine alone prints the top-level help, exit 0', async () => {
+    const p = run([], await tempDir());
+    expect(await finished(p)).toBe(0);
+    expect(p.out()).toMatch(/^Usage: engine /);
+    expect(p.out()).toMatch(/^\s+serve\b/m);
+    expect(p.out()).toMatch(/^\s+version\b/m);
+    expect(p.err()).toBe('');
+  });
+
+  it('engine version with nothing listening: server unavailable after the retries, exit 0 (text and JSON)', async () => {
+    const cwd = await tempDir();
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const message = `cannot connect to the engine at ${endpoint} (connection refused)`;
+    const started = Date.now();
+    const t = run(['version', '--endpoint', endpoint], cwd);
+    const j = run(['version', '--endpoint', endpoint, '-o', 'json'], cwd);
+    expect(await finished(t)).toBe(0);
+    expect(t.out()).toBe(`cli: 0.1.0\nserver: unavailable (${message})\n`);
+    expect(await finished(j)).toBe(0);
+    expect(JSON.parse(j.out())).toEqual({ ok: true, cli: '0.1.0', server: null, endpoint, server_error: { code: 'network-error', message }, warnings: [] });
+    // cli.md §3.6: GET /v1/version is retried 3 times on a connection error, after 0.5 s, 1 s and 2 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_400);
+  });
+
+  it('engine version retries GET /v1/version after a 503 (cli.md §3.6)', async () => {
+    let hits = 0;
+    const http = createHttpServer((req, res) => {
+      hits++;
+      if (req.url !== '/v1/version') res.writeHead(404).end();
+      else if (hits === 1) res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"9.9.9"}');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(() => new Promise<void>((resolve) => http.close(() => resolve())));
+    const endpoint = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    const p = run(['version', '--endpoint', endpoint], await tempDir());
+    expect(await finished(p)).toBe(0);
+    expect(p.out()).toBe(`cli: 0.1.0\nserver: 9.9.9 (${endpoint})\n`);
+    expect(hits).toBe(2);
+  });
+});
