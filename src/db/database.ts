@@ -8,6 +8,9 @@ export interface ScriptResult {
 
 export type Row = Record<string, unknown>;
 
+/** Command tags of statements that describe rows: such a statement is TuplesOk even with zero columns. */
+export const ROW_COMMANDS = new Set(['SELECT', 'SHOW', 'FETCH', 'EXPLAIN']);
+
 export interface Queryable {
   /** One parameterised statement (extended protocol); values parsed to JS types. */
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;

@@ -1,24 +1,24 @@
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
-import type { Database, Queryable, Row, ScriptResult } from './database.js';
+import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
 
-/** Every built-in parser replaced by the identity: `run_sql` answers PostgreSQL's text output format. */
-const TEXT_PARSERS: Record<number, (x: string) => string> = Object.fromEntries(
-  Object.keys(types.parsers).map((oid) => [oid, (x: string) => x]),
-);
+type Parsers = Record<number, (x: string) => string>;
+const identity = (x: string): string => x;
+
 
 type PgliteLike = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
-function queryable(q: PgliteLike): Queryable {
+function queryable(q: PgliteLike, textParsers: () => Parsers): Queryable {
   return {
     async query<T extends Row>(sql: string, params: unknown[] = []): Promise<T[]> {
       const r = await q.query<T>(sql, params);
       return r.rows;
     },
     async runScript(sql: string): Promise<ScriptResult> {
-      const results = await q.exec(sql, { rowMode: 'array', parsers: TEXT_PARSERS });
-      const last = results[results.length - 1];
+      const results = await q.exec(sql, { rowMode: 'array', parsers: textParsers() });
+      const last = results[results.length - 1] as (typeof results)[number] & { command?: string };
       const fields = last?.fields.map((f) => f.name) ?? [];
-      return { hasRows: fields.length > 0, fields, rows: (last?.rows ?? []) as (string | null)[][] };
+      const hasRows = fields.length > 0 || ROW_COMMANDS.has(last?.command ?? '');
+      return { hasRows, fields, rows: (last?.rows ?? []) as (string | null)[][] };
     },
   };
 }
@@ -27,16 +27,22 @@ export class PgliteDatabase implements Database {
   readonly kind = 'embedded' as const;
   private readonly db: PGlite;
   private readonly q: Queryable;
+  private readonly textParsers: Parsers;
 
-  private constructor(db: PGlite) {
+  private constructor(db: PGlite, textParsers: Parsers) {
     this.db = db;
-    this.q = queryable(db);
+    this.textParsers = textParsers;
+    this.q = queryable(db, () => this.textParsers);
   }
 
   /** Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. */
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
     const db = await PGlite.create(dataDir);
-    return new PgliteDatabase(db);
+    // PGlite parses every type it knows (arrays included) into JS values; run_sql wants PostgreSQL's text
+    // output, so every known type gets the identity parser (types created later have no parser: text already).
+    const oids = await db.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_type');
+    const textParsers: Parsers = Object.fromEntries([...Object.keys(types.parsers).map(Number), ...oids.rows.map((r) => r.oid)].map((o) => [o, identity]));
+    return new PgliteDatabase(db, textParsers);
   }
 
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
@@ -48,7 +54,7 @@ export class PgliteDatabase implements Database {
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => fn(queryable(tx)));
+    return this.db.transaction((tx) => fn(queryable(tx, () => this.textParsers)));
   }
 
   async close(): Promise<void> {

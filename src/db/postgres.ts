@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, Queryable, Row, ScriptResult } from './database.js';
+import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
@@ -13,7 +13,8 @@ function queryable(client: pg.Pool | pg.PoolClient): Queryable {
       const r = (await client.query({ text: sql, rowMode: 'array', types: textTypes })) as unknown as pg.QueryArrayResult | pg.QueryArrayResult[];
       const last = Array.isArray(r) ? r[r.length - 1] : r;
       const fields = last?.fields?.map((f) => f.name) ?? [];
-      return { hasRows: fields.length > 0, fields, rows: (last?.rows ?? []) as (string | null)[][] };
+      const hasRows = fields.length > 0 || ROW_COMMANDS.has(last?.command ?? '');
+      return { hasRows, fields, rows: (last?.rows ?? []) as (string | null)[][] };
     },
   };
 }

@@ -8,7 +8,7 @@ import { computedFieldJson, parseComputedField } from './kinds/computed-fields.j
 import { parsePermission, permField, permissionJson } from './kinds/permissions.js';
 import { eventTriggerJson, parseEventTrigger } from './kinds/event-triggers.js';
 import { actionJson, customTypesJson, emptyCustomTypes, parseAction, parseCustomTypes } from './kinds/actions.js';
-import { PERM_KINDS, type FunctionEntry, type Metadata, type QualifiedName, type TableEntry } from './types.js';
+import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
 export const emptyMetadata = (): Metadata => ({ tables: new Map(), functions: new Map(), actions: new Map(), custom_types: emptyCustomTypes() });
 
@@ -81,11 +81,17 @@ function parseTable(v: Json, path: string): TableEntry {
   return entry;
 }
 
-/**
- * Parses a metadata document strictly (engine-api.md §4.8.2 steps 1 and 3): unknown keys, unsupported sections
- * and duplicate declarations fail at their path.
- */
-export function parseDocument(v: unknown, path: string): Metadata {
+/** A document parsed entry by entry, before duplicates are looked for (§4.8.2 steps 1 and 3 are apart). */
+export interface ParsedDocument {
+  path: string;
+  tables: TableEntry[];
+  functions: FunctionEntry[];
+  actions: Action[];
+  customTypes: CustomTypes;
+}
+
+/** Step 1 of §4.8.2: strict parsing; unknown keys and unsupported sections fail at their path. */
+export function parseDocumentEntries(v: unknown, path: string): ParsedDocument {
   const o = obj(v, path);
   const unknown = Object.keys(o).filter((k) => !TOP_KEYS.includes(k));
   if (unknown.length > 0) throw parseFailed(path, `unexpected keys in metadata: ${unknown.map((k) => `"${k}"`).join(', ')}`);
@@ -101,32 +107,49 @@ export function parseDocument(v: unknown, path: string): Metadata {
     }
   }
   const tablesPath = at(path, 'tables');
-  const tables = list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i)));
   const functionsPath = at(path, 'functions');
-  const functions = list(o, 'functions', path).map((f, i) => parseFunctionEntry(f, idx(functionsPath, i)));
   const actionsPath = at(path, 'actions');
-  const actions = list(o, 'actions', path).map((a, i) => parseAction(a, idx(actionsPath, i)));
   const ctV = opt(o, 'custom_types');
-  const customTypes = ctV === undefined ? emptyCustomTypes() : parseCustomTypes(ctV, at(path, 'custom_types'));
+  return {
+    path,
+    tables: list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i))),
+    functions: list(o, 'functions', path).map((f, i) => parseFunctionEntry(f, idx(functionsPath, i))),
+    actions: list(o, 'actions', path).map((a, i) => parseAction(a, idx(actionsPath, i))),
+    customTypes: ctV === undefined ? emptyCustomTypes() : parseCustomTypes(ctV, at(path, 'custom_types')),
+  };
+}
 
-  checkDuplicates(tables.map((t) => qnText(t.table)), 'tables', tablesPath);
-  tables.forEach((t, i) => {
+/** Step 3 of §4.8.2: duplicate declarations, in the specified order. */
+export function checkDocumentDuplicates(d: ParsedDocument): void {
+  const tablesPath = at(d.path, 'tables');
+  const actionsPath = at(d.path, 'actions');
+  checkDuplicates(d.tables.map((t) => qnText(t.table)), 'tables', tablesPath);
+  d.tables.forEach((t, i) => {
     const here = idx(tablesPath, i);
     checkDuplicates([...t.object_relationships, ...t.array_relationships].map((r) => r.name), 'relationships', here);
     checkDuplicates(t.computed_fields.map((c) => c.name), 'computed fields', here);
     for (const kind of PERM_KINDS) checkDuplicates(t[permField(kind)].map((p) => p.role), `${kind} permissions`, here);
   });
-  checkDuplicates(tables.flatMap((t) => t.event_triggers.map((e) => e.name)), 'event triggers', tablesPath);
-  checkDuplicates(functions.map((f) => qnText(f.function)), 'functions', functionsPath);
-  checkDuplicates(actions.map((a) => a.name), 'actions', actionsPath);
-  actions.forEach((a, i) => checkDuplicates(a.permissions.map((p) => p.role), 'action permissions', idx(actionsPath, i)));
+  checkDuplicates(d.tables.flatMap((t) => t.event_triggers.map((e) => e.name)), 'event triggers', tablesPath);
+  checkDuplicates(d.functions.map((f) => qnText(f.function)), 'functions', at(d.path, 'functions'));
+  checkDuplicates(d.actions.map((a) => a.name), 'actions', actionsPath);
+  d.actions.forEach((a, i) => checkDuplicates(a.permissions.map((p) => p.role), 'action permissions', idx(actionsPath, i)));
+}
 
+export function toMetadata(d: ParsedDocument): Metadata {
   const md = emptyMetadata();
-  for (const t of tables) md.tables.set(qnKey(t.table), t);
-  for (const f of functions) md.functions.set(qnKey(f.function), f);
-  for (const a of actions) md.actions.set(a.name, a);
-  md.custom_types = customTypes;
+  for (const t of d.tables) md.tables.set(qnKey(t.table), t);
+  for (const f of d.functions) md.functions.set(qnKey(f.function), f);
+  for (const a of d.actions) md.actions.set(a.name, a);
+  md.custom_types = d.customTypes;
   return md;
+}
+
+/** Parses a whole document strictly: parse errors and duplicate declarations fail at their path. */
+export function parseDocument(v: unknown, path: string): Metadata {
+  const d = parseDocumentEntries(v, path);
+  checkDocumentDuplicates(d);
+  return toMetadata(d);
 }
 
 const byName = <T extends { name: string }>(a: T, b: T): number => compareCodePoints(a.name, b.name);

@@ -1,10 +1,17 @@
-import { qnEqual, qnKey } from './names.js';
-import type { Metadata, QualifiedName, Relationship, TableEntry } from './types.js';
+import { isObject, type Json, type JsonObject } from './json.js';
+import { qnEqual, qnJson, qnKey } from './names.js';
+import { qualifiedName } from './reader.js';
+import { permField } from './kinds/permissions.js';
+import { PERM_KINDS, type ColumnList, type EventTrigger, type Metadata, type Permission, type QualifiedName, type Relationship, type TableEntry } from './types.js';
 
 /**
- * Rewrites every reference to a renamed table or column (engine-api.md §4.1.1 step 5). Each metadata kind
- * contributes its own rewrite; entries are replaced, never mutated, so the previous metadata stays intact.
+ * Rewrites every reference to a renamed table or column (engine-api.md §4.1.1 step 5): table keys, remote
+ * tables, `_exists`, column lists, BoolExp keys and `_c*` operands, presets, relationship mappings, event-trigger
+ * columns, custom-type `field_mapping` and `remote_table`. Entries are replaced, never mutated.
  */
+
+/** Which table a relationship of a table leads to (BoolExp keys that are relationships are not columns). */
+export type RemoteOf = (table: QualifiedName, relationship: string) => QualifiedName | undefined;
 
 const renameQn = (q: QualifiedName, from: QualifiedName, to: QualifiedName): QualifiedName => (qnEqual(q, from) ? to : q);
 
@@ -37,19 +44,131 @@ function relRenameColumn(r: Relationship, owner: QualifiedName, table: Qualified
   return { ...r, using: { foreign_key_constraint_on: { ...fk, column: col(fk.column) } } };
 }
 
-function mapRelationships(e: TableEntry, f: (r: Relationship) => Relationship): TableEntry {
-  return { ...e, object_relationships: e.object_relationships.map(f), array_relationships: e.array_relationships.map(f) };
+const LOGICAL_LIST = new Set(['_and', '$and', '_or', '$or']);
+const NOT = new Set(['_not', '$not']);
+const EXISTS = new Set(['_exists', '$exists']);
+const COLUMN_OPS = /^[_$]c(eq|ne|neq|gt|lt|gte|lte)$/;
+
+interface ColumnRename { table: QualifiedName; from: string; to: string; remoteOf: RemoteOf }
+
+/** Walks a BoolExp evaluated on `at`, rewriting keys and `_c*` operands that name the renamed column. */
+function boolExpColumn(exp: Json, at: QualifiedName, r: ColumnRename): Json {
+  if (!isObject(exp)) return exp;
+  const here = qnEqual(at, r.table);
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(exp)) {
+    if (LOGICAL_LIST.has(k) && Array.isArray(v)) out[k] = v.map((x) => boolExpColumn(x, at, r));
+    else if (NOT.has(k)) out[k] = boolExpColumn(v, at, r);
+    else if (EXISTS.has(k) && isObject(v)) {
+      let target: QualifiedName | null = null;
+      try {
+        target = qualifiedName(v['_table'], '$');
+      } catch {
+        target = null;
+      }
+      out[k] = target ? { ...v, _where: boolExpColumn(v['_where'] as Json, target, r) } : v;
+    } else {
+      const remote = r.remoteOf(at, k);
+      if (remote) out[k] = boolExpColumn(v, remote, r);
+      else {
+        const ops = isObject(v) && here
+          ? Object.fromEntries(Object.entries(v).map(([op, x]) => [op, COLUMN_OPS.test(op) && x === r.from ? r.to : x]))
+          : v;
+        out[here && k === r.from ? r.to : k] = ops;
+      }
+    }
+  }
+  return out;
+}
+
+/** Rewrites `_exists._table` names (stored in the object form afterwards). */
+function boolExpTable(exp: Json, from: QualifiedName, to: QualifiedName): Json {
+  if (Array.isArray(exp)) return exp.map((x) => boolExpTable(x, from, to));
+  if (!isObject(exp)) return exp;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(exp)) {
+    if (EXISTS.has(k) && isObject(v)) {
+      let t: QualifiedName | null = null;
+      try {
+        t = qualifiedName(v['_table'], '$');
+      } catch {
+        t = null;
+      }
+      out[k] = { ...v, ...(t && qnEqual(t, from) ? { _table: qnJson(to) } : {}), _where: boolExpTable(v['_where'] as Json, from, to) };
+    } else out[k] = boolExpTable(v, from, to);
+  }
+  return out;
+}
+
+const renameList = (l: ColumnList | undefined, from: string, to: string): ColumnList | undefined =>
+  Array.isArray(l) ? l.map((c) => (c === from ? to : c)) : l;
+
+function permRenameColumn(p: Permission, owner: QualifiedName, r: ColumnRename): Permission {
+  const d = p.permission;
+  const here = qnEqual(owner, r.table);
+  const next = { ...d };
+  if (here && d.columns !== undefined) next.columns = renameList(d.columns, r.from, r.to) as ColumnList;
+  if (here && d.set) next.set = Object.fromEntries(Object.entries(d.set).map(([k, v]) => [k === r.from ? r.to : k, v]));
+  if (d.filter !== undefined) next.filter = boolExpColumn(d.filter, owner, r);
+  if (d.check !== undefined && d.check !== null) next.check = boolExpColumn(d.check, owner, r);
+  return { ...p, permission: next };
+}
+
+function etRenameColumn(et: EventTrigger, from: string, to: string): EventTrigger {
+  const def = { ...et.definition };
+  for (const op of ['insert', 'update', 'delete'] as const) {
+    const s = def[op];
+    if (!s) continue;
+    def[op] = { columns: renameList(s.columns, from, to) as ColumnList, ...(s.payload !== undefined ? { payload: renameList(s.payload, from, to) as ColumnList } : {}) };
+  }
+  return { ...et, definition: def };
+}
+
+function mapEntry(e: TableEntry, rel: (r: Relationship) => Relationship, perm: (p: Permission) => Permission, et: (x: EventTrigger) => EventTrigger): TableEntry {
+  const out: TableEntry = { ...e, object_relationships: e.object_relationships.map(rel), array_relationships: e.array_relationships.map(rel), event_triggers: e.event_triggers.map(et) };
+  for (const kind of PERM_KINDS) out[permField(kind)] = e[permField(kind)].map(perm);
+  return out;
+}
+
+function mapCustomObjects(md: Metadata, f: (rel: JsonObject) => JsonObject): void {
+  const objects = md.custom_types.objects.map((o) => {
+    const ob = o as JsonObject;
+    const rels = ob['relationships'] as JsonObject[] | undefined;
+    return rels ? { ...ob, relationships: rels.map(f) } : ob;
+  });
+  md.custom_types = { ...md.custom_types, objects };
 }
 
 export function renameTable(md: Metadata, from: QualifiedName, to: QualifiedName): void {
   const entries = [...md.tables.values()];
   md.tables.clear();
   for (const e of entries) {
-    const moved = mapRelationships({ ...e, table: renameQn(e.table, from, to) }, (r) => relRenameTable(r, from, to));
+    const moved = mapEntry({ ...e, table: renameQn(e.table, from, to) }, (r) => relRenameTable(r, from, to), (p) => ({
+      ...p,
+      permission: {
+        ...p.permission,
+        ...(p.permission.filter !== undefined ? { filter: boolExpTable(p.permission.filter, from, to) } : {}),
+        ...(p.permission.check !== undefined && p.permission.check !== null ? { check: boolExpTable(p.permission.check, from, to) } : {}),
+      },
+    }), (x) => x);
     md.tables.set(qnKey(moved.table), moved);
   }
+  mapCustomObjects(md, (rel) => {
+    const t = rel['remote_table'] as unknown as QualifiedName;
+    return qnEqual(t, from) ? { ...rel, remote_table: qnJson(to) } : rel;
+  });
 }
 
-export function renameColumn(md: Metadata, table: QualifiedName, from: string, to: string): void {
-  for (const [k, e] of md.tables) md.tables.set(k, mapRelationships(e, (r) => relRenameColumn(r, e.table, table, from, to)));
+export function renameColumn(md: Metadata, table: QualifiedName, from: string, to: string, remoteOf: RemoteOf): void {
+  const r: ColumnRename = { table, from, to, remoteOf };
+  for (const [k, e] of md.tables) {
+    const here = qnEqual(e.table, table);
+    md.tables.set(k, mapEntry(e, (rel) => relRenameColumn(rel, e.table, table, from, to), (p) => permRenameColumn(p, e.table, r),
+      (et) => (here ? etRenameColumn(et, from, to) : et)));
+  }
+  mapCustomObjects(md, (rel) => {
+    if (!qnEqual(rel['remote_table'] as unknown as QualifiedName, table)) return rel;
+    const mapping = rel['field_mapping'] as Record<string, string>;
+    return { ...rel, field_mapping: Object.fromEntries(Object.entries(mapping).map(([f, c]) => [f, c === from ? to : c])) };
+  });
 }

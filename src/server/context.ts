@@ -32,6 +32,8 @@ export class OpContext {
   changed = false;
   /** Set when the cache was rebuilt without a metadata change (reload): it must still be swapped in. */
   refreshed = false;
+  /** Set by operations after which every database trigger is dropped and reinstalled (replace, clear, reload). */
+  fullTriggerSync = false;
   /** resource_version at the start of the request (replace_metadata's optimistic lock compares with it). */
   startVersion = 0;
   readonly tx: Queryable;

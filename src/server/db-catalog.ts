@@ -57,6 +57,8 @@ export interface DbFunction {
 }
 
 export interface DbCatalog {
+  /** Names of scalar types (base, enum, domain, range) in pg_catalog and public: usable as custom scalars. */
+  scalarTypes: Set<string>;
   tables: Map<string, DbTable>;
   tablesByOid: Map<string, DbTable>;
   /** Functions by qualified name; more than one entry means the function is overloaded. */
@@ -73,7 +75,13 @@ SELECT json_build_object(
   'tables', COALESCE((
     SELECT json_agg(json_build_object(
       'oid', c.oid::text, 'schema', n.nspname, 'name', c.relname, 'kind', c.relkind::text,
-      'updatable', CASE WHEN c.relkind IN ('v', 'f') THEN pg_relation_is_updatable(c.oid, false) ELSE 28 END,
+      'updatable', CASE
+        WHEN c.relkind = 'v' THEN pg_relation_is_updatable(c.oid, false)
+        -- PostgreSQL raises for a foreign table whose wrapper has no handler: such a table is not writable.
+        WHEN c.relkind = 'f' THEN CASE WHEN (SELECT w.fdwhandler <> 0 FROM pg_foreign_table ft
+               JOIN pg_foreign_server fs ON fs.oid = ft.ftserver JOIN pg_foreign_data_wrapper w ON w.oid = fs.srvfdw
+              WHERE ft.ftrelid = c.oid) THEN pg_relation_is_updatable(c.oid, false) ELSE 0 END
+        WHEN c.relkind = 'm' THEN 0 ELSE 28 END,
       'columns', COALESCE((
         SELECT json_agg(json_build_object('num', a.attnum, 'name', a.attname, 'typeOid', a.atttypid::text,
                         'typeName', format_type(a.atttypid, NULL), 'notNull', a.attnotnull) ORDER BY a.attnum)
@@ -95,7 +103,9 @@ SELECT json_build_object(
                       FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o) JOIN pg_type ty ON ty.oid = u.t),
       'allArgTypes', p.proallargtypes::text[], 'argModes', p.proargmodes::text[], 'argNames', p.proargnames))
     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_type t ON t.oid = p.prorettype
-    WHERE p.prokind = 'f' AND ${USER_SCHEMAS} AND (%FUNCTION_FILTER%)), '[]'::json)
+    WHERE p.prokind = 'f' AND ${USER_SCHEMAS} AND (%FUNCTION_FILTER%)), '[]'::json),
+  'scalarTypes', (SELECT json_agg(DISTINCT t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+    WHERE n.nspname IN ('pg_catalog', 'public') AND t.typtype IN ('b', 'e', 'd', 'r') AND t.typcategory <> 'A' AND %TYPES%)
 )::text AS doc`;
 
 interface RawTable {
@@ -108,6 +118,12 @@ interface RawFunction {
   returnTypeName: string; returnTypType: string; returnRelid: string; argTypes: string[]; argTypeNames: string[] | null;
   argTypeInfo: { t: string; r: string }[] | null;
   allArgTypes: string[] | null; argModes: string[] | null; argNames: string[] | null;
+}
+
+interface RawCatalog {
+  tables: RawTable[];
+  functions: RawFunction[];
+  scalarTypes: string[] | null;
 }
 
 function inputArgs(f: RawFunction): DbFunctionArg[] {
@@ -124,8 +140,8 @@ function inputArgs(f: RawFunction): DbFunctionArg[] {
   return out;
 }
 
-function build(rawTables: RawTable[], rawFunctions: RawFunction[]): DbCatalog {
-  const cat: DbCatalog = { tables: new Map(), tablesByOid: new Map(), functions: new Map() };
+function build(rawTables: RawTable[], rawFunctions: RawFunction[], scalarTypes: string[]): DbCatalog {
+  const cat: DbCatalog = { scalarTypes: new Set(scalarTypes), tables: new Map(), tablesByOid: new Map(), functions: new Map() };
   const colNames = new Map<string, Map<number, string>>();
   for (const t of rawTables) colNames.set(t.oid, new Map(t.columns.map((c) => [c.num, c.name])));
   for (const t of rawTables) {
@@ -161,10 +177,10 @@ function build(rawTables: RawTable[], rawFunctions: RawFunction[]): DbCatalog {
 
 /** Reads the whole catalog of user schemas. */
 export async function introspect(q: Queryable): Promise<DbCatalog> {
-  const sql = CATALOG_SQL.replace('%TABLE_FILTER%', 'true').replace('%FUNCTION_FILTER%', 'true');
+  const sql = CATALOG_SQL.replace('%TABLE_FILTER%', 'true').replace('%FUNCTION_FILTER%', 'true').replace('%TYPES%', 'true');
   const rows = await q.query<{ doc: string }>(sql);
-  const doc = JSON.parse(rows[0]?.doc ?? '{}') as { tables: RawTable[]; functions: RawFunction[] };
-  return build(doc.tables, doc.functions);
+  const doc = JSON.parse(rows[0]?.doc ?? '{}') as RawCatalog;
+  return build(doc.tables, doc.functions, doc.scalarTypes ?? []);
 }
 
 /**
@@ -176,13 +192,14 @@ export async function refreshNames(q: Queryable, cat: DbCatalog, tables: Qualifi
   // Both parameters are always referenced (an empty list simply matches nothing): the protocol wants every $n used.
   const filter = (_names: QualifiedName[], rel: string) =>
     `EXISTS (SELECT 1 FROM jsonb_array_elements($${rel === 'c' ? 1 : 2}::jsonb) e WHERE e->>0 = n.nspname AND e->>1 = ${rel}.${rel === 'c' ? 'relname' : 'proname'})`;
-  const sql = CATALOG_SQL.replace('%TABLE_FILTER%', filter(tables, 'c')).replace('%FUNCTION_FILTER%', filter(functions, 'p'));
+  // Scalar types change rarely and matter only to custom types, which re-read everything: not re-read here.
+  const sql = CATALOG_SQL.replace('%TABLE_FILTER%', filter(tables, 'c')).replace('%FUNCTION_FILTER%', filter(functions, 'p')).replace('%TYPES%', 'false');
   const rows = await q.query<{ doc: string }>(sql, [
     JSON.stringify(tables.map((t) => [t.schema, t.name])),
     JSON.stringify(functions.map((f) => [f.schema, f.name])),
   ]);
-  const doc = JSON.parse(rows[0]?.doc ?? '{}') as { tables: RawTable[]; functions: RawFunction[] };
-  const next: DbCatalog = { tables: new Map(cat.tables), tablesByOid: new Map(cat.tablesByOid), functions: new Map(cat.functions) };
+  const doc = JSON.parse(rows[0]?.doc ?? '{}') as RawCatalog;
+  const next: DbCatalog = { scalarTypes: cat.scalarTypes, tables: new Map(cat.tables), tablesByOid: new Map(cat.tablesByOid), functions: new Map(cat.functions) };
   for (const t of tables) {
     const old = next.tables.get(qnKey(t));
     if (old) {
@@ -193,7 +210,7 @@ export async function refreshNames(q: Queryable, cat: DbCatalog, tables: Qualifi
   for (const f of functions) next.functions.delete(qnKey(f));
   // Column names of referenced tables come from the existing snapshot when not re-read.
   const known: RawTable[] = [...next.tables.values()].map((t) => ({ ...t, columns: [...t.columns.values()], fks: [] }));
-  const fresh = build([...doc.tables, ...known], doc.functions);
+  const fresh = build([...doc.tables, ...known], doc.functions, []);
   for (const raw of doc.tables) {
     const t = fresh.tablesByOid.get(raw.oid);
     if (t) {

@@ -1,15 +1,21 @@
 import { compareCodePoints } from '../metadata/json.js';
 import { qnEqual, qnKey, qnText } from '../metadata/names.js';
-import type { Metadata, QualifiedName, RelKind } from '../metadata/types.js';
+import { permField } from '../metadata/kinds/permissions.js';
+import type { Metadata, PermKind, QualifiedName, TableEntry } from '../metadata/types.js';
 import { relId } from './kinds/relationships.js';
 import { functionId } from './kinds/functions.js';
+import { cfId } from './kinds/computed-fields.js';
+import { permId } from './kinds/permissions.js';
+import { etColumns, etId } from './kinds/event-triggers.js';
 import type { SchemaCache } from './schema-cache.js';
 
 /** Something that can be removed and have dependents (engine-api.md §3.5). */
 export type Target =
   | { kind: 'table'; table: QualifiedName }
   | { kind: 'column'; table: QualifiedName; column: string }
-  | { kind: 'relationship'; table: QualifiedName; name: string };
+  | { kind: 'relationship'; table: QualifiedName; name: string }
+  | { kind: 'computed_field'; table: QualifiedName; name: string }
+  | { kind: 'function'; fn: QualifiedName };
 
 export interface Dependent {
   id: string;
@@ -19,64 +25,115 @@ export interface Dependent {
   remove(md: Metadata): void;
 }
 
-function removeRelationship(md: Metadata, table: QualifiedName, kind: RelKind, name: string): void {
+/** A consistent object with everything it refers to. */
+interface Candidate extends Dependent {
+  owner: QualifiedName | null;
+  refs: Target[];
+}
+
+const same = (a: Target, b: Target): boolean => {
+  switch (a.kind) {
+    case 'table':
+      return b.kind === 'table' && qnEqual(a.table, b.table);
+    case 'column':
+      return b.kind === 'column' && qnEqual(a.table, b.table) && a.column === b.column;
+    case 'relationship':
+    case 'computed_field':
+      return b.kind === a.kind && qnEqual(a.table, b.table) && a.name === b.name;
+    case 'function':
+      return b.kind === 'function' && qnEqual(a.fn, b.fn);
+  }
+};
+
+type ListField = 'object_relationships' | 'array_relationships' | 'computed_fields' | 'event_triggers' | `${PermKind}_permissions`;
+
+function removeFrom(md: Metadata, table: QualifiedName, field: ListField, keep: (x: { name?: string; role?: string }) => boolean): void {
   const key = qnKey(table);
   const entry = md.tables.get(key);
   if (!entry) return;
-  const field = kind === 'object' ? 'object_relationships' : 'array_relationships';
-  md.tables.set(key, { ...entry, [field]: entry[field].filter((r) => r.name !== name) });
+  md.tables.set(key, { ...entry, [field]: (entry[field] as { name?: string; role?: string }[]).filter(keep) } as TableEntry);
 }
 
-/** The direct dependents of one target, leaving out objects owned by tables in `owners` (removed with them). */
-function directDependents(cache: SchemaCache, target: Target, owners: Set<string>): Dependent[] {
-  const out: Dependent[] = [];
+/** Every consistent object of the cache as a potential dependent. */
+function candidates(cache: SchemaCache): Candidate[] {
+  const out: Candidate[] = [];
   for (const rt of cache.tables.values()) {
     const t = rt.entry.table;
-    if (owners.has(qnKey(t))) continue;
+    const tn = qnText(t);
     for (const [name, rel] of rt.relationships) {
-      const uses =
-        target.kind === 'table'
-          ? qnEqual(rel.remote, target.table) && !qnEqual(t, target.table)
-          : target.kind === 'column'
-            ? rel.mapping.some(([local, remote]) =>
-                (qnEqual(t, target.table) && local === target.column) || (qnEqual(rel.remote, target.table) && remote === target.column))
-            : false;
-      if (!uses) continue;
+      const refs: Target[] = qnEqual(rel.remote, t) ? [] : [{ kind: 'table', table: rel.remote }];
+      for (const [l, r] of rel.mapping) refs.push({ kind: 'column', table: t, column: l }, { kind: 'column', table: rel.remote, column: r });
+      const field = rel.kind === 'object' ? 'object_relationships' : 'array_relationships';
       out.push({
-        id: relId(rel.kind, t, name), label: `relationship ${qnText(t)}.${name}`,
+        id: relId(rel.kind, t, name), label: `relationship ${tn}.${name}`, owner: t, refs,
         self: { kind: 'relationship', table: t, name },
-        remove: (md) => removeRelationship(md, t, rel.kind, name),
+        remove: (md) => removeFrom(md, t, field, (x) => x.name !== name),
+      });
+    }
+    for (const [name, cf] of rt.computedFields) {
+      const refs: Target[] = [{ kind: 'function', fn: { schema: cf.fn.schema, name: cf.fn.name } }];
+      if (cf.returnsTable && !qnEqual(cf.returnsTable, t)) refs.push({ kind: 'table', table: cf.returnsTable });
+      out.push({
+        id: cfId(t, name), label: `computed field ${tn}.${name}`, owner: t, refs,
+        self: { kind: 'computed_field', table: t, name },
+        remove: (md) => removeFrom(md, t, 'computed_fields', (x) => x.name !== name),
+      });
+    }
+    for (const p of rt.permissions.values()) {
+      const refs: Target[] = [
+        ...p.refs.columns.map((c): Target => ({ kind: 'column', table: c.table, column: c.column })),
+        ...p.refs.relationships.map((r): Target => ({ kind: 'relationship', table: r.table, name: r.name })),
+        ...p.refs.tables.filter((x) => !qnEqual(x, t)).map((x): Target => ({ kind: 'table', table: x })),
+        ...p.computedFields.map((name): Target => ({ kind: 'computed_field', table: t, name })),
+      ];
+      out.push({
+        id: permId(p.kind, t, p.role), label: `permission ${tn}.${p.role}.${p.kind}`, owner: t, refs, self: null,
+        remove: (md) => removeFrom(md, t, permField(p.kind), (x) => x.role !== p.role),
+      });
+    }
+    for (const et of rt.entry.event_triggers) {
+      if (!rt.eventTriggers.has(et.name)) continue;
+      out.push({
+        id: etId(et.name), label: `event trigger ${tn}.${et.name}`, owner: t, self: null,
+        refs: etColumns(et).map((c): Target => ({ kind: 'column', table: t, column: c })),
+        remove: (md) => removeFrom(md, t, 'event_triggers', (x) => x.name !== et.name),
       });
     }
   }
-  if (target.kind === 'table') {
-    const db = cache.tables.get(qnKey(target.table))?.db;
-    for (const f of cache.metadata.functions.values()) {
-      const fns = cache.catalog.functions.get(qnKey(f.function));
-      if (!db || !fns || fns.length !== 1 || fns[0]?.returnRelid !== db.oid) continue;
-      out.push({
-        id: functionId(f.function), label: `function ${qnText(f.function)}`, self: null,
-        remove: (md) => void md.functions.delete(qnKey(f.function)),
-      });
-    }
+  for (const f of cache.metadata.functions.values()) {
+    const fns = cache.catalog.functions.get(qnKey(f.function));
+    const returned = fns?.length === 1 ? cache.catalog.tablesByOid.get(fns[0]?.returnRelid ?? '') : undefined;
+    if (!returned) continue;
+    out.push({
+      id: functionId(f.function), label: `function ${qnText(f.function)}`, owner: null, self: null,
+      refs: [{ kind: 'table', table: { schema: returned.schema, name: returned.name } }],
+      remove: (md) => void md.functions.delete(qnKey(f.function)),
+    });
   }
   return out;
 }
 
-/** The dependents of the targets (transitively when asked), each once, in label order. */
+/**
+ * The dependents of the targets (transitively when asked), each once, in label order. Objects owned by the
+ * tables in `owners` are removed with them and are not dependents.
+ */
 export function dependentsOf(cache: SchemaCache, targets: Target[], owners: Set<string> = new Set(), transitive = true): Dependent[] {
+  const all = candidates(cache).filter((c) => !(c.owner && owners.has(qnKey(c.owner))));
   const found = new Map<string, Dependent>();
   const queue = [...targets];
   while (queue.length > 0) {
     const target = queue.shift() as Target;
-    for (const d of directDependents(cache, target, owners)) {
-      if (found.has(d.id)) continue;
-      found.set(d.id, d);
-      if (d.self && transitive) queue.push(d.self);
+    for (const c of all) {
+      if (found.has(c.id) || !c.refs.some((r) => same(r, target))) continue;
+      // A table's own objects are not its dependents (only other tables' objects are).
+      if (target.kind === 'table' && c.owner && qnEqual(c.owner, target.table)) continue;
+      found.set(c.id, c);
+      if (c.self && transitive) queue.push(c.self);
     }
   }
   return [...found.values()].sort((a, b) => compareCodePoints(a.label, b.label));
 }
 
-export const dependencyMessage = (deps: Dependent[]): string =>
-  `cannot drop due to the following dependent objects : ${[...new Set(deps.map((d) => d.label))].join(', ')}`;
+export const dependencyLabels = (deps: Dependent[]): string => [...new Set(deps.map((d) => d.label))].join(', ');
+
+export const dependencyMessage = (deps: Dependent[]): string => `cannot drop due to the following dependent objects : ${dependencyLabels(deps)}`;

@@ -7,6 +7,7 @@ import { OpContext } from './context.js';
 import { introspect } from './db-catalog.js';
 import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored } from './catalog.js';
 import { resolve, type SchemaCache } from './schema-cache.js';
+import { syncTriggers } from './triggers.js';
 import { accessDenied, needsLock, OPERATIONS, parseEnvelope, requireArgs } from './operations/index.js';
 
 export interface EngineResult {
@@ -39,7 +40,10 @@ export class Engine {
     const { cache, version } = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [STARTUP_LOCK_KEY]);
       await ensureCatalog(tx);
-      return Engine.load(tx);
+      const loaded = await Engine.load(tx);
+      // Database triggers of every consistent event trigger are reinstalled at start-up (§3.1).
+      await syncTriggers(tx, loaded.cache, loaded.cache, true);
+      return loaded;
     });
     return new Engine(db, cache, version, logger);
   }
@@ -85,9 +89,11 @@ export class Engine {
         }
       }
       if (env.type === 'export_metadata') return { body: this.exportBody(), version, cache: null };
-      const ctx = new OpContext(tx, this.cache, this.logger, sessionVariables);
+      const before = this.cache;
+      const ctx = new OpContext(tx, before, this.logger, sessionVariables);
       ctx.startVersion = version;
       const result = await operation.run(ctx, args);
+      if (ctx.changed || ctx.refreshed) await syncTriggers(tx, before, ctx.cache, ctx.fullTriggerSync);
       if (ctx.changed) {
         version = await writeStored(tx, JSON.stringify(documentJson(ctx.cache.metadata)));
       }

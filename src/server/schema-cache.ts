@@ -1,20 +1,34 @@
-import type { Metadata, QualifiedName, TableEntry } from '../metadata/types.js';
+import type { Action, Metadata, QualifiedName, TableEntry } from '../metadata/types.js';
+import { PERM_KINDS } from '../metadata/types.js';
+import { compareCodePoints } from '../metadata/json.js';
 import { qnJson, qnKey, qnQuoted } from '../metadata/names.js';
 import { sortedFunctions, sortedTables } from '../metadata/document.js';
+import { permField } from '../metadata/kinds/permissions.js';
 import type { DbCatalog, DbTable } from './db-catalog.js';
 import { objectId, type InconsistentObject } from './inconsistency.js';
+import type { BoolExpSchema } from './bool-exp/schema.js';
 import { resolveRelationships, type ResolvedRelationship } from './kinds/relationships.js';
 import { resolveFunction } from './kinds/functions.js';
+import { cfRecord, resolveComputedField, type ResolvedComputedField } from './kinds/computed-fields.js';
+import { boolExpTable, permRecord, resolvePermission, type ResolvedPermission } from './kinds/permissions.js';
+import { etRecord, resolveEventTrigger } from './kinds/event-triggers.js';
+import { customTypeReasons, customTypesRecord, typeKinds, type TypeKind } from './kinds/custom-types.js';
+import { actionPermRecord, actionReason, actionRecord } from './kinds/actions.js';
 
 export type FieldKind = 'column' | 'relationship' | 'computed field';
 
-/** A consistent tracked table as the GraphQL layer and the BoolExp validator will see it. */
+/** A consistent tracked table as the GraphQL layer and the BoolExp compiler will see it. */
 export interface ResolvedTable {
   entry: TableEntry;
   db: DbTable;
-  /** Every name taken on the table: columns, then consistent relationships (and later computed fields). */
+  /** Every name taken on the table: columns, then consistent relationships and computed fields. */
   fields: Map<string, FieldKind>;
   relationships: Map<string, ResolvedRelationship>;
+  computedFields: Map<string, ResolvedComputedField>;
+  /** Consistent permissions by `<kind>:<role>`. */
+  permissions: Map<string, ResolvedPermission>;
+  /** Names of its consistent event triggers (their database triggers are installed). */
+  eventTriggers: Set<string>;
 }
 
 /** The metadata resolved against the database catalog (engine-api.md §3.4). Immutable once built. */
@@ -22,25 +36,56 @@ export interface SchemaCache {
   metadata: Metadata;
   catalog: DbCatalog;
   tables: Map<string, ResolvedTable>;
+  /** Types actions may use (empty of custom types when the custom types are inconsistent). */
+  types: Map<string, TypeKind>;
+  consistentActions: Set<string>;
   inconsistent: InconsistentObject[];
   inconsistentIds: Set<string>;
 }
 
 export const tableId = (t: QualifiedName): string => objectId('table', t, '');
+export const permKey = (kind: string, role: string): string => `${kind}:${role}`;
+
+export const boolExpSchema = (tables: Map<string, ResolvedTable>): BoolExpSchema => ({
+  table(name) {
+    const rt = tables.get(qnKey(name));
+    return rt ? boolExpTable(rt) : undefined;
+  },
+});
 
 export function resolve(metadata: Metadata, catalog: DbCatalog): SchemaCache {
-  const inconsistent: InconsistentObject[] = [];
   const tables = new Map<string, ResolvedTable>();
   const ordered = sortedTables(metadata);
-  // Pass 1: which tracked tables exist, so that relationships can tell a tracked table from a missing one.
+  // Pass 1: which tracked tables exist, so that references can tell a tracked table from a missing one.
   for (const entry of ordered) {
     const db = catalog.tables.get(qnKey(entry.table));
     if (!db) continue;
     const fields = new Map<string, FieldKind>();
     for (const c of db.columns.keys()) fields.set(c, 'column');
-    tables.set(qnKey(entry.table), { entry, db, fields, relationships: new Map() });
+    tables.set(qnKey(entry.table), {
+      entry, db, fields, relationships: new Map(), computedFields: new Map(), permissions: new Map(), eventTriggers: new Set(),
+    });
   }
-  // Pass 2: children, recorded in export order.
+  // Pass 2: relationships and computed fields, which BoolExps of every table may then use.
+  const early = new Map<string, InconsistentObject[]>();
+  for (const rt of tables.values()) {
+    const out: InconsistentObject[] = [];
+    resolveRelationships(rt, tables, catalog, out);
+    const t = rt.entry.table;
+    for (const cf of [...rt.entry.computed_fields].sort((a, b) => compareCodePoints(a.name, b.name))) {
+      const taken = rt.fields.get(cf.name);
+      const r = taken ? `"${cf.name}" conflicts with an existing ${taken} of table ${qnQuoted(t)}` : resolveComputedField(cf, rt, catalog, tables);
+      if (typeof r === 'string') out.push(cfRecord(t, cf, r));
+      else {
+        rt.fields.set(cf.name, 'computed field');
+        rt.computedFields.set(cf.name, r);
+      }
+    }
+    early.set(qnKey(t), out);
+  }
+  // Pass 3: permissions and event triggers; records assembled in export order.
+  const schema = boolExpSchema(tables);
+  const inconsistent: InconsistentObject[] = [];
   for (const entry of ordered) {
     const rt = tables.get(qnKey(entry.table));
     if (!rt) {
@@ -50,11 +95,43 @@ export function resolve(metadata: Metadata, catalog: DbCatalog): SchemaCache {
       });
       continue;
     }
-    resolveRelationships(rt, tables, catalog, inconsistent);
+    inconsistent.push(...(early.get(qnKey(entry.table)) ?? []));
+    for (const kind of PERM_KINDS) {
+      for (const p of [...entry[permField(kind)]].sort((a, b) => compareCodePoints(a.role, b.role))) {
+        const r = resolvePermission(kind, p, rt, schema);
+        if (typeof r === 'string') inconsistent.push(permRecord(kind, entry.table, p, r));
+        else rt.permissions.set(permKey(kind, p.role), r);
+      }
+    }
+    for (const et of [...entry.event_triggers].sort((a, b) => compareCodePoints(a.name, b.name))) {
+      const reason = resolveEventTrigger(et, rt);
+      if (reason) inconsistent.push(etRecord(entry.table, et, reason));
+      else rt.eventTriggers.add(et.name);
+    }
   }
   for (const fn of sortedFunctions(metadata)) {
     const problem = resolveFunction(fn, catalog, tables);
     if (problem) inconsistent.push(problem);
   }
-  return { metadata, catalog, tables, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)) };
+  const ctReasons = customTypeReasons(metadata.custom_types, catalog, tables);
+  const types = typeKinds(ctReasons.length > 0 ? { input_objects: [], objects: [], scalars: [], enums: [], argumentFields: [] } : metadata.custom_types, catalog);
+  const consistentActions = resolveActions([...metadata.actions.values()], types, inconsistent);
+  if (ctReasons.length > 0) inconsistent.push(customTypesRecord(metadata.custom_types, ctReasons));
+  return { metadata, catalog, tables, types, consistentActions, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)) };
+}
+
+function resolveActions(actions: Action[], types: Map<string, TypeKind>, out: InconsistentObject[]): Set<string> {
+  const ok = new Set<string>();
+  for (const a of actions.sort((x, y) => compareCodePoints(x.name, y.name))) {
+    const reason = actionReason(a, types);
+    if (reason) {
+      out.push(actionRecord(a, reason));
+      continue;
+    }
+    ok.add(a.name);
+    for (const p of [...a.permissions].sort((x, y) => compareCodePoints(x.role, y.role))) {
+      if (p.role === 'admin') out.push(actionPermRecord(a.name, p, 'cannot define permission for admin role'));
+    }
+  }
+  return ok;
 }

@@ -77,6 +77,17 @@ async function until<T>(p: Proc, probe: () => T | null | undefined, what: string
   }
 }
 
+/** Waits for the single JSON document of `-o json` (cli.md §3.4). */
+function untilJson(p: Proc): Promise<{ url: string; warnings: unknown }> {
+  return until(p, () => {
+    try {
+      return JSON.parse(p.out()) as { url: string; warnings: unknown };
+    } catch {
+      return null;
+    }
+  }, 'the JSON document');
+}
+
 async function finished(p: Proc, ms = 30_000): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -108,24 +119,19 @@ async function ok(url: string, body: unknown, headers: Record<string, string> = 
 
 const noSecretWarning = (url: string) => `warning: no admin secret is set; anyone who can reach ${url} has admin access`;
 
-/** A port held by a listener until the end of the test. */
-async function busyPort(): Promise<number> {
+/** busyPort: held by a listener until the end of the test; freePort: was free a moment ago, nothing listens. */
+async function busyPort(keep = true): Promise<number> {
   const server: NetServer = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return (server.address() as { port: number }).port;
-}
-
-/** A port that was free a moment ago and has nothing listening on it. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  if (keep) cleanups.push(close);
+  else await close();
   return port;
 }
+const freePort = () => busyPort(false);
 
-describe('engine serve: embedded database', () => {
+describe('engine serve: embedded database', { timeout: 120_000 }, () => {
   it('text mode: banner lines, pid file, healthz and version; SIGINT stops cleanly', async () => {
     const cwd = await tempDir();
     const dataDir = join(cwd, 'data');
@@ -155,17 +161,11 @@ describe('engine serve: embedded database', () => {
     const dataDir = join(cwd, 'data');
     // --port wins over an invalid ENGINE_GRAPHQL_SERVER_PORT (flag > environment, cli.md §2.2).
     const p = run(['serve', '--port', '0', '--data-dir', dataDir, '-o', 'json'], cwd, { ENGINE_GRAPHQL_SERVER_PORT: 'nope' });
-    const doc = await until(p, () => {
-      try {
-        return JSON.parse(p.out()) as { url: string };
-      } catch {
-        return null;
-      }
-    }, 'the JSON document');
+    const doc = await untilJson(p);
     expect(doc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const message = `no admin secret is set; anyone who can reach ${doc.url} has admin access`;
     expect(doc).toEqual({ ok: true, url: doc.url, database: 'embedded', data_dir: dataDir, warnings: [{ code: expect.any(String), message }] });
-    const expected = { ok: true, url: doc.url, database: 'embedded', data_dir: dataDir, warnings: (doc as unknown as { warnings: unknown }).warnings };
+    const expected = { ok: true, url: doc.url, database: 'embedded', data_dir: dataDir, warnings: doc.warnings };
     expect(p.out()).toBe(`${JSON.stringify(expected, null, 2)}\n`);
     expect(p.lines()).toContain(`warning: ${message}`);
     expect((await fetch(`${doc.url}/v1/version`)).status).toBe(200);
@@ -333,13 +333,7 @@ describe('engine serve: settings and connection errors', () => {
     const masked = u.password ? dbUrl.replace(`:${u.password}@`, ':***@') : dbUrl;
     const cwd = await tempDir();
     const p = run(['serve', '--port', '0', '--database-url', dbUrl, '-o', 'json'], cwd);
-    const doc = await until(p, () => {
-      try {
-        return JSON.parse(p.out()) as { url: string };
-      } catch {
-        return null;
-      }
-    }, 'the JSON document');
+    const doc = await untilJson(p);
     expect(doc).toEqual({
       ok: true, url: doc.url, database: 'external', data_dir: null,
       warnings: [{ code: expect.any(String), message: `no admin secret is set; anyone who can reach ${doc.url} has admin access` }],

@@ -95,6 +95,12 @@ DO $$ DECLARE s text; BEGIN
   END LOOP;
 END $$;
 CREATE SCHEMA public;
+DO $$ DECLARE f text; BEGIN
+  FOR f IN SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = 'engine_catalog' AND p.proname LIKE 'notify\\_engine\\_%' LOOP
+    EXECUTE format('DROP FUNCTION engine_catalog.%I()', f);
+  END LOOP;
+END $$;
 TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_catalog.action_log, engine_catalog.schema_migrations;
 UPDATE engine_catalog.metadata SET metadata = '{"version":2,"tables":[]}', resource_version = 1;
 `;

@@ -12,8 +12,6 @@ afterAll(async () => e?.close());
 beforeEach(async () => {
   // Each test starts from the same metadata: author tracked (resource_version 2).
   await e.reset();
-  // Engine.refresh() (used by reset) keeps the serialised export cached under its version number: see the report.
-  await e.query({ type: 'export_metadata', args: {} });
   await e.sql('create table author (id serial primary key, name text); create table article (id serial primary key, author_id int references author(id))');
   await e.ok({ type: 'track_table', args: 'author' });
 });
@@ -100,6 +98,11 @@ describe('replace_metadata, second form: errors at $.args.metadata…', () => {
 });
 
 describe('replace_metadata, second form: its own arguments', () => {
+  it('the first form has no resource_version: it is an unknown top-level key', async () => {
+    await expectError({ type: 'replace_metadata', args: { version: 2, tables: [], resource_version: 2 } }, 400,
+      { path: '$.args', error: 'unexpected keys in metadata: "resource_version"', code: 'parse-failed' });
+  });
+
   it('rejects a metadata value that is not an object', async () => {
     await expectError({ type: 'replace_metadata', args: { metadata: [] } }, 400,
       { path: '$.args.metadata', error: 'expected Object, encountered Array', code: 'parse-failed' });

@@ -9,12 +9,7 @@ beforeAll(async () => {
   e = await startTestEngine();
 });
 afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
-  // Engine.refresh() (used by reset) keeps the serialised export cached under its version number, and reset takes the
-  // version back to 1: export once so that a stale body from an earlier test is never served (see the report).
-  await e.query({ type: 'export_metadata', args: {} });
-});
+beforeEach(async () => e.reset());
 
 const qt = (name: string, schema = 'public') => ({ schema, name });
 const replace = (args: unknown) => ({ type: 'replace_metadata', args });
@@ -125,6 +120,16 @@ describe('export_metadata (§4.8.1, §6.3)', () => {
     const tracks = ops.slice(0, 3).reverse();
     for (const op of [...tracks, ...ops.slice(3).reverse()]) await e.ok(op);
     expect((await exported()).text).toBe(CANONICAL_TEXT);
+  });
+});
+
+describe('export_metadata ordering and bytes (§6.3)', () => {
+  it('sorts by code point and does not escape non-ASCII characters', async () => {
+    await e.sql('create table "alpha" (id int); create table "Zed" (id int); create table "Éclair" (id int); create table "b" (id int)');
+    for (const t of ['Éclair', 'alpha', 'b', 'Zed']) await e.ok({ type: 'track_table', args: t });
+    const r = await e.query(EXPORT);
+    expect(r.text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"Zed"}},{"table":{"schema":"public","name":"alpha"}},'
+      + '{"table":{"schema":"public","name":"b"}},{"table":{"schema":"public","name":"Éclair"}}]}');
   });
 });
 

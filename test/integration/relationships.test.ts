@@ -23,10 +23,10 @@ beforeEach(async () => {
   for (const t of ['author', 'article', 'book', 'pair', 'pair_ref', { schema: 'billing', name: 'invoice' }]) await write({ type: 'track_table', args: t });
 });
 
-type Q = string | { schema: string; name: string };
+type Q = string | { schema?: string; name: string };
 const qt = (name: string, schema = 'public') => ({ schema, name });
-const text = (t: Q) => (typeof t === 'string' ? t : t.schema === 'public' ? t.name : `${t.schema}.${t.name}`);
-const qtOf = (t: Q) => (typeof t === 'string' ? qt(t) : t);
+const qtOf = (t: Q) => (typeof t === 'string' ? qt(t) : qt(t.name, t.schema));
+const text = (t: Q) => (qtOf(t).schema === 'public' ? qtOf(t).name : `${qtOf(t).schema}.${qtOf(t).name}`);
 const INVOICE = qt('invoice', 'billing');
 const err = (path: string, error: string, code: string) => ({ path, error, code });
 
@@ -38,10 +38,10 @@ async function expectError(body: unknown, status: number, expected: Record<strin
   expect(await e.state()).toEqual(before);
 }
 
-async function exported(): Promise<{ text: string; body: any; version: string | null }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function exported(): Promise<{ text: string; version: string | null }> {
   const r = await e.query({ type: 'export_metadata', args: {} });
   expect(r.status).toBe(200);
-  return { text: r.text, body: r.body, version: r.headers.get('x-engine-resource-version') };
+  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
 }
 
 async function write(body: unknown): Promise<void> {
@@ -239,6 +239,20 @@ describe('consistency rules (§3.4)', () => {
     // A relationship pointing at the missing table is itself inconsistent (§4.8.5 example).
     await expectError(rel('array', 'author', 'articles', fkArticles), 400,
       resolutionError('array', 'author', 'articles', fkArticles, 'table "article" does not exist'));
+  });
+
+  it('drops relationships of, and untracks, a tracked table missing from the database', async () => {
+    await write(rel('object', 'article', 'author', fkAuthor));
+    await write(rel('array', 'article', 'self', { manual_configuration: { remote_table: 'article', column_mapping: { id: 'id' } } }));
+    await e.ok({ type: 'run_sql', args: { sql: 'drop table article', check_metadata_consistency: false } });
+    expect(await inconsistent()).toEqual({ is_consistent: false, inconsistent_objects: [
+      { definition: qt('article'), reason: 'no such table/view exists in postgres : "article"', type: 'table' },
+    ] });
+    await write({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
+    await expectError({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } }, 400,
+      err('$.args.relationship', 'relationship "author" does not exist in table "article"', 'not-exists'));
+    await write({ type: 'untrack_table', args: { table: 'article' } });
+    expect(await inconsistent()).toEqual({ is_consistent: true, inconsistent_objects: [] });
   });
 
   it('fails an operation that makes other objects inconsistent with 400 unexpected (§7 row 22)', async () => {

@@ -8,12 +8,7 @@ beforeAll(async () => {
   e = await startTestEngine();
 });
 afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
-  // Engine.refresh() (used by reset) keeps the serialised export cached under its version number, and reset takes the
-  // version back to 1: export once so that a stale body from an earlier test is never served (see the report).
-  await e.query({ type: 'export_metadata', args: {} });
-});
+beforeEach(async () => e.reset());
 
 const runSql = (sql: string, extra: Record<string, unknown> = {}) => ({ type: 'run_sql', args: { sql, ...extra } });
 const qt = (name: string, schema = 'public') => ({ schema, name });
@@ -257,6 +252,20 @@ describe('newly inconsistent objects (§4.1.1 step 5, §3.4 rule 2, row 22)', ()
         },
       ],
     });
+  });
+
+  it('a tracked function overloaded or made VOLATILE: cannot continue due to new inconsistent metadata', async () => {
+    await setup();
+    await e.sql('create function search_articles(q text) returns setof article language sql stable as $$ select * from article where title = q $$');
+    await e.ok({ type: 'track_function', args: 'search_articles' });
+    const failure = (reason: string) => ({
+      path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
+      internal: [{ definition: { function: qt('search_articles') }, reason: `in function "search_articles": ${reason}`, type: 'function' }],
+    });
+    await expectError(runSql('create function search_articles(q int) returns setof article language sql stable as $$ select * from article where id = q $$'), 400,
+      failure('the function "search_articles" is overloaded; overloaded functions are not supported'));
+    await expectError(runSql('alter function search_articles(text) volatile'), 400,
+      failure('the function "search_articles" is of type VOLATILE; only STABLE or IMMUTABLE functions can be tracked'));
   });
 
   it('objects already inconsistent do not make run_sql fail (rule 3)', async () => {

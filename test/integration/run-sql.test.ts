@@ -9,12 +9,7 @@ beforeAll(async () => {
   e = await startTestEngine();
 });
 afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
-  // Engine.refresh() (used by reset) keeps the serialised export cached under its version number, and reset takes the
-  // version back to 1: export once so that a stale body from an earlier test is never served (see the report).
-  await e.query({ type: 'export_metadata', args: {} });
-});
+beforeEach(async () => e.reset());
 
 const runSql = (sql: string, extra: Record<string, unknown> = {}) => ({ type: 'run_sql', args: { sql, ...extra } });
 
@@ -82,6 +77,12 @@ describe('run_sql result shapes (§4.1.1 step 2)', () => {
     expect(await e.sql("set local time zone 'UTC'; show timezone")).toEqual({ result_type: 'TuplesOk', result: [['TimeZone'], ['UTC']] });
   });
 
+  it('answers TuplesOk whenever the last statement has a row description, even with no rows or no columns', async () => {
+    await e.sql('create table t (id int)');
+    expect(await e.sql('insert into t select id from t returning id, 1 as one')).toEqual({ result_type: 'TuplesOk', result: [['id', 'one']] });
+    expect(await e.sql('select from (values (1), (2)) v')).toEqual({ result_type: 'TuplesOk', result: [[], [], []] });
+  });
+
   it('renders timestamps, dates, numerics and json/jsonb as PostgreSQL text', async () => {
     const r = await e.sql(`set local time zone 'UTC'; select
       '2024-05-01 10:00:00+00'::timestamptz as ts, '2024-05-01 10:00:00.5'::timestamp as t2, '2024-05-01'::date as d,
@@ -142,7 +143,9 @@ describe('run_sql errors (§4.1.1 step 3)', () => {
       expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { path: refused.path, error: refused.error, code: refused.code } });
     }
     await expectError(runSql('create table u (id int); commit'), 400, { path: refused.path, error: refused.error, code: refused.code });
-    // Words that merely look like transaction control are fine.
+    // Words that merely look like transaction control are fine: in strings, comments, identifiers and bodies.
+    expect(await e.sql("do $$ begin perform 1; end $$; do $body$\nbegin\n  insert into t values (2);\nend\n$body$")).toEqual({ result_type: 'CommandOk', result: null });
+    expect(await e.db.query('SELECT id FROM t')).toEqual([{ id: 2 }]);
     expect(await e.sql("select 'begin' as \"commit\"; -- rollback\nselect 1 as begin_x")).toEqual({ result_type: 'TuplesOk', result: [['begin_x'], ['1']] });
   });
 

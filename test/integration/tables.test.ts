@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { EXTERNAL_URL, startTestEngine, type TestEngine } from '../helpers/engine.js';
 
 // engine-api.md §4.1.2–§4.1.3 (track_table, untrack_table), §4.0 common table check, §3.5 table dependents.
 
@@ -43,7 +43,7 @@ describe('track_table', () => {
   it('accepts a string, {schema,name}, {name} and {"table": …} in both forms and stores the object form', async () => {
     await e.sql('create table a (id int); create table b (id int); create table c (id int); create table d (id int); create table f (id int); create schema billing; create table billing.invoice (id int)');
     await write({ type: 'track_table', args: 'a' });
-    await write({ type: 'track_table', args: { name: 'b' } });
+    await write({ type: 'track_table', args: { name: 'b', schema: null } });
     await write({ type: 'track_table', args: { schema: 'public', name: 'c' } });
     await write({ type: 'track_table', args: { table: 'd' } });
     await write({ type: 'track_table', args: { table: { name: 'f' } } });
@@ -60,6 +60,25 @@ describe('track_table', () => {
       create table part (id int) partition by range (id)`);
     for (const t of ['author_names', 'author_ids', 'part']) await write({ type: 'track_table', args: t });
     expect((await exported()).text).toBe(doc([{ table: qt('author_ids') }, { table: qt('author_names') }, { table: qt('part') }]));
+  });
+
+  // A wrapper without handler is legal PostgreSQL (and the only kind PGlite offers here); its tables are foreign tables.
+  it('tracks a foreign table, also one of a wrapper without a handler', async () => {
+    await e.sql(`do $$ begin
+        if not exists (select 1 from pg_foreign_data_wrapper where fdwname = 'nowhere') then create foreign data wrapper nowhere; end if;
+      end $$`);
+    await e.sql('create server if not exists nowhere_srv foreign data wrapper nowhere');
+    await e.sql('create foreign table remote_author (id int) server nowhere_srv');
+    await write({ type: 'track_table', args: 'remote_author' });
+    expect((await exported()).text).toBe(doc([{ table: qt('remote_author') }]));
+  });
+
+  it.runIf(EXTERNAL_URL)('tracks a file_fdw foreign table (external PostgreSQL only)', async () => {
+    await e.sql('create extension if not exists file_fdw');
+    await e.sql('create server if not exists files foreign data wrapper file_fdw');
+    await e.sql("create foreign table host_file (line text) server files options (filename '/etc/hostname')");
+    await write({ type: 'track_table', args: { table: 'host_file' } });
+    expect((await exported()).text).toBe(doc([{ table: qt('host_file') }]));
   });
 
   it('rejects system schemas before any other check', async () => {
@@ -114,7 +133,7 @@ describe('untrack_table', () => {
     await write({ type: 'create_object_relationship', args: { table: 'node', name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } } });
     await write({ type: 'create_array_relationship', args: { table: 'node', name: 'children', using: { foreign_key_constraint_on: { table: 'node', column: 'parent_id' } } } });
     const schema = (await e.state()).schema;
-    await write({ type: 'untrack_table', args: { table: 'node' } });
+    await write({ type: 'untrack_table', args: { table: 'node', cascade: null } });
     expect((await exported()).text).toBe(doc([{ table: qt('invoice', 'billing') }]));
     await write({ type: 'untrack_table', args: { table: { schema: 'billing', name: 'invoice' }, cascade: false } });
     expect((await exported()).text).toBe(doc([]));
@@ -161,6 +180,21 @@ describe('untrack_table', () => {
         err('$.args', 'cannot drop due to the following dependent objects : relationship author.articles', 'dependency-error'));
     });
 
+    it('sorts labels and tables by code point, not by UTF-16 unit', async () => {
+      await e.sql('create table "😀" (id int, author_id int references author(id)); create table "ｚ" (id int, author_id int references author(id))');
+      for (const t of ['😀', 'ｚ']) {
+        await write({ type: 'track_table', args: t });
+        await write({ type: 'create_object_relationship', args: { table: t, name: 'by', using: { foreign_key_constraint_on: 'author_id' } } });
+      }
+      const names = JSON.parse((await exported()).text).tables.map((t: { table: { name: string } }) => t.table.name);
+      expect(names).toEqual(['invoice', 'article', 'author', 'ｚ', '😀']);
+      await e.ok({ type: 'untrack_function', args: 'search_authors' });
+      await e.ok({ type: 'untrack_function', args: { schema: 'billing', name: 'top_authors' } });
+      await expectError({ type: 'untrack_table', args: { table: 'author' } }, 400, err('$.args', 'cannot drop due to the following dependent objects : '
+        + 'relationship article.Writer, relationship article.author, relationship billing.invoice.customer, relationship ｚ.by, relationship 😀.by', 'dependency-error'));
+      await expectError({ type: 'track_table', args: '😀' }, 400, err('$.args', 'view/table already tracked : "😀"', 'already-tracked'));
+    });
+
     it('removes the dependents with cascade', async () => {
       const schema = (await e.state()).schema;
       await write({ type: 'untrack_table', args: { table: 'author', cascade: true } });
@@ -180,6 +214,23 @@ describe('untrack_table', () => {
       await write({ type: 'untrack_table', args: { table: 'author' } });
       expect((await exported()).text).toBe(doc([{ table: qt('invoice', 'billing') }, { table: qt('article') }]));
     });
+  });
+});
+
+describe('argument parsing (§7 rows 5–6)', () => {
+  it('rejects malformed track/untrack arguments at the offending path', async () => {
+    await e.sql('create table a (id int)');
+    const cases: [string, unknown, string, string][] = [
+      ['track_table', { schema: 'public' }, '$.args', 'the key "name" was not present'],
+      ['track_table', { table: { schema: 'public' } }, '$.args.table', 'the key "name" was not present'],
+      ['track_table', { name: 5 }, '$.args.name', 'expected String, encountered Number'],
+      ['untrack_table', 'a', '$.args', 'expected Object, encountered String'],
+      ['untrack_table', {}, '$.args', 'the key "table" was not present'],
+      ['untrack_table', { table: 'a', cascade: 'yes' }, '$.args.cascade', 'expected Boolean, encountered String'],
+      ['track_function', { function: 'f', configuration: { session_argument: 5 } }, '$.args.configuration.session_argument', 'expected String, encountered Number'],
+      ['untrack_function', { function: { schema: 's' } }, '$.args.function', 'the key "name" was not present'],
+    ];
+    for (const [type, args, path, error] of cases) await expectError({ type, args }, 400, err(path, error, 'parse-failed'));
   });
 });
 

@@ -265,7 +265,7 @@ describe('references of a valid expression', () => {
     tables: [...new Set(r.tables.map((t) => key(t)))].sort(),
   });
   it('the spec example', () => {
-    const exp = { author_id: 'X-Engine-User-Id', $or: [{ published: true }, { category: { $neq: 'editorial' } }], author: { active: { _eq: true } } };
+    const exp: Json = { author_id: 'X-Engine-User-Id', $or: [{ published: true }, { category: { $neq: 'editorial' } }], author: { active: { _eq: true } } };
     expect(set(refsOf(exp))).toEqual({
       columns: ['public.article.author_id', 'public.article.category', 'public.article.published', 'public.author.active'],
       relationships: ['public.article.author'],

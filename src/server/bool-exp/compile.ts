@@ -12,7 +12,9 @@ import type { BoolExpSchema, BoolExpTable } from './schema.js';
 /** A parameter slot: a static value, or a session variable read when the statement is bound. */
 export type Param =
   | { kind: 'value'; text: string | null }
-  | { kind: 'session'; name: string; array: boolean };
+  | { kind: 'session'; name: string; array: boolean }
+  /** An array operand whose elements may themselves be session variables (`_in: ["X-Engine-User-Id", 5]`). */
+  | { kind: 'array'; items: ({ text: string | null } | { session: string })[] };
 
 export interface Compiled {
   sql: string;
@@ -51,7 +53,7 @@ class Builder {
 
   operand(v: Json, typeName: string): string {
     if (isSessionRef(v)) {
-      this.params.push({ kind: 'session', name: v.toLowerCase(), array: false });
+      this.params.push({ kind: 'session', name: (v as string).toLowerCase(), array: false });
       return `$${this.offset + this.params.length}::${cast(typeName)}`;
     }
     return this.value(scalarText(v, typeName), typeName);
@@ -59,10 +61,15 @@ class Builder {
 
   arrayOperand(v: Json, typeName: string): string {
     if (isSessionRef(v)) {
-      this.params.push({ kind: 'session', name: v.toLowerCase(), array: true });
+      this.params.push({ kind: 'session', name: (v as string).toLowerCase(), array: true });
     } else {
-      const items = (v as Json[]).map((x) => scalarText(x, typeName));
-      this.params.push({ kind: 'value', text: arrayLiteral(items) });
+      const values = v as Json[];
+      if (values.some(isSessionRef)) {
+        const items = values.map((x) => (isSessionRef(x) ? { session: (x as string).toLowerCase() } : { text: scalarText(x, typeName) }));
+        this.params.push({ kind: 'array', items });
+      } else {
+        this.params.push({ kind: 'value', text: arrayLiteral(values.map((x) => scalarText(x, typeName))) });
+      }
     }
     return `$${this.offset + this.params.length}::${cast(typeName)}[]`;
   }
@@ -153,10 +160,15 @@ function column(col: string, typeName: string, value: Json, alias: string, b: Bu
  * request fails before any SQL runs (graphql-api.md §4.2).
  */
 export function bindParams(params: Param[], sessionVariables: Record<string, string>): (string | null)[] {
+  const session = (name: string): string => {
+    const v = sessionVariables[name];
+    if (v === undefined) throw new ApiError(400, 'not-found', '$', `missing session variable: "${name}"`);
+    return v;
+  };
   return params.map((p) => {
     if (p.kind === 'value') return p.text;
-    const v = sessionVariables[p.name];
-    if (v === undefined) throw new ApiError(400, 'not-found', '$', `missing session variable: "${p.name}"`);
+    if (p.kind === 'array') return arrayLiteral(p.items.map((i) => ('session' in i ? session(i.session) : i.text)));
+    const v = session(p.name);
     if (!p.array) return v;
     if (v.trim().startsWith('[')) {
       const items = JSON.parse(v) as Json[];

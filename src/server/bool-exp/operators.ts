@@ -65,7 +65,7 @@ export function appliesTo(op: OperatorInfo, typeName: string): boolean {
 }
 
 /** A JSON string whose lower-cased form starts with `x-engine-` is a session-variable reference (§4.4.3). */
-export const isSessionRef = (v: unknown): v is string => typeof v === 'string' && v.toLowerCase().startsWith('x-engine-');
+export const isSessionRef = (v: unknown): boolean => typeof v === 'string' && v.toLowerCase().startsWith('x-engine-');
 
 /** Whether a static value fits a column type (§4.4.3); references always fit. */
 export function valueFits(v: unknown, typeName: string): boolean {

@@ -5,6 +5,10 @@ import { metadataOperations, LOCKING_READS, EXPORT_METADATA, noArgs } from './me
 import { relationshipOperations } from './relationships.js';
 import { sqlOperations } from './run-sql.js';
 import { tableOperations } from './tables.js';
+import { permissionOperations } from './permissions.js';
+import { computedFieldOperations } from './computed-fields.js';
+import { actionOperations } from './actions.js';
+import { eventTriggerOperations } from './event-triggers.js';
 import type { OpContext } from '../context.js';
 import { op, type Operation } from './operation.js';
 
@@ -62,6 +66,10 @@ export const OPERATIONS: Record<string, Operation<unknown>> = {
   ...sqlOperations,
   ...tableOperations,
   ...relationshipOperations,
+  ...permissionOperations,
+  ...computedFieldOperations,
+  ...actionOperations,
+  ...eventTriggerOperations,
   ...metadataOperations,
   [EXPORT_METADATA]: op(exportMetadata),
   bulk: op(bulk),

@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors.js';
 import { at, bool, int, obj, opt, req } from '../../metadata/reader.js';
 import { isObject, type Json } from '../../metadata/json.js';
-import { cloneMetadata, emptyMetadata, parseDocument } from '../../metadata/document.js';
+import { checkDocumentDuplicates, cloneMetadata, emptyMetadata, parseDocumentEntries, toMetadata, type ParsedDocument } from '../../metadata/document.js';
 import { qnKey } from '../../metadata/names.js';
 import type { Metadata, QualifiedName } from '../../metadata/types.js';
 import { recordJson, type InconsistentObject } from '../inconsistency.js';
@@ -15,7 +15,7 @@ export const noArgs: Operation<null>['parse'] = (args, path) => {
 };
 
 interface ReplaceArgs {
-  metadata: Metadata;
+  document: ParsedDocument;
   resourceVersion?: number;
   allowInconsistent: boolean;
 }
@@ -29,13 +29,13 @@ const replaceMetadata: Operation<ReplaceArgs> = {
   write: true,
   parse(args, path) {
     const o = obj(args, path);
-    if (!('metadata' in o)) return { metadata: parseDocument(o, path), allowInconsistent: false };
+    if (!('metadata' in o)) return { document: parseDocumentEntries(o, path), allowInconsistent: false };
     const mdPath = at(path, 'metadata');
     const rv = opt(o, 'resource_version');
     const allow = opt(o, 'allow_inconsistent_metadata');
-    const metadata = parseDocument(req(o, 'metadata', path), mdPath);
+    const document = parseDocumentEntries(req(o, 'metadata', path), mdPath);
     return {
-      metadata,
+      document,
       ...(rv === undefined ? {} : { resourceVersion: int(rv, at(path, 'resource_version'), 0) }),
       allowInconsistent: allow === undefined ? false : bool(allow, at(path, 'allow_inconsistent_metadata')),
     };
@@ -46,8 +46,10 @@ const replaceMetadata: Operation<ReplaceArgs> = {
         requested: args.resourceVersion, current: ctx.startVersion,
       });
     }
+    checkDocumentDuplicates(args.document);
     await ctx.refreshAll();
-    const after = ctx.apply(args.metadata, args.allowInconsistent ? 'lenient' : 'strict');
+    ctx.fullTriggerSync = true;
+    const after = ctx.apply(toMetadata(args.document), args.allowInconsistent ? 'lenient' : 'strict');
     return args.allowInconsistent ? inconsistencyBody(after.inconsistent) : SUCCESS;
   },
 };
@@ -56,6 +58,7 @@ const clearMetadata: Operation<null> = {
   write: true,
   parse: noArgs,
   async run(ctx) {
+    ctx.fullTriggerSync = true;
     ctx.apply(emptyMetadata(), 'strict');
     return SUCCESS;
   },
@@ -106,6 +109,7 @@ const reloadMetadata: Operation<null> = {
   async run(ctx) {
     await ctx.refreshAll();
     ctx.refreshed = true;
+    ctx.fullTriggerSync = true;
     return { message: 'success', is_consistent: ctx.cache.inconsistent.length === 0 };
   },
 };

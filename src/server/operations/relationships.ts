@@ -7,7 +7,7 @@ import type { QualifiedName, RelKind, Relationship } from '../../metadata/types.
 import { dependencyMessage, dependentsOf } from '../dependencies.js';
 import { relId, relPrefix, relationshipRecord } from '../kinds/relationships.js';
 import { op, SUCCESS, type Operation } from './operation.js';
-import { requireTracked } from './tables.js';
+import { requireTracked, takenName } from './tables.js';
 
 interface CreateArgs {
   table: QualifiedName;
@@ -34,8 +34,7 @@ function createRelationship(kind: RelKind): Operation<CreateArgs> {
         ? [rel.using.manual_configuration.remote_table]
         : typeof rel.using.foreign_key_constraint_on === 'string' ? [] : [rel.using.foreign_key_constraint_on.table];
       await ctx.refreshTables([table, ...remote]);
-      const rt = ctx.cache.tables.get(qnKey(table));
-      const taken = rt?.fields.get(rel.name) ?? (rt ? undefined : takenInEntry(ctx.metadata.tables.get(qnKey(table)), rel.name));
+      const taken = takenName(ctx, table, rel.name);
       if (taken) {
         throw badRequest('already-exists', '$.args.name', `"${rel.name}" conflicts with an existing ${taken} of table ${qnQuoted(table)}`);
       }
@@ -51,12 +50,6 @@ function createRelationship(kind: RelKind): Operation<CreateArgs> {
       return SUCCESS;
     },
   };
-}
-
-/** Names used on a table whose database object is missing: only the metadata can tell. */
-function takenInEntry(entry: { object_relationships: Relationship[]; array_relationships: Relationship[] } | undefined, name: string) {
-  if (!entry) return undefined;
-  return [...entry.object_relationships, ...entry.array_relationships].some((r) => r.name === name) ? 'relationship' : undefined;
 }
 
 const dropRelationship: Operation<{ table: QualifiedName; name: string; cascade: boolean }> = {

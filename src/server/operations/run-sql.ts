@@ -123,6 +123,8 @@ function reconcile(ctx: OpContext, before: DbCatalog, after: DbCatalog, cascade:
   const dropped: QualifiedName[] = [];
   const droppedColumns: Target[] = [];
   const retyped: { table: QualifiedName; column: string }[] = [];
+  const renamedTables: [QualifiedName, QualifiedName][] = [];
+  const renamedColumns: [QualifiedName, string, string][] = [];
   for (const entry of original.tables.values()) {
     const old = before.tables.get(qnKey(entry.table));
     if (!old) continue;
@@ -131,24 +133,27 @@ function reconcile(ctx: OpContext, before: DbCatalog, after: DbCatalog, cascade:
       dropped.push(entry.table);
       continue;
     }
-    const newName = { schema: now.schema, name: now.name };
+    const byNum = new Map([...now.columns.values()].map((c) => [c.num, c]));
     for (const col of old.columns.values()) {
-      const cur = [...now.columns.values()].find((c) => c.num === col.num);
+      const cur = byNum.get(col.num);
       if (!cur) droppedColumns.push({ kind: 'column', table: entry.table, column: col.name });
-      else if (cur.typeOid !== col.typeOid) retyped.push({ table: entry.table, column: col.name });
+      else {
+        if (cur.typeOid !== col.typeOid) retyped.push({ table: entry.table, column: col.name });
+        if (cur.name !== col.name) renamedColumns.push([entry.table, col.name, cur.name]);
+      }
     }
-    for (const col of old.columns.values()) {
-      const cur = [...now.columns.values()].find((c) => c.num === col.num);
-      if (cur && cur.name !== col.name) renameColumn(md, entry.table, col.name, cur.name);
-    }
-    if (newName.schema !== entry.table.schema || newName.name !== entry.table.name) renameTable(md, entry.table, newName);
+    if (now.schema !== entry.table.schema || now.name !== entry.table.name) renamedTables.push([entry.table, { schema: now.schema, name: now.name }]);
   }
+  // Dependency checks run against the metadata as it was, whose objects still resolve against `before`.
+  const beforeCache = resolve(original, before);
+  // Columns first, while every table still has its old name (BoolExp walks follow relationships by old names).
+  const remoteOf = (t: QualifiedName, rel: string) => beforeCache.tables.get(qnKey(t))?.relationships.get(rel)?.remote;
+  for (const [t, from, to] of renamedColumns) renameColumn(md, t, from, to, remoteOf);
+  for (const [from, to] of renamedTables) renameTable(md, from, to);
   for (const f of original.functions.values()) {
     const old = before.functions.get(qnKey(f.function));
     if (old && old.length === 1 && !after.functions.has(qnKey(f.function))) md.functions.delete(qnKey(f.function));
   }
-  // Dependency checks run against the metadata as it was, whose objects still resolve against `before`.
-  const beforeCache = resolve(original, before);
   const owners = new Set(dropped.map(qnKey));
   const tableDeps = dependentsOf(beforeCache, dropped.map((table) => ({ kind: 'table' as const, table })), owners, cascade);
   const columnDeps = dependentsOf(beforeCache, droppedColumns, owners, cascade);

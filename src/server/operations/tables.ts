@@ -20,6 +20,18 @@ export function requireTracked(ctx: OpContext, table: QualifiedName, path = '$.a
   if (!ctx.metadata.tables.has(qnKey(table))) throw badRequest('not-exists', path, `table ${qnQuoted(table)} does not exist`);
 }
 
+/**
+ * What already uses `name` on a table: a column, or a relationship or computed field of its metadata entry
+ * (consistent or not: inconsistent objects keep their names, §3.4).
+ */
+export function takenName(ctx: OpContext, table: QualifiedName, name: string): 'column' | 'relationship' | 'computed field' | undefined {
+  if (ctx.cache.catalog.tables.get(qnKey(table))?.columns.has(name)) return 'column';
+  const entry = ctx.metadata.tables.get(qnKey(table));
+  if (entry && [...entry.object_relationships, ...entry.array_relationships].some((r) => r.name === name)) return 'relationship';
+  if (entry?.computed_fields.some((c) => c.name === name)) return 'computed field';
+  return undefined;
+}
+
 /** Removes a table (and, with cascade, its dependents) from the metadata; fails on dependents without cascade. */
 export function untrack(ctx: OpContext, table: QualifiedName, cascade: boolean): void {
   const owners = new Set([qnKey(table)]);
