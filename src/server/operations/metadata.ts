@@ -3,7 +3,8 @@ import { at, bool, int, obj, opt, req } from '../../metadata/reader.js';
 import { isObject, type Json } from '../../metadata/json.js';
 import { checkDocumentDuplicates, cloneMetadata, emptyMetadata, parseDocumentEntries, toMetadata, type ParsedDocument } from '../../metadata/document.js';
 import { qnKey } from '../../metadata/names.js';
-import type { Metadata, QualifiedName } from '../../metadata/types.js';
+import type { Metadata, PermKind, QualifiedName, TableEntry } from '../../metadata/types.js';
+import { emptyCustomTypes } from '../../metadata/kinds/actions.js';
 import { recordJson, type InconsistentObject } from '../inconsistency.js';
 import { resolve } from '../schema-cache.js';
 import { op, SUCCESS, type Operation } from './operation.js';
@@ -68,20 +69,40 @@ const clearMetadata: Operation<null> = {
 function removeObject(md: Metadata, o: InconsistentObject): void {
   const def = isObject(o.definition) ? o.definition : {};
   const table = (o.type === 'table' ? def : def['table']) as unknown as QualifiedName | undefined;
+  const entry = table ? md.tables.get(qnKey(table)) : undefined;
+  const without = (field: keyof TableEntry, keep: (x: { name?: string; role?: string }) => boolean) => {
+    if (entry && table) md.tables.set(qnKey(table), { ...entry, [field]: (entry[field] as { name?: string; role?: string }[]).filter(keep) });
+  };
   switch (o.type) {
     case 'table':
       if (table) md.tables.delete(qnKey(table));
       return;
     case 'object_relation':
-    case 'array_relation': {
-      const entry = table && md.tables.get(qnKey(table));
-      if (!entry || !table) return;
-      const field = o.type === 'object_relation' ? 'object_relationships' : 'array_relationships';
-      md.tables.set(qnKey(table), { ...entry, [field]: entry[field].filter((r) => r.name !== def['name']) });
-      return;
-    }
+      return without('object_relationships', (r) => r.name !== def['name']);
+    case 'array_relation':
+      return without('array_relationships', (r) => r.name !== def['name']);
+    case 'computed_field':
+      return without('computed_fields', (r) => r.name !== def['name']);
+    case 'event_trigger':
+      return without('event_triggers', (r) => r.name !== def['name']);
+    case 'insert_permission':
+    case 'select_permission':
+    case 'update_permission':
+    case 'delete_permission':
+      return without(`${o.type.split('_')[0] as PermKind}_permissions`, (p) => p.role !== def['role']);
     case 'function':
       md.functions.delete(qnKey(def['function'] as unknown as QualifiedName));
+      return;
+    case 'action':
+      md.actions.delete(def['name'] as string);
+      return;
+    case 'action_permission': {
+      const a = md.actions.get(def['action'] as string);
+      if (a) md.actions.set(a.name, { ...a, permissions: a.permissions.filter((p) => p.role !== def['role']) });
+      return;
+    }
+    case 'custom_types':
+      md.custom_types = emptyCustomTypes();
       return;
   }
 }
