@@ -36,6 +36,8 @@ export async function benchEngine(kind) {
   const addr = await listen(server, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${addr.port}/v1/query`;
   return {
+    engine,
+    db,
     async query(body) {
       const res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
       const text = await res.text();

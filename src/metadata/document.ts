@@ -173,9 +173,9 @@ export const sortedTables = (md: Metadata): TableEntry[] => [...md.tables.values
 export const sortedFunctions = (md: Metadata): FunctionEntry[] =>
   [...md.functions.values()].sort((a, b) => byQn(a.function, b.function));
 
-/** The canonical §6 document: key order, omission rules and sorting applied; same metadata, same bytes. */
-export function documentJson(md: Metadata): JsonObject {
-  const out: JsonObject = { version: 2, tables: sortedTables(md).map(tableEntryJson) };
+/** Everything after `tables` in the canonical document. */
+function globalsJson(md: Metadata): JsonObject {
+  const out: JsonObject = {};
   const functions = sortedFunctions(md);
   if (functions.length > 0) out['functions'] = functions.map(functionEntryJson);
   const actions = [...md.actions.values()].sort(byName);
@@ -184,6 +184,31 @@ export function documentJson(md: Metadata): JsonObject {
   if (ct) out['custom_types'] = ct;
   return out;
 }
+
+/** The canonical §6 document: key order, omission rules and sorting applied; same metadata, same bytes. */
+export function documentJson(md: Metadata): JsonObject {
+  return { version: 2, tables: sortedTables(md).map(tableEntryJson), ...globalsJson(md) };
+}
+
+/** Entries are immutable values, so each one's canonical text is computed once and reused by every document. */
+const entryText = new WeakMap<TableEntry, string>();
+export function tableEntryText(t: TableEntry): string {
+  let s = entryText.get(t);
+  if (s === undefined) {
+    s = JSON.stringify(tableEntryJson(t));
+    entryText.set(t, s);
+  }
+  return s;
+}
+
+/** JSON.stringify(documentJson(md)), assembled from cached entry texts: the cost of one change stays small. */
+export function documentText(md: Metadata, ordered: TableEntry[] = sortedTables(md)): string {
+  const rest = JSON.stringify(globalsJson(md));
+  return `{"version":2,"tables":[${ordered.map(tableEntryText).join(',')}]${rest === '{}' ? '' : `,${rest.slice(1, -1)}`}}`;
+}
+
+/** The part of the document after `tables`, as text: equal texts mean the non-table objects did not change. */
+export const globalsText = (md: Metadata): string => JSON.stringify(globalsJson(md));
 
 /** Copy-on-write clone: maps are copied, entries shared until replaced. */
 export const cloneMetadata = (md: Metadata): Metadata => ({

@@ -44,18 +44,17 @@ export function sortKeysDeep(v: Json): Json {
   return v;
 }
 
-/** Code-point order; JS's default sort compares UTF-16 units, which differs above the BMP. */
+/** Code-point order; JS's default comparison is by UTF-16 unit, which differs above the BMP. */
 export function compareCodePoints(a: string, b: string): number {
   if (a === b) return 0;
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  for (;;) {
-    const x = ia.next();
-    const y = ib.next();
-    if (x.done) return y.done ? 0 : -1;
-    if (y.done) return 1;
-    const cx = x.value.codePointAt(0) ?? 0;
-    const cy = y.value.codePointAt(0) ?? 0;
-    if (cx !== cy) return cx - cy;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return fixup(x) - fixup(y);
   }
+  return a.length - b.length;
 }
+
+/** Surrogates encode code points above U+FFFF: move them above U+E000–U+FFFF, which shift down to make room. */
+const fixup = (u: number): number => (u >= 0xd800 && u <= 0xdfff ? u + 0x2000 : u >= 0xe000 ? u - 0x800 : u);

@@ -22,6 +22,8 @@ CREATE TABLE IF NOT EXISTS engine_catalog.event_log (
   next_retry_at timestamptz NULL,
   archived boolean NOT NULL DEFAULT false);
 CREATE INDEX IF NOT EXISTS event_log_trigger_name_idx ON engine_catalog.event_log (trigger_name);
+-- Not in the catalog of §3.2, but harmless: lets the archiving rule find live trigger names without a scan.
+CREATE INDEX IF NOT EXISTS event_log_live_trigger_idx ON engine_catalog.event_log (trigger_name) WHERE NOT archived;
 CREATE INDEX IF NOT EXISTS event_log_pending_idx ON engine_catalog.event_log (created_at)
   WHERE NOT delivered AND NOT error AND NOT archived;
 CREATE TABLE IF NOT EXISTS engine_catalog.event_invocation_logs (
@@ -83,9 +85,24 @@ export async function readStored(tx: Queryable, forUpdate: boolean): Promise<Sto
   return { version: Number(row.v), doc: row.doc };
 }
 
-export async function readVersion(tx: Queryable): Promise<number> {
-  const rows = await tx.query<{ v: number }>('SELECT resource_version AS v FROM engine_catalog.metadata WHERE id = 1');
+/** The stored resource_version; with `lock`, the metadata row is locked until the transaction ends. */
+export async function readVersion(tx: Queryable, lock = false): Promise<number> {
+  const rows = await tx.query<{ v: number }>(`SELECT resource_version AS v FROM engine_catalog.metadata WHERE id = 1${lock ? ' FOR UPDATE' : ''}`);
   return Number(rows[0]?.v ?? 0);
+}
+
+/**
+ * Replaces the table entry at `index` of the stored document's `tables` and bumps the version; null when the
+ * stored entry there is not the same table (the document was edited behind the engine's back): write it whole.
+ */
+export async function writeTableEntry(tx: Queryable, index: number, table: string, entry: string): Promise<number | null> {
+  const rows = await tx.query<{ v: number }>(
+    `UPDATE engine_catalog.metadata SET metadata = jsonb_set(metadata, ARRAY['tables', $1::text], $2::jsonb),
+       resource_version = resource_version + 1
+     WHERE id = 1 AND metadata #> ARRAY['tables', $1::text, 'table'] = $3::jsonb RETURNING resource_version AS v`,
+    [String(index), entry, table],
+  );
+  return rows[0] ? Number(rows[0].v) : null;
 }
 
 export async function writeStored(tx: Queryable, doc: string): Promise<number> {

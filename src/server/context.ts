@@ -72,7 +72,7 @@ export class OpContext {
    */
   apply(md: Metadata, mode: Strictness = 'incremental', created?: CreatedObject, catalog?: DbCatalog): SchemaCache {
     const before = this.cache;
-    const after = resolve(md, catalog ?? before.catalog);
+    const after = resolve(md, catalog ?? before.catalog, before);
     if (mode === 'strict' && after.inconsistent.length > 0) {
       throw badRequest('unexpected', '$.args', 'cannot continue due to inconsistent metadata', after.inconsistent.map(recordJson));
     }

@@ -140,9 +140,11 @@ function inputArgs(f: RawFunction): DbFunctionArg[] {
   return out;
 }
 
-function build(rawTables: RawTable[], rawFunctions: RawFunction[], scalarTypes: string[]): DbCatalog {
+function build(rawTables: RawTable[], rawFunctions: RawFunction[], scalarTypes: string[], known?: DbCatalog): DbCatalog {
   const cat: DbCatalog = { scalarTypes: new Set(scalarTypes), tables: new Map(), tablesByOid: new Map(), functions: new Map() };
   const colNames = new Map<string, Map<number, string>>();
+  // Foreign keys may reference tables that were not re-read: their column names come from the known snapshot.
+  for (const t of known?.tablesByOid.values() ?? []) colNames.set(t.oid, new Map([...t.columns.values()].map((c) => [c.num, c.name])));
   for (const t of rawTables) colNames.set(t.oid, new Map(t.columns.map((c) => [c.num, c.name])));
   for (const t of rawTables) {
     const own = colNames.get(t.oid) ?? new Map<number, string>();
@@ -199,6 +201,8 @@ export async function refreshNames(q: Queryable, cat: DbCatalog, tables: Qualifi
     JSON.stringify(functions.map((f) => [f.schema, f.name])),
   ]);
   const doc = JSON.parse(rows[0]?.doc ?? '{}') as RawCatalog;
+  const fresh = build(doc.tables, doc.functions, [], cat);
+  if (unchanged(cat, fresh, tables, functions)) return cat;
   const next: DbCatalog = { scalarTypes: cat.scalarTypes, tables: new Map(cat.tables), tablesByOid: new Map(cat.tablesByOid), functions: new Map(cat.functions) };
   for (const t of tables) {
     const old = next.tables.get(qnKey(t));
@@ -208,16 +212,19 @@ export async function refreshNames(q: Queryable, cat: DbCatalog, tables: Qualifi
     }
   }
   for (const f of functions) next.functions.delete(qnKey(f));
-  // Column names of referenced tables come from the existing snapshot when not re-read.
-  const known: RawTable[] = [...next.tables.values()].map((t) => ({ ...t, columns: [...t.columns.values()], fks: [] }));
-  const fresh = build([...doc.tables, ...known], doc.functions, []);
-  for (const raw of doc.tables) {
-    const t = fresh.tablesByOid.get(raw.oid);
-    if (t) {
-      next.tables.set(qnKey(t), t);
-      next.tablesByOid.set(t.oid, t);
-    }
+  for (const t of fresh.tables.values()) {
+    next.tables.set(qnKey(t), t);
+    next.tablesByOid.set(t.oid, t);
   }
   for (const [k, v] of fresh.functions) next.functions.set(k, v);
   return next;
+}
+
+const tableSig = (t: DbTable | undefined): string =>
+  t ? JSON.stringify([t.oid, t.schema, t.name, t.kind, t.updatable, [...t.columns.values()], t.fks]) : '';
+
+/** True when re-reading the named objects found them exactly as the snapshot has them: keep the snapshot. */
+function unchanged(cat: DbCatalog, fresh: DbCatalog, tables: QualifiedName[], functions: QualifiedName[]): boolean {
+  return tables.every((t) => tableSig(cat.tables.get(qnKey(t))) === tableSig(fresh.tables.get(qnKey(t)))) &&
+    functions.every((f) => JSON.stringify(cat.functions.get(qnKey(f)) ?? null) === JSON.stringify(fresh.functions.get(qnKey(f)) ?? null));
 }

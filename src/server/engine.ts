@@ -2,12 +2,13 @@ import { ApiError } from '../errors.js';
 import type { Database, Queryable } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Json } from '../metadata/json.js';
-import { documentJson, parseDocument } from '../metadata/document.js';
+import { documentText, globalsText, parseDocument, tableEntryText } from '../metadata/document.js';
+import type { TableEntry } from '../metadata/types.js';
 import { OpContext } from './context.js';
 import { introspect } from './db-catalog.js';
-import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored } from './catalog.js';
+import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored, writeTableEntry } from './catalog.js';
 import { resolve, type SchemaCache } from './schema-cache.js';
-import { syncTriggers } from './triggers.js';
+import { archiveOrphanEvents, syncTriggers } from './triggers.js';
 import { accessDenied, needsLock, OPERATIONS, parseEnvelope, requireArgs } from './operations/index.js';
 
 export interface EngineResult {
@@ -75,18 +76,12 @@ export class Engine {
     const lock = needsLock(env.type, env.args);
 
     const outcome = await this.db.transaction(async (tx) => {
-      let version: number;
-      if (lock) {
-        const stored = await readStored(tx, true);
-        version = stored.version;
-        if (version !== this.version) this.adopt(resolve(parseDocument(JSON.parse(stored.doc), '$'), await introspect(tx)), version);
-      } else {
-        version = await readVersion(tx);
-        if (version !== this.version) {
-          const loaded = await Engine.load(tx);
-          this.adopt(loaded.cache, loaded.version);
-          version = loaded.version;
-        }
+      // Writers lock the metadata row first (§3.3); everyone rebuilds the cache when another instance moved it.
+      let version = await readVersion(tx, lock);
+      if (version !== this.version) {
+        const loaded = await Engine.load(tx);
+        this.adopt(loaded.cache, loaded.version);
+        version = loaded.version;
       }
       if (env.type === 'export_metadata') return { body: this.exportBody(), version, cache: null };
       const before = this.cache;
@@ -94,14 +89,32 @@ export class Engine {
       ctx.startVersion = version;
       const result = await operation.run(ctx, args);
       if (ctx.changed || ctx.refreshed) await syncTriggers(tx, before, ctx.cache, ctx.fullTriggerSync);
-      if (ctx.changed) {
-        version = await writeStored(tx, JSON.stringify(documentJson(ctx.cache.metadata)));
-      }
+      if (lock) await archiveOrphanEvents(tx, ctx.cache);
+      if (ctx.changed) version = await this.store(tx, before, ctx.cache);
       return { body: JSON.stringify(result), version, cache: ctx.changed || ctx.refreshed ? ctx.cache : null };
     });
     // Swapped only after commit: a failed request leaves the cache exactly as it was.
     if (outcome.cache && outcome.version >= this.version) this.adopt(outcome.cache, outcome.version);
     return { body: outcome.body, resourceVersion: outcome.version };
+  }
+
+  /**
+   * Writes the new document. When exactly one table entry changed in place (the usual single change), only that
+   * entry is replaced with jsonb_set: the stored document is the same, and the cost does not grow with its size.
+   */
+  private async store(tx: Queryable, before: SchemaCache, after: SchemaCache): Promise<number> {
+    const a = before.metadata;
+    const b = after.metadata;
+    const changed = [...b.tables].filter(([k, e]) => a.tables.get(k) !== e).map(([k]) => k);
+    const sameKeys = a.tables.size === b.tables.size && [...a.tables.keys()].every((k) => b.tables.has(k));
+    const key = changed[0];
+    if (sameKeys && changed.length === 1 && key !== undefined && globalsText(a) === globalsText(b)) {
+      const entry = b.tables.get(key) as TableEntry;
+      const v = await writeTableEntry(tx, after.order.indexOf(key), JSON.stringify(entry.table), tableEntryText(entry));
+      if (v !== null) return v;
+    }
+    const ordered = after.order.map((k) => b.tables.get(k)).filter((e): e is TableEntry => e !== undefined);
+    return writeStored(tx, documentText(b, ordered.length === b.tables.size ? ordered : undefined));
   }
 
   private adopt(cache: SchemaCache, version: number): void {
@@ -112,7 +125,7 @@ export class Engine {
 
   private exportBody(): string {
     if (this.exported?.version !== this.version) {
-      this.exported = { version: this.version, body: JSON.stringify(documentJson(this.cache.metadata)) };
+      this.exported = { version: this.version, body: documentText(this.cache.metadata) };
     }
     return this.exported.body;
   }

@@ -47,13 +47,35 @@ const rowJson = (row: 'NEW' | 'OLD', payload: ColumnList | undefined): [string, 
     ? [`to_jsonb(${row})`, []]
     : [`(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(to_jsonb(${row})) e WHERE e.key = ANY(%L::text[]))`, [`{${payload.map((c) => `"${c.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`]];
 
-async function formatSql(tx: Queryable, template: string, args: unknown[]): Promise<string> {
-  const placeholders = args.map((_, i) => `$${i + 2}::text`).join(', ');
-  const rows = await tx.query<{ sql: string }>(`SELECT format($1::text${placeholders ? `, ${placeholders}` : ''}) AS sql`, [template, ...args]);
-  return rows[0]?.sql ?? '';
+/** A DDL statement to be assembled by PostgreSQL's format(): the template and its (bound) arguments. */
+interface Ddl {
+  template: string;
+  args: unknown[];
 }
 
-async function install(tx: Queryable, it: Installed): Promise<void> {
+/** Has PostgreSQL's format() fill every template with its bound arguments, in one round trip. */
+async function formatAll(tx: Queryable, ddl: Ddl[]): Promise<string[]> {
+  if (ddl.length === 0) return [];
+  const params: unknown[] = [];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}::text`;
+  };
+  const calls = ddl.map((d) => `format(${[bind(d.template), ...d.args.map(bind)].join(', ')})`);
+  const rows = await tx.query<{ s: string[] }>(`SELECT ARRAY[${calls.join(', ')}]::text[] AS s`, params);
+  return rows[0]?.s ?? [];
+}
+
+/** Assembles the statements and runs them as one script. */
+async function runDdl(tx: Queryable, ddl: Ddl[]): Promise<void> {
+  const statements = await formatAll(tx, ddl);
+  if (statements.length > 0) await tx.runScript(statements.join(';\n'));
+}
+
+/** The function body is itself built by format() so that names inside it are quoted literals. */
+function installDdl(it: Installed): { bodies: Ddl[]; build: (bodies: string[]) => Ddl[] } {
+  const bodies: Ddl[] = [];
+  const ops: { OP: string; name: string; when: string; whenArgs: unknown[] }[] = [];
   for (const op of EVENT_OPS) {
     const spec = it.trigger.definition[op];
     if (!spec) continue;
@@ -61,24 +83,41 @@ async function install(tx: Queryable, it: Installed): Promise<void> {
     const name = triggerName(it.trigger.name, OP);
     const [newSql, newArgs] = op === 'delete' ? ['NULL', []] : rowJson('NEW', spec.payload);
     const [oldSql, oldArgs] = op === 'insert' ? ['NULL', []] : rowJson('OLD', spec.payload);
-    const body = await formatSql(tx,
-      `BEGIN PERFORM engine_catalog.insert_event_log(TG_TABLE_SCHEMA::text, TG_TABLE_NAME::text, %L, TG_OP, ` +
-      `jsonb_build_object('old', ${oldSql}, 'new', ${newSql})); RETURN NULL; END`,
-      [it.trigger.name, ...oldArgs, ...newArgs]);
-    await tx.runScript(await formatSql(tx, 'CREATE OR REPLACE FUNCTION engine_catalog.%I() RETURNS trigger LANGUAGE plpgsql AS %L', [name, body]));
+    bodies.push({
+      template: `BEGIN PERFORM engine_catalog.insert_event_log(TG_TABLE_SCHEMA::text, TG_TABLE_NAME::text, %L, TG_OP, ` +
+        `jsonb_build_object('old', ${oldSql}, 'new', ${newSql})); RETURN NULL; END`,
+      args: [it.trigger.name, ...oldArgs, ...newArgs],
+    });
     let when = '';
     const whenArgs: unknown[] = [];
     if (op === 'update') {
+      // to_jsonb keeps the trigger free of column dependencies, so dropping a listened column stays the
+      // engine's decision (dependency-error or cascade), not a PostgreSQL error.
       if (spec.columns === '*') when = 'WHEN (to_jsonb(OLD) IS DISTINCT FROM to_jsonb(NEW))';
       else {
         when = `WHEN (${spec.columns.map(() => '(to_jsonb(OLD) -> %L) IS DISTINCT FROM (to_jsonb(NEW) -> %L)').join(' OR ')})`;
         for (const c of spec.columns) whenArgs.push(c, c);
       }
     }
-    await tx.runScript(await formatSql(tx,
-      `CREATE TRIGGER %I AFTER ${OP} ON %I.%I FOR EACH ROW ${when} EXECUTE FUNCTION engine_catalog.%I()`,
-      [name, it.table.schema, it.table.name, ...whenArgs, name]));
+    ops.push({ OP, name, when, whenArgs });
   }
+  return {
+    bodies,
+    build: (texts) => ops.flatMap((o, i) => [
+      { template: 'CREATE OR REPLACE FUNCTION engine_catalog.%I() RETURNS trigger LANGUAGE plpgsql AS %L', args: [o.name, texts[i]] },
+      { template: `CREATE TRIGGER %I AFTER ${o.OP} ON %I.%I FOR EACH ROW ${o.when} EXECUTE FUNCTION engine_catalog.%I()`,
+        args: [o.name, it.table.schema, it.table.name, ...o.whenArgs, o.name] },
+    ]),
+  };
+}
+
+/** Installs the database triggers of the given event triggers: two round trips whatever their number. */
+async function install(tx: Queryable, items: Installed[]): Promise<void> {
+  if (items.length === 0) return;
+  const plans = items.map(installDdl);
+  const texts = await formatAll(tx, plans.flatMap((p) => p.bodies));
+  let k = 0;
+  await runDdl(tx, plans.flatMap((p) => p.build(p.bodies.map(() => texts[k++] ?? ''))));
 }
 
 /** Drops the database triggers and functions of the named event triggers, wherever their tables now are. */
@@ -89,11 +128,13 @@ async function drop(tx: Queryable, names: string[]): Promise<void> {
     `SELECT t.tgname AS tg, n.nspname AS s, c.relname AS t FROM pg_trigger t
        JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE NOT t.tgisinternal AND t.tgname = ANY($1::text[])`, [all]);
-  for (const f of found) await tx.runScript(await formatSql(tx, 'DROP TRIGGER IF EXISTS %I ON %I.%I', [f.tg, f.s, f.t]));
   const fns = await tx.query<{ f: string }>(
     `SELECT p.proname AS f FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
       WHERE n.nspname = 'engine_catalog' AND p.proname = ANY($1::text[])`, [all]);
-  for (const f of fns) await tx.runScript(await formatSql(tx, 'DROP FUNCTION IF EXISTS engine_catalog.%I()', [f.f]));
+  await runDdl(tx, [
+    ...found.map((f) => ({ template: 'DROP TRIGGER IF EXISTS %I ON %I.%I', args: [f.tg, f.s, f.t] })),
+    ...fns.map((f) => ({ template: 'DROP FUNCTION IF EXISTS engine_catalog.%I()', args: [f.f] })),
+  ]);
 }
 
 /** Every engine trigger present in the database (for a full reinstall). */
@@ -116,10 +157,26 @@ export async function syncTriggers(tx: Queryable, before: SchemaCache, after: Sc
     : [...was.keys()].filter((n) => was.get(n)?.signature !== now.get(n)?.signature);
   const toInstall = [...now.values()].filter((it) => full || was.get(it.trigger.name)?.signature !== it.signature);
   await drop(tx, toDrop);
-  for (const it of toInstall) await install(tx, it);
-  const names = metadataTriggerNames(after);
-  const before_ = metadataTriggerNames(before);
-  if (full || names.size !== before_.size || [...before_].some((n) => !names.has(n))) {
-    await tx.query('UPDATE engine_catalog.event_log SET archived = true WHERE NOT archived AND NOT (trigger_name = ANY($1::text[]))', [[...names]]);
+  await install(tx, toInstall);
+}
+
+/**
+ * The archiving rule (§4.7.2), applied at the commit of every writing request: events whose trigger is no
+ * longer in the metadata are archived. The distinct names of unarchived events are read by a loose index scan
+ * of a partial index, so the cost is the number of triggers with live events, not the size of event_log.
+ */
+export async function archiveOrphanEvents(tx: Queryable, cache: SchemaCache): Promise<void> {
+  const rows = await tx.query<{ n: string }>(`
+    WITH RECURSIVE names(n) AS (
+      (SELECT trigger_name FROM engine_catalog.event_log WHERE NOT archived ORDER BY trigger_name LIMIT 1)
+      UNION ALL
+      SELECT (SELECT e.trigger_name FROM engine_catalog.event_log e
+               WHERE NOT e.archived AND e.trigger_name > names.n ORDER BY e.trigger_name LIMIT 1)
+        FROM names WHERE names.n IS NOT NULL)
+    SELECT n FROM names WHERE n IS NOT NULL`);
+  const known = metadataTriggerNames(cache);
+  const orphans = rows.map((r) => r.n).filter((n) => !known.has(n));
+  if (orphans.length > 0) {
+    await tx.query('UPDATE engine_catalog.event_log SET archived = true WHERE NOT archived AND trigger_name = ANY($1::text[])', [orphans]);
   }
 }

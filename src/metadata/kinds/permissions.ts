@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.js';
-import { sortKeysDeep, type Json, type JsonObject } from '../json.js';
-import { arr, at, bool, columnList, comment, idx, int, obj, opt, req, roleName, str } from '../reader.js';
+import { compareCodePoints, isObject, sortKeysDeep, type Json, type JsonObject } from '../json.js';
+import { qnJson } from '../names.js';
+import { arr, at, bool, columnList, comment, idx, int, obj, opt, qualifiedName, req, roleName, str } from '../reader.js';
 import type { PermKind, Permission, PermissionDef } from '../types.js';
 
 /** Parses a permission object of the given kind (engine-api.md §4.3.2). BoolExps are validated later. */
@@ -57,7 +58,33 @@ export function parsePermission(kind: PermKind, v: unknown, path: string): Permi
   };
 }
 
-const boolExp = (v: Json | undefined): Json => sortKeysDeep(v ?? {});
+const EXISTS = new Set(['_exists', '$exists']);
+
+/**
+ * The canonical form of a BoolExp (§6.2–§6.3): keys sorted at every level, operators kept as written, and
+ * `_exists._table` in the QT form {"schema","name"} however it was given.
+ */
+export function canonicalBoolExp(v: Json | undefined): Json {
+  if (Array.isArray(v)) return v.map(canonicalBoolExp);
+  if (!isObject(v)) return v === undefined ? {} : v;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v).sort(compareCodePoints)) {
+    const x = v[k] as Json;
+    if (EXISTS.has(k) && isObject(x) && x['_table'] !== undefined) {
+      let table: Json = x['_table'];
+      try {
+        table = qnJson(qualifiedName(x['_table'], '$'));
+      } catch {
+        // Left as given: validation reports the malformed `_exists`.
+      }
+      const rest = canonicalBoolExp({ ...x, _table: null }) as JsonObject;
+      out[k] = Object.fromEntries(Object.entries(rest).map(([rk, rv]) => [rk, rk === '_table' ? table : rv]));
+    } else out[k] = canonicalBoolExp(x);
+  }
+  return out;
+}
+
+const boolExp = canonicalBoolExp;
 
 export function permissionDefJson(kind: PermKind, p: PermissionDef): JsonObject {
   const out: JsonObject = {};

@@ -5,7 +5,7 @@ import { parseActionDefinition, parseCustomTypes } from '../../metadata/kinds/ac
 import type { Action, CustomTypes } from '../../metadata/types.js';
 import { recordJson } from '../inconsistency.js';
 import { actionId, actionPermRecord, actionPrefix, actionRecord } from '../kinds/actions.js';
-import { CUSTOM_TYPES_ID, customTypesRecord } from '../kinds/custom-types.js';
+import { CUSTOM_TYPES_ID, customTypeReasons, customTypesRecord } from '../kinds/custom-types.js';
 import type { OpContext } from '../context.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 
@@ -13,6 +13,12 @@ const setCustomTypes: Operation<CustomTypes> = {
   write: true,
   parse: (args, path) => parseCustomTypes(args, path),
   async run(ctx, ct) {
+    // Invalid custom types fail with their own record alone (§4.6.1), not with the actions they would break.
+    const reasons = customTypeReasons(ct, ctx.cache.catalog, ctx.cache.tables);
+    if (reasons.length > 0) {
+      const rec = customTypesRecord(ct, reasons);
+      throw badRequest('constraint-violation', '$.args', rec.reason, [recordJson(rec)]);
+    }
     const md = cloneMetadata(ctx.metadata);
     md.custom_types = ct;
     ctx.apply(md, 'incremental', { id: CUSTOM_TYPES_ID, prefix: '', record: () => customTypesRecord(ct, []) });
