@@ -59,7 +59,8 @@ export class OpContext {
   /** Re-reads the named tables from the database (they may have changed behind the engine's back). */
   async refreshTables(tables: QualifiedName[], functions: QualifiedName[] = []): Promise<void> {
     const catalog = await refreshNames(this.tx, this.cache.catalog, tables, functions);
-    this.cache = resolve(this.cache.metadata, catalog);
+    // An unchanged snapshot keeps its identity, and the cache stays as it is.
+    if (catalog !== this.cache.catalog) this.cache = resolve(this.cache.metadata, catalog);
   }
 
   async refreshAll(): Promise<void> {

@@ -191,10 +191,10 @@ export async function introspect(q: Queryable): Promise<DbCatalog> {
  */
 export async function refreshNames(q: Queryable, cat: DbCatalog, tables: QualifiedName[], functions: QualifiedName[] = []): Promise<DbCatalog> {
   if (tables.length === 0 && functions.length === 0) return cat;
-  // Both parameters are always referenced (an empty list simply matches nothing): the protocol wants every $n used.
+  // An IN over the named pairs lets the planner use pg_class's and pg_proc's name indexes; both parameters are
+  // always referenced (an empty list matches nothing), as the protocol wants every $n used.
   const filter = (_names: QualifiedName[], rel: string) =>
-    `EXISTS (SELECT 1 FROM jsonb_array_elements($${rel === 'c' ? 1 : 2}::jsonb) e WHERE e->>0 = n.nspname AND e->>1 = ${rel}.${rel === 'c' ? 'relname' : 'proname'})`;
-  // Scalar types change rarely and matter only to custom types, which re-read everything: not re-read here.
+    `(n.nspname, ${rel}.${rel === 'c' ? 'relname' : 'proname'}) IN (SELECT e->>0, e->>1 FROM jsonb_array_elements($${rel === 'c' ? 1 : 2}::jsonb) e)`;
   const sql = CATALOG_SQL.replace('%TABLE_FILTER%', filter(tables, 'c')).replace('%FUNCTION_FILTER%', filter(functions, 'p')).replace('%TYPES%', 'false');
   const rows = await q.query<{ doc: string }>(sql, [
     JSON.stringify(tables.map((t) => [t.schema, t.name])),

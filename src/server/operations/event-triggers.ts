@@ -37,7 +37,6 @@ const createEventTrigger: Operation<{ table: QualifiedName; trigger: EventTrigge
     if (existing && !qnEqual(existing.entry.table, table)) {
       throw badRequest('not-supported', '$.args.table', `cannot replace table or schema for trigger "${trigger.name}"`);
     }
-    await ctx.refreshTables([table]);
     const md = cloneMetadata(ctx.metadata);
     const entry = md.tables.get(qnKey(table));
     if (entry) {

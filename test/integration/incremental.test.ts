@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { resolve } from '../../src/server/schema-cache.js';
+import { recordJson } from '../../src/server/inconsistency.js';
+import { documentJson, documentText } from '../../src/metadata/document.js';
+
+/*
+ * The engine resolves one change incrementally and writes one changed table entry with jsonb_set. These tests
+ * hold both shortcuts to the slow, obvious path: after random sequences of operations, the cache equals a full
+ * resolve, the stored document equals the canonical serialisation, and both equal what a fresh start reads.
+ */
+let e: TestEngine;
+beforeAll(async () => {
+  e = await startTestEngine();
+});
+afterAll(async () => e?.close());
+beforeEach(async () => e.reset());
+
+const TABLES = ['a', 'b', 'c'];
+
+const operation = fc.oneof(
+  fc.record({ kind: fc.constantFrom('insert', 'select', 'update', 'delete'), table: fc.constantFrom(...TABLES), role: fc.constantFrom('r1', 'r2'), col: fc.constantFrom('id', 'name', 'nope') })
+    .map(({ kind, table, role, col }) => ({
+      type: `create_${kind}_permission`,
+      args: { table, role, permission: kind === 'insert' ? { check: { [col]: { _eq: 1 } } } : kind === 'delete' ? { filter: { [col]: { _eq: 1 } } } : { columns: '*', filter: { [col]: { _eq: 1 } } } },
+    })),
+  fc.record({ kind: fc.constantFrom('insert', 'select', 'update', 'delete'), table: fc.constantFrom(...TABLES), role: fc.constantFrom('r1', 'r2') })
+    .map(({ kind, table, role }) => ({ type: `drop_${kind}_permission`, args: { table, role } })),
+  fc.record({ table: fc.constantFrom(...TABLES), name: fc.constantFrom('e1', 'e2'), col: fc.constantFrom('name', 'id') })
+    .map(({ table, name, col }) => ({ type: 'create_event_trigger', args: { name, table, replace: false, webhook: 'http://localhost:1/x', update: { columns: [col] } } })),
+  fc.constantFrom('e1', 'e2').map((name) => ({ type: 'delete_event_trigger', args: { name } })),
+  fc.record({ table: fc.constantFrom(...TABLES), remote: fc.constantFrom(...TABLES), name: fc.constantFrom('r', 's') })
+    .map(({ table, remote, name }) => ({ type: 'create_object_relationship', args: { table, name, using: { manual_configuration: { remote_table: remote, column_mapping: { id: 'id' } } } } })),
+  fc.record({ kind: fc.constantFrom('insert', 'select'), table: fc.constantFrom(...TABLES), role: fc.constantFrom('r1', 'r2'), comment: fc.option(fc.string({ maxLength: 5 })) })
+    .map(({ kind, table, role, comment }) => ({ type: 'set_permission_comment', args: { table, role, type: kind, comment } })),
+);
+
+it('incremental resolution and partial writes match the full path (property)', async () => {
+  await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 12 }), async (ops) => {
+    await e.reset();
+    await e.sql(TABLES.map((t) => `create table ${t} (id int primary key, name text)`).join(';'));
+    for (const t of TABLES) await e.ok({ type: 'track_table', args: t });
+    for (const op of ops) await e.query(op);
+    const cache = e.engine.schemaCache;
+    const full = resolve(cache.metadata, cache.catalog);
+    expect(cache.inconsistent.map(recordJson)).toEqual(full.inconsistent.map(recordJson));
+    expect([...cache.tables.keys()].sort()).toEqual([...full.tables.keys()].sort());
+    for (const [k, rt] of full.tables) {
+      expect([...(cache.tables.get(k)?.permissions.keys() ?? [])].sort()).toEqual([...rt.permissions.keys()].sort());
+      expect([...(cache.tables.get(k)?.eventTriggers ?? [])].sort()).toEqual([...rt.eventTriggers].sort());
+    }
+    const text = documentText(cache.metadata);
+    expect(text).toBe(JSON.stringify(documentJson(cache.metadata)));
+    const stored = await e.db.query<{ doc: unknown }>('SELECT metadata AS doc FROM engine_catalog.metadata');
+    expect(stored[0]?.doc).toEqual(JSON.parse(text));
+    const exported = await e.query({ type: 'export_metadata', args: {} });
+    expect(exported.text).toBe(text);
+  }), { numRuns: 25, seed: 42 });
+});
