@@ -34,14 +34,15 @@ const invalid = (flag: string, v: string, reason: string) =>
   new CliError('invalid-flag-value', `invalid value "${v}" for --${flag}: ${reason}`, 64);
 
 /** Builds the Output from global flags; an invalid --output value is itself reported as text. */
-export function outputFor(g: GlobalFlags): Output {
+export function outputFor(g: GlobalFlags, allowYaml = false): Output {
   const modeRaw = g.output ?? 'text';
   const levelRaw = (g.logLevel ?? process.env['ENGINE_GRAPHQL_LOG_LEVEL'] ?? 'info').toLowerCase();
   const mode: OutputMode = modeRaw === 'json' ? 'json' : 'text';
   const level = (['debug', 'info', 'warn', 'error'].includes(levelRaw) ? levelRaw : 'info') as LogLevel;
   const out = new Output({ mode, level, noColor: !g.color });
-  if (modeRaw !== 'text' && modeRaw !== 'json') {
-    throw Object.assign(invalid('output', modeRaw, 'expected one of text, json'), { output: new Output({ mode: 'text', level, noColor: !g.color }) });
+  if (modeRaw !== 'text' && modeRaw !== 'json' && !(allowYaml && modeRaw === 'yaml')) {
+    const allowed = allowYaml ? 'text, json, yaml' : 'text, json';
+    throw Object.assign(invalid('output', modeRaw, `expected one of ${allowed}`), { output: new Output({ mode: 'text', level, noColor: !g.color }) });
   }
   if (!['debug', 'info', 'warn', 'error'].includes(levelRaw)) {
     throw Object.assign(invalid('log-level', g.logLevel ?? levelRaw, 'expected one of debug, info, warn, error'), { output: out });

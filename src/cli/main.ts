@@ -5,6 +5,8 @@ import { addGlobalOptions, outputFor, type CommandAction, type GlobalFlags } fro
 import { Output } from './output.js';
 import { registerServe } from './serve.js';
 import { registerVersion } from './version.js';
+import { registerMetadata } from './metadata.js';
+import { registerInit } from './init.js';
 
 /** The only module that touches the process: argv in, exit status out. */
 let exitCode = 0;
@@ -37,7 +39,9 @@ const program = addGlobalOptions(new Command('engine'))
   .version(VERSION, '--version', 'print the CLI version')
   .exitOverride()
   .configureOutput({ writeErr: () => {} })
-  .showHelpAfterError(false);
+  .showHelpAfterError(false)
+  // Program options only before the command name, so that a command may have its own --version (init).
+  .enablePositionalOptions();
 
 const runner = (cmd: Command, action: CommandAction): void => {
   addGlobalOptions(cmd).exitOverride().configureOutput({ writeErr: () => {} });
@@ -46,7 +50,8 @@ const runner = (cmd: Command, action: CommandAction): void => {
       const globals = cmd.optsWithGlobals<GlobalFlags>();
       let out: Output;
       try {
-        out = outputFor(globals);
+        // Only `metadata export` and `metadata build` print YAML (cli.md §3.4).
+        out = outputFor(globals, ['export', 'build'].includes(cmd.name()) && cmd.parent?.name() === 'metadata');
       } catch (e) {
         const o = (e as { output?: Output }).output ?? new Output({ mode: 'text', level: 'info', noColor: true });
         exitCode = o.fail(e);
@@ -63,6 +68,8 @@ const runner = (cmd: Command, action: CommandAction): void => {
 
 registerServe(program, runner);
 registerVersion(program, runner);
+registerInit(program, runner);
+registerMetadata(program, runner);
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0) {

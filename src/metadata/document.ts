@@ -8,6 +8,7 @@ import { computedFieldJson, parseComputedField } from './kinds/computed-fields.j
 import { parsePermission, permField, permissionJson } from './kinds/permissions.js';
 import { eventTriggerJson, parseEventTrigger } from './kinds/event-triggers.js';
 import { actionJson, customTypesJson, emptyCustomTypes, parseAction, parseCustomTypes } from './kinds/actions.js';
+import { emptyExtras, notEmptyExtras, parseExtras, parseTableExtras, type Extras } from './kinds/unsupported.js';
 import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
 export const emptyMetadata = (): Metadata => ({ tables: new Map(), functions: new Map(), actions: new Map(), custom_types: emptyCustomTypes() });
@@ -60,13 +61,21 @@ function checkDuplicates(names: string[], kind: string, path: string): void {
   }
 }
 
-function parseTable(v: Json, path: string): TableEntry {
+/** `engine` rejects the §6.5 keys unless empty; `project` (the CLI) keeps them. */
+export type DocumentMode = 'engine' | 'project';
+
+function parseTable(v: Json, path: string, mode: DocumentMode): TableEntry {
   const o = obj(v, path);
   const unknown = Object.keys(o).filter((k) => !TABLE_KEYS.includes(k));
   if (unknown.length > 0) throw parseFailed(path, `unexpected keys in table metadata: ${unknown.map((k) => `"${k}"`).join(', ')}`);
   const entry = newTableEntry(qualifiedName(req(o, 'table', path), at(path, 'table')));
-  for (const key of ['is_enum', 'configuration', 'remote_relationships']) {
-    if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
+  if (mode === 'engine') {
+    for (const key of ['is_enum', 'configuration', 'remote_relationships']) {
+      if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
+    }
+  } else {
+    const extras = parseTableExtras(o, path);
+    if (Object.keys(extras).length > 0) entry.extras = extras;
   }
   entry.object_relationships = list(o, 'object_relationships', path).map((r, i) =>
     parseRelationship('object', r, idx(at(path, 'object_relationships'), i)));
@@ -75,7 +84,7 @@ function parseTable(v: Json, path: string): TableEntry {
   entry.computed_fields = list(o, 'computed_fields', path).map((c, i) => parseComputedField(c, idx(at(path, 'computed_fields'), i)));
   for (const kind of PERM_KINDS) {
     const f = permField(kind);
-    entry[f] = list(o, f, path).map((p, i) => parsePermission(kind, p, idx(at(path, f), i)));
+    entry[f] = list(o, f, path).map((p, i) => parsePermission(kind, p, idx(at(path, f), i), mode === 'project'));
   }
   entry.event_triggers = list(o, 'event_triggers', path).map((e, i) => parseEventTrigger(e, idx(at(path, 'event_triggers'), i)));
   return entry;
@@ -88,10 +97,11 @@ export interface ParsedDocument {
   functions: FunctionEntry[];
   actions: Action[];
   customTypes: CustomTypes;
+  extras: Extras;
 }
 
 /** Step 1 of §4.8.2: strict parsing; unknown keys and unsupported sections fail at their path. */
-export function parseDocumentEntries(v: unknown, path: string): ParsedDocument {
+export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMode = 'engine'): ParsedDocument {
   const o = obj(v, path);
   const unknown = Object.keys(o).filter((k) => !TOP_KEYS.includes(k));
   if (unknown.length > 0) throw parseFailed(path, `unexpected keys in metadata: ${unknown.map((k) => `"${k}"`).join(', ')}`);
@@ -99,11 +109,13 @@ export function parseDocumentEntries(v: unknown, path: string): ParsedDocument {
   if (version !== undefined && version !== 2) {
     throw parseFailed(at(path, 'version'), `expected one of 2, encountered ${JSON.stringify(version)}`);
   }
-  for (const key of UNSUPPORTED_LISTS) {
-    const value = opt(o, key);
-    if (value !== undefined) {
-      arr(value, at(path, key));
-      if ((value as Json[]).length > 0) throw notSupported(at(path, key), key);
+  if (mode === 'engine') {
+    for (const key of UNSUPPORTED_LISTS) {
+      const value = opt(o, key);
+      if (value !== undefined) {
+        arr(value, at(path, key));
+        if ((value as Json[]).length > 0) throw notSupported(at(path, key), key);
+      }
     }
   }
   const tablesPath = at(path, 'tables');
@@ -112,10 +124,11 @@ export function parseDocumentEntries(v: unknown, path: string): ParsedDocument {
   const ctV = opt(o, 'custom_types');
   return {
     path,
-    tables: list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i))),
+    tables: list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i), mode)),
     functions: list(o, 'functions', path).map((f, i) => parseFunctionEntry(f, idx(functionsPath, i))),
     actions: list(o, 'actions', path).map((a, i) => parseAction(a, idx(actionsPath, i))),
     customTypes: ctV === undefined ? emptyCustomTypes() : parseCustomTypes(ctV, at(path, 'custom_types')),
+    extras: mode === 'project' ? parseExtras(o, path) : emptyExtras(),
   };
 }
 
@@ -142,6 +155,7 @@ export function toMetadata(d: ParsedDocument): Metadata {
   for (const f of d.functions) md.functions.set(qnKey(f.function), f);
   for (const a of d.actions) md.actions.set(a.name, a);
   md.custom_types = d.customTypes;
+  if (notEmptyExtras(d.extras)) md.extras = d.extras;
   return md;
 }
 
@@ -158,9 +172,12 @@ const byQn = (a: QualifiedName, b: QualifiedName): number =>
 
 export function tableEntryJson(t: TableEntry): JsonObject {
   const out: JsonObject = { table: qnJson(t.table) };
+  if (t.extras?.is_enum) out['is_enum'] = true;
+  if (t.extras?.configuration) out['configuration'] = t.extras.configuration;
   if (t.object_relationships.length > 0) out['object_relationships'] = [...t.object_relationships].sort(byName).map(relationshipJson);
   if (t.array_relationships.length > 0) out['array_relationships'] = [...t.array_relationships].sort(byName).map(relationshipJson);
   if (t.computed_fields.length > 0) out['computed_fields'] = [...t.computed_fields].sort(byName).map(computedFieldJson);
+  if (t.extras?.remote_relationships) out['remote_relationships'] = t.extras.remote_relationships;
   for (const kind of PERM_KINDS) {
     const list = t[permField(kind)];
     if (list.length > 0) out[permField(kind)] = [...list].sort((a, b) => compareCodePoints(a.role, b.role)).map((p) => permissionJson(kind, p));
@@ -178,10 +195,14 @@ function globalsJson(md: Metadata): JsonObject {
   const out: JsonObject = {};
   const functions = sortedFunctions(md);
   if (functions.length > 0) out['functions'] = functions.map(functionEntryJson);
+  for (const key of ['remote_schemas', 'query_collections', 'allowlist'] as const) {
+    if (md.extras && md.extras[key].length > 0) out[key] = md.extras[key];
+  }
   const actions = [...md.actions.values()].sort(byName);
   if (actions.length > 0) out['actions'] = actions.map(actionJson);
   const ct = customTypesJson(md.custom_types);
   if (ct) out['custom_types'] = ct;
+  if (md.extras && md.extras.cron_triggers.length > 0) out['cron_triggers'] = md.extras.cron_triggers;
   return out;
 }
 
@@ -213,4 +234,10 @@ export const globalsText = (md: Metadata): string => JSON.stringify(globalsJson(
 /** Copy-on-write clone: maps are copied, entries shared until replaced. */
 export const cloneMetadata = (md: Metadata): Metadata => ({
   tables: new Map(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
+  ...(md.extras ? { extras: md.extras } : {}),
 });
+
+/** The canonical form of any document of the format, § 6.5 keys included (the project tool's view). */
+export function canonicalDocument(v: unknown): JsonObject {
+  return documentJson(toMetadata(parseDocumentEntries(v, '$', 'project')));
+}

@@ -41,6 +41,8 @@ export interface PermissionDef {
   set?: Record<string, Json>;
   limit?: number;
   allow_aggregations?: boolean;
+  /** §6.5: kept only by the project tool. */
+  backend_only?: boolean;
 }
 
 export interface Permission {
@@ -73,6 +75,8 @@ export interface EventTrigger {
 
 export interface TableEntry {
   table: QualifiedName;
+  /** The §6.5 table keys, kept only by the project tool (the engine accepts them only at their defaults). */
+  extras?: import('./kinds/unsupported.js').TableExtras;
   object_relationships: Relationship[];
   array_relationships: Relationship[];
   computed_fields: ComputedField[];
@@ -125,4 +129,6 @@ export interface Metadata {
   functions: Map<string, FunctionEntry>;
   actions: Map<string, Action>;
   custom_types: CustomTypes;
+  /** The §6.5 top-level keys, kept only by the project tool. */
+  extras?: import('./kinds/unsupported.js').Extras;
 }

@@ -1,25 +1,32 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { CliError } from '../errors.js';
+import type { Problem } from './problems.js';
 
 export interface EnvFile {
   vars: Map<string, string>;
   /** `envfile-invalid-line` warnings: `<file>:<line>: ignoring invalid line (expected KEY=VALUE)`. */
   warnings: string[];
+  /** The same warnings as problems (code `envfile-invalid-line`); the message carries the position (cli.md §6). */
+  problems: Problem[];
 }
 
-const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;
+const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=([^]*)$/;
 
-function unquote(raw: string): string | null {
-  const v = raw.trim();
+/** What may follow a closing quote: nothing, or a comment. */
+const AFTER_QUOTE = /^\s*(?:#.*)?$/;
+
+/** The value of `KEY=<raw>`, or null when the line is invalid (cli.md §2.3). */
+function parseValue(raw: string): string | null {
+  const v = raw.trimStart();
   if (v.startsWith("'")) {
     const end = v.indexOf("'", 1);
-    return end < 0 ? null : v.slice(1, end);
+    return end < 0 || !AFTER_QUOTE.test(v.slice(end + 1)) ? null : v.slice(1, end);
   }
   if (v.startsWith('"')) {
     let out = '';
     for (let i = 1; i < v.length; i++) {
       const c = v[i];
-      if (c === '"') return out;
+      if (c === '"') return AFTER_QUOTE.test(v.slice(i + 1)) ? out : null;
       if (c === '\\' && i + 1 < v.length) {
         const n = v[++i];
         out += n === 'n' ? '\n' : n === 't' ? '\t' : n === '"' ? '"' : n === '\\' ? '\\' : `\\${n}`;
@@ -27,32 +34,45 @@ function unquote(raw: string): string | null {
     }
     return null;
   }
-  const hash = v.indexOf(' #');
-  return (hash < 0 ? v : v.slice(0, hash)).trim();
+  // An unquoted value ends at ` #` (a comment); `=` followed by ` #…` is an empty value.
+  const hash = raw.search(/\s#/);
+  return (hash < 0 ? raw : raw.slice(0, hash)).trim();
 }
 
 /** Parses a `.env` file (cli.md §2.3): no expansion, later duplicates win. */
 export function parseEnvFile(text: string, shownPath: string): EnvFile {
   const vars = new Map<string, string>();
   const warnings: string[] = [];
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === '' || line.trim().startsWith('#')) return;
+  const problems: Problem[] = [];
+  text.replace(/^\uFEFF/, '').split(/\r?\n/).forEach((line, i) => {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
     const m = LINE.exec(line);
-    const value = m ? unquote(m[2] ?? '') : null;
+    const value = m ? parseValue(m[2] ?? '') : null;
     if (!m || value === null) {
-      warnings.push(`${shownPath}:${i + 1}: ignoring invalid line (expected KEY=VALUE)`);
+      const message = `${shownPath}:${i + 1}: ignoring invalid line (expected KEY=VALUE)`;
+      warnings.push(message);
+      problems.push({ severity: 'warning', code: 'envfile-invalid-line', message });
       return;
     }
     vars.set(m[1] as string, value);
   });
-  return { vars, warnings };
+  return { vars, warnings, problems };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Reads the env file; the default one may be absent, an explicitly named one must exist. */
 export function loadEnvFile(path: string, shownPath: string, explicit: boolean): EnvFile {
-  if (!existsSync(path)) {
+  if (!isFile(path)) {
     if (explicit) throw new CliError('envfile-not-found', `env file "${shownPath}" not found`, 1);
-    return { vars: new Map(), warnings: [] };
+    return { vars: new Map(), warnings: [], problems: [] };
   }
   return parseEnvFile(readFileSync(path, 'utf8'), shownPath);
 }

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseDocument, isMap, isScalar } from 'yaml';
+import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
 import { CliError } from '../errors.js';
 import { loadEnvFile } from './dotenv.js';
+import type { Position, Problem } from './problems.js';
 
 /**
  * Where settings come from (cli.md §2.2): flag > process environment > `.env` > `config.yaml` > default.
@@ -25,22 +26,48 @@ export function shownPath(p: string, cwd = process.cwd()): string {
   return rel === '' ? '.' : p.split(sep).join('/');
 }
 
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The first directory from `start` up to the root that holds `config.yaml` (cli.md §1.3). */
 export function findProjectDir(start: string): string | null {
   let dir = resolve(start);
   for (;;) {
-    if (existsSync(join(dir, 'config.yaml'))) return dir;
+    if (isFile(join(dir, 'config.yaml'))) return dir;
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 
-const REF = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\{[^}]*\}?/g;
+/** `$${` (literal `${`), `${NAME}`, or a malformed `${…` reference; `${{` starts a `{{NAME}}` template, kept verbatim. */
+const REF = /\$\$\{|\$\{(?!\{)(?:([A-Za-z_][A-Za-z0-9_]*)\}|[^}]*\}?)/g;
 
-export function interpolate(value: string, key: string, variable: (n: string) => string | undefined, file: string): string {
+/**
+ * Resolves the `${NAME}` references of a config.yaml string value (cli.md §2.4). `at` locates the value for
+ * `config-invalid` (a position, or just the file).
+ */
+export function interpolate(
+  value: string, key: string, variable: (n: string) => string | undefined, at: Position | string,
+): string {
   return value.replace(REF, (m, name: string | undefined) => {
     if (m === '$${') return '${';
-    if (name === undefined) throw new CliError('config-invalid', `invalid variable reference "${m}"`, 1, { file });
+    if (name === undefined) {
+      throw new CliError('config-invalid', `invalid variable reference "${m}"`, 1, typeof at === 'string' ? { file: at } : { ...at });
+    }
     const v = variable(name);
     if (v === undefined) {
       throw new CliError('env-var-missing', `environment variable "${name}" is not set (referenced by "${key}")`, 1, {
@@ -56,50 +83,120 @@ export interface EnvironmentOptions {
   envfile?: string;
   /** Commands that do not need a project still read config.yaml when one is found. */
   cwd?: string;
+  /** The process environment (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Discovery and variables: everything but the keys of config.yaml. */
+export interface ProjectSources {
+  cwd: string;
+  /** Where discovery started (`--project`, else the current directory). */
+  start: string;
+  projectDir: string | null;
+  /** Absolute path of config.yaml, or null without a project. */
+  configFile: string | null;
+  /** The directory relative paths are resolved against: the project directory, else the current directory. */
+  baseDir: string;
+  /** Absolute path of the `.env` file that was read, or null. */
+  envFile: string | null;
+  /** The process environment, else `.env`; a variable defined in the process (even empty) keeps its value. */
+  variable(name: string): string | undefined;
+  /** Where `variable(name)` comes from. */
+  variableOrigin(name: string): 'env' | 'envfile' | undefined;
+  /** `envfile-invalid-line` warnings. */
+  envProblems: Problem[];
+}
+
+/** Project discovery (cli.md §1.3) and the `.env` file (§2.3). Reading a project never creates anything. */
+export function openProject(opts: EnvironmentOptions = {}): ProjectSources {
+  const cwd = resolve(opts.cwd ?? process.cwd());
+  const env = opts.env ?? process.env;
+  const start = resolve(cwd, opts.project ?? '.');
+  if (opts.project !== undefined && !isDirectory(start)) {
+    throw new CliError('project-dir-not-found', `project directory "${shownPath(start, cwd)}" does not exist`, 1);
+  }
+  const projectDir = findProjectDir(start);
+  const baseDir = projectDir ?? cwd;
+  const envPath = resolve(baseDir, opts.envfile ?? '.env');
+  const dot = loadEnvFile(envPath, shownPath(envPath, cwd), opts.envfile !== undefined);
+  const variableOrigin = (name: string): 'env' | 'envfile' | undefined =>
+    env[name] !== undefined ? 'env' : dot.vars.has(name) ? 'envfile' : undefined;
+  return {
+    cwd,
+    start,
+    projectDir,
+    configFile: projectDir ? join(projectDir, 'config.yaml') : null,
+    baseDir,
+    envFile: isFile(envPath) ? envPath : null,
+    variable: (name) => env[name] ?? dot.vars.get(name),
+    variableOrigin,
+    envProblems: dot.problems,
+  };
+}
+
+/** config.yaml parsed with positions. */
+export interface ConfigDocument {
+  /** The path as messages show it. */
+  file: string;
+  text: string;
+  doc: Document;
+  /** The top-level mapping; null for an empty file. */
+  root: YAMLMap | null;
+  position(node: Node | null | undefined): Position;
+}
+
+/** Reads config.yaml: syntax errors are `config-parse-error`, a non-mapping document `config-invalid`. */
+export function readConfigDocument(path: string, cwd = process.cwd()): ConfigDocument {
+  const file = shownPath(path, cwd);
+  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, schema: 'core' });
+  const at = (offset: number): Position => {
+    const p = lines.linePos(offset);
+    return { file, line: p.line, column: p.col };
+  };
+  const err = doc.errors[0];
+  if (err) {
+    const message = err.code === 'MULTIPLE_DOCS' ? 'expected a single YAML document' : err.message.split('\n')[0] ?? err.message;
+    throw new CliError('config-parse-error', message, 1, at(err.pos[0]));
+  }
+  const position = (node: Node | null | undefined): Position => at(node?.range?.[0] ?? 0);
+  const contents = doc.contents as Node | null;
+  const isNull = contents === null || (isScalar(contents) && contents.value === null);
+  if (!isNull && !isMap(contents)) throw new CliError('config-invalid', 'expected a mapping', 1, position(contents));
+  return { file, text, doc, root: isMap(contents) ? (contents as YAMLMap) : null, position };
+}
+
+/** The value node of `key` in a mapping, aliases resolved; undefined when the key is absent. */
+export function valueNode(doc: Document, map: YAMLMap | null, key: string): Node | null | undefined {
+  const pair = map?.items.find((it) => isScalar(it.key) && String(it.key.value) === key);
+  if (!pair) return undefined;
+  const v = pair.value as Node | null;
+  return isAlias(v) ? (v.resolve(doc) as Node | undefined) ?? null : v;
+}
+
+/** A scalar's text as written (`0123` stays "0123"); null/empty plain scalars are absent (undefined). */
+export function scalarText(node: Node | null | undefined): string | undefined {
+  if (!isScalar(node) || node.value === null || node.value === undefined) return undefined;
+  return typeof node.value === 'string' ? node.value : node.source ?? String(node.value);
 }
 
 export function loadEnvironment(opts: EnvironmentOptions = {}): Environment {
-  const cwd = opts.cwd ?? process.cwd();
-  const start = resolve(cwd, opts.project ?? '.');
-  if (opts.project !== undefined && !(existsSync(start) && statSync(start).isDirectory())) {
-    throw new CliError('project-dir-not-found', `project directory "${opts.project}" does not exist`, 1);
-  }
-  const projectDir = findProjectDir(start);
-  const base = projectDir ?? cwd;
-  const envPath = resolve(base, opts.envfile ?? '.env');
-  const envFile = loadEnvFile(envPath, shownPath(envPath, cwd), opts.envfile !== undefined);
-  const variable = (name: string): string | undefined => process.env[name] ?? envFile.vars.get(name);
-  const configFile = projectDir ? join(projectDir, 'config.yaml') : null;
-  let config: Map<string, string> | null = null;
-  const readConfig = (): Map<string, string> => {
-    if (config) return config;
-    config = new Map();
-    if (!configFile) return config;
-    const doc = parseDocument(readFileSync(configFile, 'utf8'));
-    if (doc.errors.length > 0) {
-      const err = doc.errors[0];
-      const pos = err?.linePos?.[0];
-      throw new CliError('config-parse-error', `${shownPath(configFile, cwd)}:${pos?.line ?? 1}:${pos?.col ?? 1}: ${err?.message ?? ''}`, 1);
-    }
-    if (isMap(doc.contents)) {
-      for (const item of doc.contents.items) {
-        if (isScalar(item.key) && isScalar(item.value)) {
-          // String keys take a scalar's source text: `admin_secret: 0123` is "0123".
-          config.set(String(item.key.value), item.value.source ?? String(item.value.value));
-        }
-      }
-    }
-    return config;
-  };
+  const src = openProject(opts);
+  let config: ConfigDocument | null | undefined;
   return {
-    projectDir,
-    configFile,
-    variable,
+    projectDir: src.projectDir,
+    configFile: src.configFile,
+    variable: src.variable,
     configValue(key) {
-      const raw = readConfig().get(key);
-      return raw === undefined ? undefined : interpolate(raw, key, variable, configFile ?? '');
+      if (config === undefined) config = src.configFile ? readConfigDocument(src.configFile, src.cwd) : null;
+      if (!config) return undefined;
+      const node = valueNode(config.doc, config.root, key);
+      const text = scalarText(node);
+      if (text === undefined || !isScalar(node) || typeof node.value !== 'string') return text;
+      return interpolate(text, key, src.variable, config.position(node));
     },
-    warnings: envFile.warnings,
+    warnings: src.envProblems.map((p) => p.message),
   };
 }
 

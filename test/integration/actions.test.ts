@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { err, expectError, exported, write } from '../helpers/assertions.js';
 
 // engine-api.md §4.6.2–§4.6.3 (actions, action permissions), §4.0 (Header, URL template), §4.8.2 step 3, §6.1–§6.3,
 // §7 rows 8–17, 53–60, 79.
@@ -11,7 +12,7 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 beforeEach(async () => {
   await e.reset();
-  await write({ type: 'set_custom_types', args: TYPES }); // resource_version 2
+  await write(e, { type: 'set_custom_types', args: TYPES }); // resource_version 2
 });
 
 type Obj = Record<string, unknown>;
@@ -24,33 +25,11 @@ const TYPES = {
 const TYPES_EXPORT = { input_objects: TYPES.input_objects, objects: [TYPES.objects[1], TYPES.objects[0]], scalars: TYPES.scalars, enums: TYPES.enums };
 const doc = (actions?: Obj[]) => JSON.stringify({ version: 2, tables: [], ...(actions ? { actions } : {}), custom_types: TYPES_EXPORT });
 
-const err = (path: string, error: string, code: string) => ({ path, error, code });
 const pf = (path: string, error: string) => err(path, error, 'parse-failed');
 const H = 'http://localhost:3000/a';
 const create = (name: string, definition: Obj, extra: Obj = {}) => ({ type: 'create_action', args: { name, definition, ...extra } });
 const update = (name: string, definition: Obj, extra: Obj = {}) => ({ type: 'update_action', args: { name, definition, ...extra } });
 const perm = (op: 'create' | 'drop', args: Obj) => ({ type: `${op}_action_permission`, args });
-
-async function expectError(body: unknown, status: number, expected: Obj): Promise<void> {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status, body: expected });
-  expect(r.text).toBe(JSON.stringify(expected));
-  expect(await e.state()).toEqual(before);
-}
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
-
-async function write(body: unknown): Promise<void> {
-  const before = Number((await exported()).version);
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { message: 'success' } });
-  expect(r.headers.get('x-engine-resource-version')).toBe(String(before + 1));
-}
 
 const FULL = {
   handler: '{{ACTION_BASE_URL}}/x', output_type: '[User!]!',
@@ -71,12 +50,12 @@ const LOG_ROW = (name: string) =>
 
 describe('create_action, update_action, drop_action', () => {
   it('creates actions and exports them with defaults filled in or omitted (§6.1, §6.2)', async () => {
-    await write(create('b', FULL, { comment: 'hi' }));
-    await write(create('a', { handler: H, output_type: 'User' }));
-    await write(create('c', { handler: 'https://example.com/c?x=1', output_type: 'Other!', arguments: [], kind: 'synchronous', type: 'mutation', headers: [],
+    await write(e, create('b', FULL, { comment: 'hi' }));
+    await write(e, create('a', { handler: H, output_type: 'User' }));
+    await write(e, create('c', { handler: 'https://example.com/c?x=1', output_type: 'Other!', arguments: [], kind: 'synchronous', type: 'mutation', headers: [],
       forward_client_headers: false, timeout: 30 }, { comment: null }));
-    await write(create('d', { handler: '{{ BASE }}/d', output_type: '[Other]', timeout: 1 }, { comment: '' }));
-    const x = await exported();
+    await write(e, create('d', { handler: '{{ BASE }}/d', output_type: '[Other]', timeout: 1 }, { comment: '' }));
+    const x = await exported(e);
     expect(x.version).toBe('6');
     expect(x.text).toBe(doc([
       { name: 'a', definition: { handler: H, output_type: 'User', kind: 'synchronous' } },
@@ -88,50 +67,50 @@ describe('create_action, update_action, drop_action', () => {
   });
 
   it('update_action replaces the whole definition, keeps the comment when absent, keeps permissions and action_log rows', async () => {
-    await write(create('b', FULL, { comment: 'hi' }));
-    await write(perm('create', { action: 'b', role: 'user' }));
+    await write(e, create('b', FULL, { comment: 'hi' }));
+    await write(e, perm('create', { action: 'b', role: 'user' }));
     await e.sql(LOG_ROW('b'));
-    await write(update('b', { handler: 'http://h/2', output_type: 'Other' }));
-    expect((await exported()).text).toBe(doc([
+    await write(e, update('b', { handler: 'http://h/2', output_type: 'Other' }));
+    expect((await exported(e)).text).toBe(doc([
       { name: 'b', definition: { handler: 'http://h/2', output_type: 'Other', kind: 'synchronous' }, comment: 'hi', permissions: [{ role: 'user' }] }]));
-    await write(update('b', { handler: 'http://h/3', output_type: 'User', kind: 'asynchronous' }, { comment: 'new' }));
-    expect((await exported()).text).toBe(doc([
+    await write(e, update('b', { handler: 'http://h/3', output_type: 'User', kind: 'asynchronous' }, { comment: 'new' }));
+    expect((await exported(e)).text).toBe(doc([
       { name: 'b', definition: { handler: 'http://h/3', output_type: 'User', kind: 'asynchronous' }, comment: 'new', permissions: [{ role: 'user' }] }]));
-    await write(update('b', { handler: 'http://h/3', output_type: 'User' }, { comment: null }));
-    expect((await exported()).text).toBe(doc([{ name: 'b', definition: { handler: 'http://h/3', output_type: 'User', kind: 'synchronous' }, permissions: [{ role: 'user' }] }]));
+    await write(e, update('b', { handler: 'http://h/3', output_type: 'User' }, { comment: null }));
+    expect((await exported(e)).text).toBe(doc([{ name: 'b', definition: { handler: 'http://h/3', output_type: 'User', kind: 'synchronous' }, permissions: [{ role: 'user' }] }]));
     expect(await actionLog()).toEqual(['b']);
   });
 
   it('drop_action removes the action and its permissions; clear_data (default true) deletes its action_log rows', async () => {
-    await write(create('a', { handler: H, output_type: 'User' }));
-    await write(create('b', { handler: H, output_type: 'User' }));
-    await write(perm('create', { action: 'a', role: 'user' }));
-    await write(perm('create', { name: 'a', role: 'editor' }));
+    await write(e, create('a', { handler: H, output_type: 'User' }));
+    await write(e, create('b', { handler: H, output_type: 'User' }));
+    await write(e, perm('create', { action: 'a', role: 'user' }));
+    await write(e, perm('create', { name: 'a', role: 'editor' }));
     await e.sql(`${LOG_ROW('a')}; ${LOG_ROW('a')}; ${LOG_ROW('b')}`);
-    await write({ type: 'drop_action', args: { name: 'a' } });
-    expect((await exported()).text).toBe(doc([{ name: 'b', definition: { handler: H, output_type: 'User', kind: 'synchronous' } }]));
+    await write(e, { type: 'drop_action', args: { name: 'a' } });
+    expect((await exported(e)).text).toBe(doc([{ name: 'b', definition: { handler: H, output_type: 'User', kind: 'synchronous' } }]));
     expect(await actionLog()).toEqual(['b']);
-    await write(create('a', { handler: H, output_type: 'Other' }));
-    expect((await exported()).text).toBe(doc([
+    await write(e, create('a', { handler: H, output_type: 'Other' }));
+    expect((await exported(e)).text).toBe(doc([
       { name: 'a', definition: { handler: H, output_type: 'Other', kind: 'synchronous' } },
       { name: 'b', definition: { handler: H, output_type: 'User', kind: 'synchronous' } }]));
     await e.sql(LOG_ROW('a'));
-    await write({ type: 'drop_action', args: { name: 'b', clear_data: false } });
+    await write(e, { type: 'drop_action', args: { name: 'b', clear_data: false } });
     expect(await actionLog()).toEqual(['a', 'b']);
-    await write({ type: 'drop_action', args: { name: 'a', clear_data: true } });
+    await write(e, { type: 'drop_action', args: { name: 'a', clear_data: true } });
     expect(await actionLog()).toEqual(['b']);
-    expect((await exported()).text).toBe(doc());
+    expect((await exported(e)).text).toBe(doc());
   });
 
   it('rejects a taken name and unknown actions (§7 rows 53, 54)', async () => {
-    await write(create('a', { handler: H, output_type: 'User' }));
-    await expectError(create('a', { handler: H, output_type: 'Other' }), 400, err('$.args.name', 'action with name "a" already exists', 'already-exists'));
+    await write(e, create('a', { handler: H, output_type: 'User' }));
+    await expectError(e, create('a', { handler: H, output_type: 'Other' }), 400, err('$.args.name', 'action with name "a" already exists', 'already-exists'));
     // Resolution comes after the name check.
-    await expectError(create('a', { handler: H, output_type: 'Nope' }), 400, err('$.args.name', 'action with name "a" already exists', 'already-exists'));
+    await expectError(e, create('a', { handler: H, output_type: 'Nope' }), 400, err('$.args.name', 'action with name "a" already exists', 'already-exists'));
     const missing = err('$.args.name', 'action with name "nope" does not exist', 'not-exists');
-    await expectError(update('nope', { handler: H, output_type: 'User' }), 400, missing);
-    await expectError({ type: 'drop_action', args: { name: 'nope' } }, 400, missing);
-    await expectError({ type: 'drop_action', args: { name: 'nope', clear_data: false } }, 400, missing);
+    await expectError(e, update('nope', { handler: H, output_type: 'User' }), 400, missing);
+    await expectError(e, { type: 'drop_action', args: { name: 'nope' } }, 400, missing);
+    await expectError(e, { type: 'drop_action', args: { name: 'nope', clear_data: false } }, 400, missing);
   });
 
   it('rejects unresolvable definitions with the action record (§7 row 55)', async () => {
@@ -151,11 +130,11 @@ describe('create_action, update_action, drop_action', () => {
       [d('uuid!'), 'the type "uuid" is not an object type defined in custom types'],
       [d('Color'), 'the type "Color" is not an object type defined in custom types'],
     ];
-    for (const [def, reason] of cases) await expectError(create('a', def, { comment: 'c' }), 400, fail('a', def, reason, 'c'));
-    await write(create('a', { handler: H, output_type: 'User' }, { comment: 'kept' }));
-    await write(perm('create', { action: 'a', role: 'user' }));
-    for (const [def, reason] of cases) await expectError(update('a', def), 400, fail('a', def, reason, 'kept'));
-    await expectError(update('a', d('Date'), { comment: null }), 400, fail('a', d('Date'), 'the type "Date" is not an object type defined in custom types'));
+    for (const [def, reason] of cases) await expectError(e, create('a', def, { comment: 'c' }), 400, fail('a', def, reason, 'c'));
+    await write(e, create('a', { handler: H, output_type: 'User' }, { comment: 'kept' }));
+    await write(e, perm('create', { action: 'a', role: 'user' }));
+    for (const [def, reason] of cases) await expectError(e, update('a', def), 400, fail('a', def, reason, 'kept'));
+    await expectError(e, update('a', d('Date'), { comment: null }), 400, fail('a', d('Date'), 'the type "Date" is not an object type defined in custom types'));
   });
 
   it('rejects bad handlers, headers, kinds, timeouts, names and types (§7 rows 8–13, 16, 17)', async () => {
@@ -184,71 +163,71 @@ describe('create_action, update_action, drop_action', () => {
       [def({ arguments: [{ name: 'a b', type: 'Int' }] }), pf('$.args.definition.arguments[0].name', '"a b" is not a valid GraphQL name')],
       [{ handler: H }, pf('$.args.definition', 'the key "output_type" was not present')],
     ];
-    for (const [d, expected] of cases) await expectError(create('a', d), 400, expected);
-    await expectError(create('my-action', def({})), 400, pf('$.args.name', '"my-action" is not a valid GraphQL name'));
-    await write(create('a', def({})));
+    for (const [d, expected] of cases) await expectError(e, create('a', d), 400, expected);
+    await expectError(e, create('my-action', def({})), 400, pf('$.args.name', '"my-action" is not a valid GraphQL name'));
+    await write(e, create('a', def({})));
     // Parse errors come before the name and existence checks.
-    for (const [d, expected] of cases) await expectError(create('a', d), 400, expected);
-    for (const [d, expected] of cases) await expectError(update('a', d), 400, expected);
-    await expectError(update('nope', def({ handler: 'ftp://x' })), 400, pf('$.args.definition.handler', 'handler must be an http or https URL'));
+    for (const [d, expected] of cases) await expectError(e, create('a', d), 400, expected);
+    for (const [d, expected] of cases) await expectError(e, update('a', d), 400, expected);
+    await expectError(e, update('nope', def({ handler: 'ftp://x' })), 400, pf('$.args.definition.handler', 'handler must be an http or https URL'));
   });
 });
 
 describe('create_action_permission, drop_action_permission', () => {
   beforeEach(async () => {
-    await write(create('a', { handler: H, output_type: 'User' }));
+    await write(e, create('a', { handler: H, output_type: 'User' }));
   });
   const A = { name: 'a', definition: { handler: H, output_type: 'User', kind: 'synchronous' } };
 
   it('creates under either key, ignores definition, exports sorted by role, allows drop and re-create', async () => {
-    await write(perm('create', { action: 'a', role: 'user', definition: { select: { filter: {} } } }));
-    await write(perm('create', { name: 'a', role: 'editor', comment: 'edits' }));
-    await write(perm('create', { action: 'a', role: 'Admin', comment: null }));
-    expect((await exported()).text).toBe(doc([{ ...A, permissions: [{ role: 'Admin' }, { role: 'editor', comment: 'edits' }, { role: 'user' }] }]));
-    await write(perm('drop', { name: 'a', role: 'user' }));
-    await write(perm('drop', { action: 'a', role: 'Admin' }));
-    expect((await exported()).text).toBe(doc([{ ...A, permissions: [{ role: 'editor', comment: 'edits' }] }]));
-    await write(perm('create', { action: 'a', role: 'user', comment: 'back' }));
-    await write(perm('drop', { action: 'a', role: 'editor' }));
-    expect((await exported()).text).toBe(doc([{ ...A, permissions: [{ role: 'user', comment: 'back' }] }]));
-    await write(perm('drop', { name: 'a', role: 'user' }));
-    expect((await exported()).text).toBe(doc([A]));
+    await write(e, perm('create', { action: 'a', role: 'user', definition: { select: { filter: {} } } }));
+    await write(e, perm('create', { name: 'a', role: 'editor', comment: 'edits' }));
+    await write(e, perm('create', { action: 'a', role: 'Admin', comment: null }));
+    expect((await exported(e)).text).toBe(doc([{ ...A, permissions: [{ role: 'Admin' }, { role: 'editor', comment: 'edits' }, { role: 'user' }] }]));
+    await write(e, perm('drop', { name: 'a', role: 'user' }));
+    await write(e, perm('drop', { action: 'a', role: 'Admin' }));
+    expect((await exported(e)).text).toBe(doc([{ ...A, permissions: [{ role: 'editor', comment: 'edits' }] }]));
+    await write(e, perm('create', { action: 'a', role: 'user', comment: 'back' }));
+    await write(e, perm('drop', { action: 'a', role: 'editor' }));
+    expect((await exported(e)).text).toBe(doc([{ ...A, permissions: [{ role: 'user', comment: 'back' }] }]));
+    await write(e, perm('drop', { name: 'a', role: 'user' }));
+    expect((await exported(e)).text).toBe(doc([A]));
   });
 
   it('rejects bad keys, unknown actions, admin, duplicates and missing permissions (§7 rows 15, 54, 56–60)', async () => {
-    await write(perm('create', { action: 'a', role: 'user' }));
+    await write(e, perm('create', { action: 'a', role: 'user' }));
     for (const op of ['create', 'drop'] as const) {
-      await expectError(perm(op, { action: 'a', name: 'a', role: 'user' }), 400, pf('$.args', 'only one of "action" or "name" may be given'));
-      await expectError(perm(op, { role: 'user' }), 400, pf('$.args', 'one of "action" or "name" is required'));
-      await expectError(perm(op, { action: 'a', role: '' }), 400, pf('$.args.role', 'role name cannot be empty'));
-      await expectError(perm(op, { action: 'nope', role: 'user' }), 400, err('$.args.action', 'action with name "nope" does not exist', 'not-exists'));
-      await expectError(perm(op, { name: 'nope', role: 'user' }), 400, err('$.args.name', 'action with name "nope" does not exist', 'not-exists'));
+      await expectError(e, perm(op, { action: 'a', name: 'a', role: 'user' }), 400, pf('$.args', 'only one of "action" or "name" may be given'));
+      await expectError(e, perm(op, { role: 'user' }), 400, pf('$.args', 'one of "action" or "name" is required'));
+      await expectError(e, perm(op, { action: 'a', role: '' }), 400, pf('$.args.role', 'role name cannot be empty'));
+      await expectError(e, perm(op, { action: 'nope', role: 'user' }), 400, err('$.args.action', 'action with name "nope" does not exist', 'not-exists'));
+      await expectError(e, perm(op, { name: 'nope', role: 'user' }), 400, err('$.args.name', 'action with name "nope" does not exist', 'not-exists'));
     }
     const admin = (definition: Obj) => {
       const error = 'in action "a": in permission for role "admin": cannot define permission for admin role';
       return { path: '$.args', error, code: 'constraint-violation', internal: [{ definition, reason: error, type: 'action_permission' }] };
     };
-    await expectError(perm('create', { action: 'a', role: 'admin' }), 400, admin({ action: 'a', role: 'admin' }));
-    await expectError(perm('create', { name: 'a', role: 'admin', comment: 'x' }), 400, admin({ action: 'a', role: 'admin', comment: 'x' }));
-    await expectError(perm('create', { action: 'a', role: 'user', comment: 'again' }), 400, err('$.args', 'permission for role "user" is already defined on "a"', 'already-exists'));
-    await expectError(perm('drop', { name: 'a', role: 'editor' }), 400, err('$.args', 'permission for role "editor" is not defined on "a"', 'not-exists'));
-    await expectError(perm('drop', { action: 'a', role: 'admin' }), 400, err('$.args', 'permission for role "admin" is not defined on "a"', 'not-exists'));
+    await expectError(e, perm('create', { action: 'a', role: 'admin' }), 400, admin({ action: 'a', role: 'admin' }));
+    await expectError(e, perm('create', { name: 'a', role: 'admin', comment: 'x' }), 400, admin({ action: 'a', role: 'admin', comment: 'x' }));
+    await expectError(e, perm('create', { action: 'a', role: 'user', comment: 'again' }), 400, err('$.args', 'permission for role "user" is already defined on "a"', 'already-exists'));
+    await expectError(e, perm('drop', { name: 'a', role: 'editor' }), 400, err('$.args', 'permission for role "editor" is not defined on "a"', 'not-exists'));
+    await expectError(e, perm('drop', { action: 'a', role: 'admin' }), 400, err('$.args', 'permission for role "admin" is not defined on "a"', 'not-exists'));
   });
 });
 
 describe('replace_metadata with actions and custom types (§4.8.2)', () => {
   it('stores the same document as the individual calls, byte for byte', async () => {
-    await write(create('b', FULL, { comment: 'hi' }));
-    await write(create('a', { handler: H, output_type: 'User', timeout: 30 }));
-    await write(perm('create', { action: 'b', role: 'user' }));
-    await write(perm('create', { name: 'b', role: 'editor', comment: 'e' }));
-    const individual = (await exported()).text;
+    await write(e, create('b', FULL, { comment: 'hi' }));
+    await write(e, create('a', { handler: H, output_type: 'User', timeout: 30 }));
+    await write(e, perm('create', { action: 'b', role: 'user' }));
+    await write(e, perm('create', { name: 'b', role: 'editor', comment: 'e' }));
+    const individual = (await exported(e)).text;
     expect(individual).toBe(doc([
       { name: 'a', definition: { handler: H, output_type: 'User', kind: 'synchronous' } },
       { name: 'b', definition: FULL_EXPORT, comment: 'hi', permissions: [{ role: 'editor', comment: 'e' }, { role: 'user' }] }]));
-    await write({ type: 'clear_metadata', args: {} });
-    expect((await exported()).text).toBe('{"version":2,"tables":[]}');
-    await write({ type: 'replace_metadata', args: {
+    await write(e, { type: 'clear_metadata', args: {} });
+    expect((await exported(e)).text).toBe('{"version":2,"tables":[]}');
+    await write(e, { type: 'replace_metadata', args: {
       version: 2, tables: [],
       custom_types: { objects: [...TYPES.objects].reverse(), enums: TYPES.enums, scalars: TYPES.scalars, input_objects: TYPES.input_objects },
       actions: [
@@ -256,19 +235,19 @@ describe('replace_metadata with actions and custom types (§4.8.2)', () => {
         { name: 'a', definition: { handler: H, output_type: 'User', type: 'mutation', arguments: [], headers: [] }, permissions: [] },
       ],
     } });
-    expect((await exported()).text).toBe(individual);
+    expect((await exported(e)).text).toBe(individual);
   });
 
   it('rejects duplicate actions and duplicate action permissions (§7 row 79)', async () => {
     const act = (name: string, permissions: Obj[] = []) => ({ name, definition: { handler: H, output_type: 'User' }, permissions });
     const md = (actions: Obj[]) => ({ type: 'replace_metadata', args: { version: 2, tables: [], custom_types: TYPES, actions } });
-    await expectError(md([act('a'), act('b'), act('a'), act('b'), act('a')]), 400,
+    await expectError(e, md([act('a'), act('b'), act('a'), act('b'), act('a')]), 400,
       err('$.args.actions', 'multiple declarations exist for the following actions : "a", "b"', 'already-exists'));
-    await expectError(md([act('a', [{ role: 'user' }]), act('b', [{ role: 'user' }, { role: 'x' }, { role: 'user' }])]), 400,
+    await expectError(e, md([act('a', [{ role: 'user' }]), act('b', [{ role: 'user' }, { role: 'x' }, { role: 'user' }])]), 400,
       err('$.args.actions[1]', 'multiple declarations exist for the following action permissions : "user"', 'already-exists'));
-    await expectError(md([act('a', [{ role: 'user' }, { role: 'user' }])]), 400,
+    await expectError(e, md([act('a', [{ role: 'user' }, { role: 'user' }])]), 400,
       err('$.args.actions[0]', 'multiple declarations exist for the following action permissions : "user"', 'already-exists'));
-    await expectError(md([act('a', [{ role: 'user' }, { role: 'user' }]), act('a')]), 400,
+    await expectError(e, md([act('a', [{ role: 'user' }, { role: 'user' }]), act('a')]), 400,
       err('$.args.actions', 'multiple declarations exist for the following actions : "a"', 'already-exists'));
   });
 });

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startOn, startTestEngine, type Reply, type TestEngine } from '../helpers/engine.js';
+import { post, startOn, startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { expectReply } from '../helpers/assertions.js';
 
 // engine-api.md §2: resolving the caller with and without an admin secret, and the admin-only rule.
 
@@ -33,15 +34,11 @@ const DENIED = { path: '$.args', error: 'restricted access : admin only', code: 
 const EXPORT = { type: 'export_metadata', args: {} };
 const EMPTY_DOC = '{"version":2,"tables":[]}';
 
-function expectError(r: Reply, status: number, body: Record<string, unknown>): void {
-  expect({ status: r.status, body: r.body }).toEqual({ status, body });
-}
-
 /** Sends without the harness's automatic secret header; the request must fail and change nothing. */
 async function refused(te: TestEngine, body: unknown, headers: Record<string, string>, status: number, expected: Record<string, unknown>, path = '/v1/query') {
   const before = await te.state();
   const r = await post(`${te.url}${path}`, body, headers);
-  expectError(r, status, expected);
+  expectReply(r, status, expected);
   expect(await te.state()).toEqual(before);
   return r;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startTestEngine, type Reply, type TestEngine } from '../helpers/engine.js';
+import { post, startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { fails } from '../helpers/assertions.js';
 
 // engine-api.md §4.8.7 `bulk` (and §3.3 for its transaction and resource_version, §7 row 80 for its errors).
 
@@ -23,19 +24,6 @@ const objRel = (table: string, name: string, column: string) => ({
 const tableEntry = (name: string) => ({ table: { schema: 'public', name } });
 const AUTHOR_ARTICLE = 'create table author (id serial primary key, name text); ' +
   'create table article (id serial primary key, author_id int references author(id), title text)';
-
-function expectError(r: Reply, status: number, body: Record<string, unknown>): void {
-  expect({ status: r.status, body: r.body }).toEqual({ status, body });
-}
-
-/** The request must fail with exactly this answer and leave everything as it was (§3.3). */
-async function fails(body: unknown, status: number, expected: Record<string, unknown>, headers?: Record<string, string>) {
-  const before = await e.state();
-  const r = await e.query(body, headers);
-  expectError(r, status, expected);
-  expect(await e.state()).toEqual(before);
-  return r;
-}
 
 /** The metadata row as stored in the database, bypassing the engine's cache. */
 async function stored(): Promise<{ doc: unknown; version: number }> {
@@ -142,17 +130,17 @@ describe('resource_version', () => {
 
 describe('failure rolls everything back', () => {
   it('rewrites $.args.table of the third sub-operation to $.args[2].args.table and undoes the DDL and tracking', async () => {
-    const r = await fails(bulk(sql(AUTHOR_ARTICLE + "; insert into author (name) values ('x')"), track('author'), objRel('nope', 'r', 'c')),
+    const r = await fails(e, bulk(sql(AUTHOR_ARTICLE + "; insert into author (name) values ('x')"), track('author'), objRel('nope', 'r', 'c')),
       400, { path: '$.args[2].args.table', error: 'table "nope" does not exist', code: 'not-exists' });
     expect(r.text).toBe('{"path":"$.args[2].args.table","error":"table \\"nope\\" does not exist","code":"not-exists"}');
     // The engine's cache was not touched either: the table never existed.
-    await fails(track('author'), 400, { path: '$.args', error: 'no such table/view exists in postgres : "author"', code: 'not-exists' });
+    await fails(e, track('author'), 400, { path: '$.args', error: 'no such table/view exists in postgres : "author"', code: 'not-exists' });
   });
 
   it('an earlier write in the same bulk is visible to, and undone with, a later failing sub-operation', async () => {
     await e.sql('create table a (id int)');
-    await fails(bulk(track('a'), track('a')), 400, { path: '$.args[1].args', error: 'view/table already tracked : "a"', code: 'already-tracked' });
-    await fails(bulk(track('a'), { type: 'untrack_table', args: { table: 'a' } }, { type: 'untrack_table', args: { table: 'a' } }),
+    await fails(e, bulk(track('a'), track('a')), 400, { path: '$.args[1].args', error: 'view/table already tracked : "a"', code: 'already-tracked' });
+    await fails(e, bulk(track('a'), { type: 'untrack_table', args: { table: 'a' } }, { type: 'untrack_table', args: { table: 'a' } }),
       400, { path: '$.args[2].args', error: 'view/table already untracked : "a"', code: 'already-untracked' });
   });
 
@@ -180,18 +168,18 @@ describe('failure rolls everything back', () => {
     ['nested bulk args not an array', [sql('create table a (id int)'), { type: 'bulk', args: 'x' }],
       { path: '$.args[1].args', error: 'expected Array, encountered String', code: 'parse-failed' }],
   ])('%s', async (_name, ops, expected) => {
-    await fails(bulk(...ops), 400, expected);
+    await fails(e, bulk(...ops), 400, expected);
   });
 
   it('keeps the status of a 409 sub-error, and its internal', async () => {
     await e.sql('create table a (id int)');
-    const r = await fails(bulk(track('a'), { type: 'replace_metadata', args: { metadata: { version: 2, tables: [] }, resource_version: 99 } }),
+    const r = await fails(e, bulk(track('a'), { type: 'replace_metadata', args: { metadata: { version: 2, tables: [] }, resource_version: 99 } }),
       409, { path: '$.args[1].args.resource_version', error: 'resource version mismatch', code: 'conflict', internal: { requested: 99, current: 1 } });
     expect(r.text).toBe('{"path":"$.args[1].args.resource_version","error":"resource version mismatch","code":"conflict","internal":{"requested":99,"current":1}}');
   });
 
   it('a postgres-error in a later run_sql undoes the DDL of an earlier one, with internal for the admin', async () => {
-    await fails(bulk(sql('create table a (id int)'), track('a'), sql('create table b (id int); select * from nope')), 400, {
+    await fails(e, bulk(sql('create table a (id int)'), track('a'), sql('create table b (id int); select * from nope')), 400, {
       path: '$.args[2].args', error: 'query execution failed', code: 'postgres-error',
       internal: {
         statement: 'create table b (id int); select * from nope', prepared: false, arguments: [],
@@ -202,7 +190,7 @@ describe('failure rolls everything back', () => {
 
   it('after a failed bulk the next requests start from the old state', async () => {
     await e.sql('create table a (id int)');
-    await fails(bulk(track('a'), sql('drop table a'), { type: 'x', args: {} }), 400,
+    await fails(e, bulk(track('a'), sql('drop table a'), { type: 'x', args: {} }), 400,
       { path: '$.args[2].type', error: 'unknown operation type "x"', code: 'parse-failed' });
     const r = await e.query(bulk(track('a'), EXPORT));
     expect(r.status).toBe(200);
@@ -216,10 +204,10 @@ describe('role check', () => {
 
   it('happens once, for the bulk itself, before its elements are read', async () => {
     const user = { 'x-engine-role': 'user' };
-    await fails(bulk(sql('create table a (id int)')), 400, DENIED, user);
-    await fails(bulk('x', { type: 'nope', args: {} }), 400, DENIED, user);
-    await fails({ type: 'bulk', args: 5 }, 400, DENIED, user);
-    await fails(bulk(), 400, DENIED, user);
+    await fails(e, bulk(sql('create table a (id int)')), 400, DENIED, user);
+    await fails(e, bulk('x', { type: 'nope', args: {} }), 400, DENIED, user);
+    await fails(e, { type: 'bulk', args: 5 }, 400, DENIED, user);
+    await fails(e, bulk(), 400, DENIED, user);
   });
 
   it('sub-operations run as the bulk\'s admin caller', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
 
 // add_computed_field (engine-api.md §4.5.1), its export (§6.1–§6.3), the §1.7 multi-reason layout, the §3.4
 // constraint-violation records; §7 rows 10, 24, 38, 47, 48, 49.
@@ -49,31 +50,8 @@ beforeEach(async () => {
   ] });
 });
 
-const qt = (name: string, schema = 'public') => ({ schema, name });
 const add = (table: unknown, name: string, definition: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   ({ type: 'add_computed_field', args: { table, name, definition, ...extra } });
-const err = (path: string, error: string, code: string) => ({ path, error, code });
-
-async function expectError(body: unknown, status: number, expected: Record<string, unknown>): Promise<void> {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status, body: expected });
-  expect(r.text).toBe(JSON.stringify(expected)); // key order too (§1.4; §3.4: "table" first in definitions)
-  expect(await e.state()).toEqual(before);
-}
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
-
-async function write(body: unknown): Promise<void> {
-  const before = Number((await exported()).version);
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { message: 'success' } });
-  expect(r.headers.get('x-engine-resource-version')).toBe(String(before + 1));
-}
 
 /** The stored definition: function as a QT object, then table_argument and session_argument when given (§6.1). */
 function storedDefinition(def: { function: string | { schema: string; name: string }; table_argument?: string; session_argument?: string }) {
@@ -100,16 +78,16 @@ function requirements(name: string, table: string, reasons: string[]): string {
 
 describe('add_computed_field: success (§4.5.1, §6)', () => {
   it('adds scalar, table_argument, session_argument and table-returning fields and exports them sorted by name', async () => {
-    await write(add('author', 'full_name', { function: 'author_full_name' }, { comment: 'first and last' }));
-    await write(add({ name: 'author' }, 'initial', { function: { schema: 'public', name: 'author_initial' } }, { comment: null }));
-    await write(add('author', 'prefixed', { function: 'author_prefixed', table_argument: 'who' }));
-    await write(add('author', 'greeting', { function: 'author_greeting', session_argument: 'session' }));
-    await write(add('author', 'greeting_b', { function: 'author_greeting_b', table_argument: 'a', session_argument: 'session' }));
-    await write(add('author', 'all_articles', { function: 'author_articles' }));
-    await write(add('author', 'latest_article', { function: 'author_latest' }));
-    await write(add('author', 'upper', { function: { schema: 'fns', name: 'author_upper' } }, { comment: '' }));
-    await write(add({ schema: 'billing', name: 'customer' }, 'label', { function: 'customer_name' }));
-    const x = await exported();
+    await write(e, add('author', 'full_name', { function: 'author_full_name' }, { comment: 'first and last' }));
+    await write(e, add({ name: 'author' }, 'initial', { function: { schema: 'public', name: 'author_initial' } }, { comment: null }));
+    await write(e, add('author', 'prefixed', { function: 'author_prefixed', table_argument: 'who' }));
+    await write(e, add('author', 'greeting', { function: 'author_greeting', session_argument: 'session' }));
+    await write(e, add('author', 'greeting_b', { function: 'author_greeting_b', table_argument: 'a', session_argument: 'session' }));
+    await write(e, add('author', 'all_articles', { function: 'author_articles' }));
+    await write(e, add('author', 'latest_article', { function: 'author_latest' }));
+    await write(e, add('author', 'upper', { function: { schema: 'fns', name: 'author_upper' } }, { comment: '' }));
+    await write(e, add({ schema: 'billing', name: 'customer' }, 'label', { function: 'customer_name' }));
+    const x = await exported(e);
     expect(x.version).toBe('11');
     expect(x.text).toBe(JSON.stringify({
       version: 2,
@@ -136,42 +114,42 @@ describe('add_computed_field: success (§4.5.1, §6)', () => {
   });
 
   it('exports the same bytes after export → replace → export (§6.3)', async () => {
-    await write(add('author', 'full_name', { function: 'author_full_name' }));
-    await write(add('author', 'greeting', { function: 'author_greeting', session_argument: 'session' }, { comment: 'hi' }));
-    const first = await exported();
+    await write(e, add('author', 'full_name', { function: 'author_full_name' }));
+    await write(e, add('author', 'greeting', { function: 'author_greeting', session_argument: 'session' }, { comment: 'hi' }));
+    const first = await exported(e);
     const r = await e.query({ type: 'replace_metadata', args: JSON.parse(first.text) });
     expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { message: 'success' } });
-    expect((await exported()).text).toBe(first.text);
+    expect((await exported(e)).text).toBe(first.text);
   });
 });
 
 describe('add_computed_field: errors (§4.5.1, §7)', () => {
   it('rejects an invalid GraphQL name before the table check (row 10) and an untracked table (row 24)', async () => {
-    await expectError(add('author', 'full name', { function: 'author_full_name' }), 400, err('$.args.name', '"full name" is not a valid GraphQL name', 'parse-failed'));
-    await expectError(add('secret', '1x', { function: 'nope' }), 400, err('$.args.name', '"1x" is not a valid GraphQL name', 'parse-failed'));
-    await expectError(add('secret', 'x', { function: 'nope' }), 400, err('$.args.table', 'table "secret" does not exist', 'not-exists'));
-    await expectError(add({ schema: 'billing', name: 'nope' }, 'x', { function: 'author_full_name' }), 400,
+    await expectError(e, add('author', 'full name', { function: 'author_full_name' }), 400, err('$.args.name', '"full name" is not a valid GraphQL name', 'parse-failed'));
+    await expectError(e, add('secret', '1x', { function: 'nope' }), 400, err('$.args.name', '"1x" is not a valid GraphQL name', 'parse-failed'));
+    await expectError(e, add('secret', 'x', { function: 'nope' }), 400, err('$.args.table', 'table "secret" does not exist', 'not-exists'));
+    await expectError(e, add({ schema: 'billing', name: 'nope' }, 'x', { function: 'author_full_name' }), 400,
       err('$.args.table', 'table "billing.nope" does not exist', 'not-exists'));
   });
 
   it('rejects a name taken by a column, a relationship or another computed field, before resolving (row 38)', async () => {
-    await write(add('author', 'full_name', { function: 'author_full_name' }));
+    await write(e, add('author', 'full_name', { function: 'author_full_name' }));
     const conflict = (name: string, what: string, t: string) => err('$.args.name', `"${name}" conflicts with an existing ${what} of table "${t}"`, 'already-exists');
-    await expectError(add('author', 'first_name', { function: 'nope' }), 400, conflict('first_name', 'column', 'author'));
-    await expectError(add('author', 'articles', { function: 'author_volatile' }), 400, conflict('articles', 'relationship', 'author'));
-    await expectError(add('author', 'full_name', { function: 'author_initial' }), 400, conflict('full_name', 'computed field', 'author'));
-    await expectError(add({ schema: 'billing', name: 'customer' }, 'author_id', { function: 'customer_name' }), 400, conflict('author_id', 'column', 'billing.customer'));
+    await expectError(e, add('author', 'first_name', { function: 'nope' }), 400, conflict('first_name', 'column', 'author'));
+    await expectError(e, add('author', 'articles', { function: 'author_volatile' }), 400, conflict('articles', 'relationship', 'author'));
+    await expectError(e, add('author', 'full_name', { function: 'author_initial' }), 400, conflict('full_name', 'computed field', 'author'));
+    await expectError(e, add({ schema: 'billing', name: 'customer' }, 'author_id', { function: 'customer_name' }), 400, conflict('author_id', 'column', 'billing.customer'));
   });
 
   it('rejects a missing function (row 47) and an overloaded one (row 48)', async () => {
     const A = qt('author');
-    await expectError(add('author', 'x', { function: 'nope' }), 400, violation(A, 'x', { function: 'nope' }, 'no such function exists in postgres : "nope"'));
-    await expectError(add('author', 'x', { function: { schema: 'fns', name: 'nope' } }), 400,
+    await expectError(e, add('author', 'x', { function: 'nope' }), 400, violation(A, 'x', { function: 'nope' }, 'no such function exists in postgres : "nope"'));
+    await expectError(e, add('author', 'x', { function: { schema: 'fns', name: 'nope' } }), 400,
       violation(A, 'x', { function: qt('nope', 'fns') }, 'no such function exists in postgres : "fns.nope"'));
     // "nope" does not exist, so no requirement is checked even though table_argument names no argument.
-    await expectError(add('author', 'x', { function: 'nope', table_argument: 'zz' }, { comment: 'c' }), 400,
+    await expectError(e, add('author', 'x', { function: 'nope', table_argument: 'zz' }, { comment: 'c' }), 400,
       violation(A, 'x', { function: 'nope', table_argument: 'zz' }, 'no such function exists in postgres : "nope"', 'c'));
-    await expectError(add('author', 'over', { function: 'author_over' }), 400,
+    await expectError(e, add('author', 'over', { function: 'author_over' }), 400,
       violation(A, 'over', { function: 'author_over' }, 'the function "author_over" is overloaded; overloaded functions are not supported'));
   });
 
@@ -196,18 +174,18 @@ describe('add_computed_field: errors (§4.5.1, §7)', () => {
       ['v', { function: 'author_secret' }, 'the function "author_secret" returns rows of table "secret", which is not tracked'],
     ];
     for (const [name, def, reason] of cases) {
-      await expectError(add('author', name, def), 400, violation(A, name, def, requirements(name, 'author', [reason])));
+      await expectError(e, add('author', name, def), 400, violation(A, name, def, requirements(name, 'author', [reason])));
     }
   });
 
   it('lists several reasons with the §1.7 layout (row 49)', async () => {
     const A = qt('author');
     // Reasons 4 and 5 together.
-    await expectError(add('author', 'n', { function: 'int_first' }), 400, violation(A, 'n', { function: 'int_first' }, requirements('n', 'author', [
+    await expectError(e, add('author', 'n', { function: 'int_first' }), 400, violation(A, 'n', { function: 'int_first' }, requirements('n', 'author', [
       'first argument of the function "int_first" is not COMPOSITE type',
       'first argument of the function "int_first" of type "integer" is not the table to which the computed field is being added',
     ])));
-    await expectError(add('author', 'n', { function: 'author_prefixed', table_argument: 'prefix' }), 400,
+    await expectError(e, add('author', 'n', { function: 'author_prefixed', table_argument: 'prefix' }), 400,
       violation(A, 'n', { function: 'author_prefixed', table_argument: 'prefix' }, requirements('n', 'author', [
         '"prefix" argument of the function "author_prefixed" is not COMPOSITE type',
         '"prefix" argument of the function "author_prefixed" of type "text" is not the table to which the computed field is being added',
@@ -219,14 +197,14 @@ describe('add_computed_field: errors (§4.5.1, §7)', () => {
     expect(r.body.error).toBe('in table "author": in computed field "get_articles": the computed field "get_articles" cannot be added to table "author" for the following reasons:\n'
       + '  • the function "fetch_articles_volatile" is of type VOLATILE; cannot be added as a computed field\n'
       + '  • "random" is not an input argument of the function "fetch_articles_volatile"\n');
-    await expectError(add('author', 'get_articles', def), 400, violation(A, 'get_articles', def, requirements('get_articles', 'author', [
+    await expectError(e, add('author', 'get_articles', def), 400, violation(A, 'get_articles', def, requirements('get_articles', 'author', [
       'the function "fetch_articles_volatile" is of type VOLATILE; cannot be added as a computed field',
       '"random" is not an input argument of the function "fetch_articles_volatile"',
     ])));
     // Reasons of every group collected in order: 1, 4+5, 7, 8.
     await e.sql(`create function everything_wrong(n int, s text) returns setof integer volatile language sql as $$ select 1 $$`);
     const all = { function: 'everything_wrong', session_argument: 's' };
-    await expectError(add('author', 'w', all), 400, violation(A, 'w', all, requirements('w', 'author', [
+    await expectError(e, add('author', 'w', all), 400, violation(A, 'w', all, requirements('w', 'author', [
       'the function "everything_wrong" is of type VOLATILE; cannot be added as a computed field',
       'first argument of the function "everything_wrong" is not COMPOSITE type',
       'first argument of the function "everything_wrong" of type "integer" is not the table to which the computed field is being added',
@@ -236,7 +214,7 @@ describe('add_computed_field: errors (§4.5.1, §7)', () => {
     // No input arguments skips 3–5 but not the others.
     await e.sql(`create function nothing() returns void volatile language plpgsql as $$ begin end $$`);
     const none = { function: 'nothing', table_argument: 'a', session_argument: 'session' };
-    await expectError(add({ schema: 'billing', name: 'customer' }, 'z', none), 400, violation(qt('customer', 'billing'), 'z', none, requirements('z', 'billing.customer', [
+    await expectError(e, add({ schema: 'billing', name: 'customer' }, 'z', none), 400, violation(qt('customer', 'billing'), 'z', none, requirements('z', 'billing.customer', [
       'the function "nothing" is of type VOLATILE; cannot be added as a computed field',
       'the function "nothing" has no input arguments',
       '"session" is not an input argument of the function "nothing"',

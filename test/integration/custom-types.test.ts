@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
 
 // engine-api.md §4.6.1 (set_custom_types), §3.4 rules 1–2, §6.1–§6.3 (custom_types export), §1.7 (reason lists),
 // §7 rows 8, 10, 11, 22, 51, 52.
@@ -20,8 +21,6 @@ beforeEach(async () => {
 });
 
 type Obj = Record<string, unknown>;
-const qt = (name: string, schema = 'public') => ({ schema, name });
-const err = (path: string, error: string, code: string) => ({ path, error, code });
 const set = (args: unknown) => ({ type: 'set_custom_types', args });
 const byName = (a: Obj, b: Obj) => (String(a['name']) < String(b['name']) ? -1 : String(a['name']) > String(b['name']) ? 1 : 0);
 
@@ -42,34 +41,13 @@ function invalid(args: Record<string, Obj[] | undefined>, reason: string, defini
   return { path: '$.args', error, code: 'constraint-violation', internal: [{ definition, reason: error, type: 'custom_types' }] };
 }
 
-async function expectError(body: unknown, status: number, expected: Obj): Promise<void> {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status, body: expected });
-  expect(r.text).toBe(JSON.stringify(expected)); // key order (§1.4, §6.1)
-  expect(await e.state()).toEqual(before);
-}
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
-
-async function write(body: unknown): Promise<void> {
-  const before = Number((await exported()).version);
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { message: 'success' } });
-  expect(r.headers.get('x-engine-resource-version')).toBe(String(before + 1));
-}
-
 const TABLES = [{ table: qt('article') }, { table: qt('author') }];
 const doc = (customTypes?: Obj, actions?: Obj[]) =>
   JSON.stringify({ version: 2, tables: TABLES, ...(actions ? { actions } : {}), ...(customTypes ? { custom_types: customTypes } : {}) });
 
 describe('set_custom_types succeeds', () => {
   it('stores every kind of type and exports it in the §6 shape, sorted, with arguments and defaults omitted', async () => {
-    await write(set({
+    await write(e, set({
       objects: [
         { name: 'User', description: 'a user', fields: [
           { name: 'id', type: 'uuid!' }, { name: 'at', type: 'timestamptz' }, { name: 'data', type: 'jsonb', description: 'raw' },
@@ -91,7 +69,7 @@ describe('set_custom_types succeeds', () => {
         { name: 'Color', values: [{ value: 'RED', is_deprecated: null }] },
       ],
     }));
-    const x = await exported();
+    const x = await exported(e);
     expect(x.version).toBe('3');
     expect(x.text).toBe(doc({
       input_objects: [
@@ -119,17 +97,17 @@ describe('set_custom_types succeeds', () => {
   });
 
   it('replaces the whole set; only non-empty sections are written; {} removes custom_types (§6.2)', async () => {
-    await write(set({ scalars: [{ name: 'Date' }], enums: [{ name: 'Color', values: [{ value: 'RED' }] }] }));
-    await write(set({ objects: [{ name: 'Out', fields: [{ name: 'id', type: 'Int' }] }], scalars: [], enums: [], input_objects: [] }));
-    expect((await exported()).text).toBe(doc({ objects: [{ name: 'Out', fields: [{ name: 'id', type: 'Int' }] }] }));
-    await write(set({ scalars: [{ name: 'Date' }] }));
-    expect((await exported()).text).toBe(doc({ scalars: [{ name: 'Date' }] }));
-    await write(set({}));
-    const x = await exported();
+    await write(e, set({ scalars: [{ name: 'Date' }], enums: [{ name: 'Color', values: [{ value: 'RED' }] }] }));
+    await write(e, set({ objects: [{ name: 'Out', fields: [{ name: 'id', type: 'Int' }] }], scalars: [], enums: [], input_objects: [] }));
+    expect((await exported(e)).text).toBe(doc({ objects: [{ name: 'Out', fields: [{ name: 'id', type: 'Int' }] }] }));
+    await write(e, set({ scalars: [{ name: 'Date' }] }));
+    expect((await exported(e)).text).toBe(doc({ scalars: [{ name: 'Date' }] }));
+    await write(e, set({}));
+    const x = await exported(e);
     expect(x.text).toBe(doc());
     expect(x.version).toBe('6');
-    await write(set({ scalars: [], objects: [] }));
-    expect((await exported()).text).toBe(doc());
+    await write(e, set({ scalars: [], objects: [] }));
+    expect((await exported(e)).text).toBe(doc());
   });
 });
 
@@ -159,7 +137,7 @@ describe('set_custom_types parse errors (§4.6.1, §7 rows 5, 6, 8, 10, 11, 52)'
         pf('$.args.objects[0].relationships[0].name', '"my r" is not a valid GraphQL name')],
       [set({ objects: {} }), pf('$.args.objects', 'expected Array, encountered Object')],
     ];
-    for (const [body, expected] of cases) await expectError(body, 400, expected);
+    for (const [body, expected] of cases) await expectError(e, body, 400, expected);
   });
 });
 
@@ -197,10 +175,10 @@ describe('set_custom_types validation (§4.6.1, §7 row 51)', () => {
         'the type of the field "ids" for relationship "r" in object type "O" is a list type'],
       [{ objects: [{ name: 'O', fields: F, relationships: [rel('r', { id: 'nope' })] }] }, 'the column "nope" of remote table "author" for relationship "r" of object type "O" does not exist'],
     ];
-    for (const [args, reason] of cases) await expectError(set(args), 400, invalid(args, reason));
+    for (const [args, reason] of cases) await expectError(e, set(args), 400, invalid(args, reason));
     // Object-field arguments: reported, and never part of the definition.
     const args = { objects: [{ name: 'O', fields: [...F, { name: 'f', type: 'Int', arguments: { x: { type: 'Int' } } }] }] };
-    await expectError(set(args), 400, invalid(args, 'field "f" of object type "O" cannot have arguments',
+    await expectError(e, set(args), 400, invalid(args, 'field "f" of object type "O" cannot have arguments',
       { objects: [{ name: 'O', fields: [...F, { name: 'f', type: 'Int' }] }] }));
   });
 
@@ -230,14 +208,14 @@ describe('set_custom_types validation (§4.6.1, §7 row 51)', () => {
       scalars: [{ name: 'Boolean' }],
       enums: [{ name: 'E', values: [] }],
     };
-    await expectError(set(args), 400, { path: '$.args', error, code: 'constraint-violation', internal: [{ definition, reason: error, type: 'custom_types' }] });
+    await expectError(e, set(args), 400, { path: '$.args', error, code: 'constraint-violation', internal: [{ definition, reason: error, type: 'custom_types' }] });
   });
 
   it('leaves earlier custom types in place when the new set is invalid', async () => {
-    await write(set({ scalars: [{ name: 'Date' }] }));
+    await write(e, set({ scalars: [{ name: 'Date' }] }));
     const args = { enums: [{ name: 'E', values: [] }] };
-    await expectError(set(args), 400, invalid(args, 'the enum type "E" has no values'));
-    expect((await exported()).text).toBe(doc({ scalars: [{ name: 'Date' }] }));
+    await expectError(e, set(args), 400, invalid(args, 'the enum type "E" has no values'));
+    expect((await exported(e)).text).toBe(doc({ scalars: [{ name: 'Date' }] }));
   });
 });
 
@@ -246,9 +224,9 @@ describe('custom types that other objects depend on (§3.4 rule 2, §3.5, §7 ro
   const DEF = { handler: 'http://localhost:3000/a', output_type: 'Out!', arguments: [{ name: 'x', type: 'In' }], kind: 'synchronous' };
 
   async function withAction(): Promise<void> {
-    await write(set(TYPES));
-    await write({ type: 'create_action', args: { name: 'a', definition: DEF, comment: 'c' } });
-    await write({ type: 'create_action_permission', args: { action: 'a', role: 'user' } });
+    await write(e, set(TYPES));
+    await write(e, { type: 'create_action', args: { name: 'a', definition: DEF, comment: 'c' } });
+    await write(e, { type: 'create_action_permission', args: { action: 'a', role: 'user' } });
   }
   const newlyInconsistent = (reason: string) => ({
     path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
@@ -257,28 +235,28 @@ describe('custom types that other objects depend on (§3.4 rule 2, §3.5, §7 ro
 
   it('refuses to remove or change a type an action uses, and changes nothing', async () => {
     await withAction();
-    await expectError(set({ objects: TYPES.objects }), 400, newlyInconsistent('the type "In" of argument "x" is not a scalar, enum or input object type'));
-    await expectError(set({ input_objects: TYPES.input_objects, objects: [{ name: 'Out2', fields: [{ name: 'id', type: 'Int' }] }] }), 400,
+    await expectError(e, set({ objects: TYPES.objects }), 400, newlyInconsistent('the type "In" of argument "x" is not a scalar, enum or input object type'));
+    await expectError(e, set({ input_objects: TYPES.input_objects, objects: [{ name: 'Out2', fields: [{ name: 'id', type: 'Int' }] }] }), 400,
       newlyInconsistent('the type "Out" is not an object type defined in custom types'));
-    await expectError(set({ input_objects: TYPES.input_objects, scalars: [{ name: 'Out' }] }), 400,
+    await expectError(e, set({ input_objects: TYPES.input_objects, scalars: [{ name: 'Out' }] }), 400,
       newlyInconsistent('the type "Out" is not an object type defined in custom types'));
-    await expectError(set({}), 400, newlyInconsistent('the type "In" of argument "x" is not a scalar, enum or input object type'));
+    await expectError(e, set({}), 400, newlyInconsistent('the type "In" of argument "x" is not a scalar, enum or input object type'));
     // A compatible change is fine.
-    await write(set({ ...TYPES, scalars: [{ name: 'Extra' }] }));
+    await write(e, set({ ...TYPES, scalars: [{ name: 'Extra' }] }));
   });
 
   it('an invalid set fails by rule 1 with the custom_types record alone while an action exists (§4.6.1, §7 row 51)', async () => {
     await withAction();
     const args = { ...TYPES, enums: [{ name: 'E', values: [] }] };
-    await expectError(set(args), 400, invalid(args, 'the enum type "E" has no values'));
+    await expectError(e, set(args), 400, invalid(args, 'the enum type "E" has no values'));
   });
 
   it('untracking a table a custom-object relationship uses makes the custom types newly inconsistent', async () => {
     const args = { objects: [{ name: 'O', fields: [{ name: 'id', type: 'Int' }], relationships: [{ name: 'a', type: 'object', remote_table: 'author', field_mapping: { id: 'id' } }] }] };
-    await write(set(args));
+    await write(e, set(args));
     const definition = { objects: [{ name: 'O', fields: [{ name: 'id', type: 'Int' }], relationships: [{ name: 'a', type: 'object', remote_table: qt('author'), field_mapping: { id: 'id' } }] }] };
     const reason = `${HEAD} because the remote table "author" for relationship "a" of object type "O" does not exist`;
-    await expectError({ type: 'untrack_table', args: { table: 'author' } }, 400, {
+    await expectError(e, { type: 'untrack_table', args: { table: 'author' } }, 400, {
       path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
       internal: [{ definition, reason, type: 'custom_types' }],
     });

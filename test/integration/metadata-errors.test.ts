@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { expectErrorKeys } from '../helpers/assertions.js';
 
 // replace_metadata parse errors and duplicates, in both argument forms (engine-api.md §4.8.2 steps 1 and 3,
 // §6.5; §7 rows 74–77 and 79). In the second form the paths start with $.args.metadata.
@@ -15,15 +16,6 @@ beforeEach(async () => {
   await e.sql('create table author (id serial primary key, name text); create table article (id serial primary key, author_id int references author(id))');
   await e.ok({ type: 'track_table', args: 'author' });
 });
-
-async function expectError(body: unknown, status: number, expected: Record<string, unknown>) {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect(r.status).toBe(status);
-  expect(r.body).toEqual(expected);
-  expect(Object.keys(r.body as object)).toEqual(Object.keys(expected));
-  expect(await e.state()).toEqual(before);
-}
 
 interface Case {
   name: string;
@@ -86,35 +78,35 @@ const CASES: Case[] = [
 
 describe('replace_metadata, first form: errors at $.args…', () => {
   it.each(CASES)('$name', async (c) => {
-    await expectError({ type: 'replace_metadata', args: c.doc }, 400, { path: `$.args${c.at}`, error: c.error, code: c.code });
+    await expectErrorKeys(e, { type: 'replace_metadata', args: c.doc }, 400, { path: `$.args${c.at}`, error: c.error, code: c.code });
   });
 });
 
 describe('replace_metadata, second form: errors at $.args.metadata…', () => {
   it.each(CASES)('$name', async (c) => {
-    await expectError({ type: 'replace_metadata', args: { metadata: c.doc, resource_version: 2, allow_inconsistent_metadata: true } }, 400,
+    await expectErrorKeys(e, { type: 'replace_metadata', args: { metadata: c.doc, resource_version: 2, allow_inconsistent_metadata: true } }, 400,
       { path: `$.args.metadata${c.at}`, error: c.error, code: c.code });
   });
 });
 
 describe('replace_metadata, second form: its own arguments', () => {
   it('the first form has no resource_version: it is an unknown top-level key', async () => {
-    await expectError({ type: 'replace_metadata', args: { version: 2, tables: [], resource_version: 2 } }, 400,
+    await expectErrorKeys(e, { type: 'replace_metadata', args: { version: 2, tables: [], resource_version: 2 } }, 400,
       { path: '$.args', error: 'unexpected keys in metadata: "resource_version"', code: 'parse-failed' });
   });
 
   it('rejects a metadata value that is not an object', async () => {
-    await expectError({ type: 'replace_metadata', args: { metadata: [] } }, 400,
+    await expectErrorKeys(e, { type: 'replace_metadata', args: { metadata: [] } }, 400,
       { path: '$.args.metadata', error: 'expected Object, encountered Array', code: 'parse-failed' });
   });
 
   it('rejects a resource_version that is not an integer', async () => {
-    await expectError({ type: 'replace_metadata', args: { metadata: { version: 2, tables: [] }, resource_version: '2' } }, 400,
+    await expectErrorKeys(e, { type: 'replace_metadata', args: { metadata: { version: 2, tables: [] }, resource_version: '2' } }, 400,
       { path: '$.args.resource_version', error: 'expected Number, encountered String', code: 'parse-failed' });
   });
 
   it('rejects an allow_inconsistent_metadata that is not a boolean', async () => {
-    await expectError({ type: 'replace_metadata', args: { metadata: { version: 2, tables: [] }, allow_inconsistent_metadata: 'yes' } }, 400,
+    await expectErrorKeys(e, { type: 'replace_metadata', args: { metadata: { version: 2, tables: [] }, allow_inconsistent_metadata: 'yes' } }, 400,
       { path: '$.args.allow_inconsistent_metadata', error: 'expected Boolean, encountered String', code: 'parse-failed' });
   });
 });

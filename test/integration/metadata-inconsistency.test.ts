@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { exported, qt } from '../helpers/assertions.js';
 
 // clear_metadata, reload_metadata, get_inconsistent_metadata, drop_inconsistent_metadata (engine-api.md §4.8.3–6,
 // §3.4; §7 row 23).
@@ -11,15 +12,8 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 beforeEach(async () => e.reset());
 
-const qt = (name: string, schema = 'public') => ({ schema, name });
 const op = (type: string) => ({ type, args: {} });
 const CONSISTENT = { is_consistent: true, inconsistent_objects: [] };
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query(op('export_metadata'));
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
 
 /** author and article tracked, with the array relationship author.articles (resource_version 4). */
 async function setup() {
@@ -46,12 +40,12 @@ describe('get_inconsistent_metadata and reload_metadata (§4.8.4–5)', () => {
     expect(reload.status).toBe(200);
     expect(reload.text).toBe('{"message":"success","is_consistent":true}');
     expect(reload.headers.get('x-engine-resource-version')).toBe('4');
-    expect((await exported()).version).toBe('4');
+    expect((await exported(e)).version).toBe('4');
   });
 
   it('the §4.8.5 example: article dropped by another database client, then reload', async () => {
     await setup();
-    const before = await exported();
+    const before = await exported(e);
     await e.db.query('DROP TABLE article');
     const reload = await e.query(op('reload_metadata'));
     expect(reload.status).toBe(200);
@@ -61,16 +55,16 @@ describe('get_inconsistent_metadata and reload_metadata (§4.8.4–5)', () => {
     expect(r.status).toBe(200);
     expect(r.text).toBe(EXAMPLE);
     // Inconsistent objects stay in the metadata and in exports (§3.4).
-    expect(await exported()).toEqual(before);
+    expect(await exported(e)).toEqual(before);
   });
 
   it('the §4.8.5 example: article dropped through run_sql with check_metadata_consistency: false', async () => {
     await setup();
-    const before = await exported();
+    const before = await exported(e);
     await e.ok({ type: 'run_sql', args: { sql: 'drop table article', check_metadata_consistency: false } });
     expect(await e.ok(op('reload_metadata'))).toEqual({ message: 'success', is_consistent: false });
     expect((await e.query(op('get_inconsistent_metadata'))).text).toBe(EXAMPLE);
-    expect(await exported()).toEqual(before);
+    expect(await exported(e)).toEqual(before);
   });
 
   it('reload picks up a table created again by another client', async () => {
@@ -80,7 +74,7 @@ describe('get_inconsistent_metadata and reload_metadata (§4.8.4–5)', () => {
     await e.db.query('CREATE TABLE article (id serial primary key, author_id int references author(id), title text)');
     expect(await e.ok(op('reload_metadata'))).toEqual({ message: 'success', is_consistent: true });
     expect(await e.ok(op('get_inconsistent_metadata'))).toEqual(CONSISTENT);
-    expect((await exported()).version).toBe('4');
+    expect((await exported(e)).version).toBe('4');
   });
 
   it('already-inconsistent objects do not block other writes (§3.4 rule 3)', async () => {
@@ -90,7 +84,7 @@ describe('get_inconsistent_metadata and reload_metadata (§4.8.4–5)', () => {
     await e.sql('create table other (id int)');
     await e.ok({ type: 'track_table', args: 'other' });
     expect((await e.query(op('get_inconsistent_metadata'))).text).toBe(EXAMPLE);
-    expect((await exported()).version).toBe('5');
+    expect((await exported(e)).version).toBe('5');
   });
 });
 
@@ -103,7 +97,7 @@ describe('drop_inconsistent_metadata (§4.8.6)', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ message: 'success' });
     expect(r.headers.get('x-engine-resource-version')).toBe('5');
-    expect((await exported()).text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"author"}}]}');
+    expect((await exported(e)).text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"author"}}]}');
     expect(await e.ok(op('get_inconsistent_metadata'))).toEqual(CONSISTENT);
   });
 
@@ -139,7 +133,7 @@ describe('drop_inconsistent_metadata (§4.8.6)', () => {
       ['function', 'in function "volatile_articles": the function "volatile_articles" is of type VOLATILE; only STABLE or IMMUTABLE functions can be tracked'],
     ]);
     expect(await e.ok(op('drop_inconsistent_metadata'))).toEqual({ message: 'success' });
-    expect((await exported()).text).toBe(JSON.stringify({
+    expect((await exported(e)).text).toBe(JSON.stringify({
       version: 2,
       tables: [
         { table: qt('article'), object_relationships: [{ name: 'author', using: { foreign_key_constraint_on: 'author_id' } }] },
@@ -172,7 +166,7 @@ describe('clear_metadata (§4.8.3)', () => {
     await e.db.query('DROP TABLE article');
     await e.ok(op('reload_metadata'));
     await e.ok(op('clear_metadata'));
-    expect(await exported()).toEqual({ text: '{"version":2,"tables":[]}', version: '5' });
+    expect(await exported(e)).toEqual({ text: '{"version":2,"tables":[]}', version: '5' });
     expect(await e.ok(op('get_inconsistent_metadata'))).toEqual(CONSISTENT);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { expectErrorKeys, exported, qt } from '../helpers/assertions.js';
 
 // export_metadata and replace_metadata (engine-api.md §4.8.1–2, §6; §7 rows 23, 78). Parse errors and
 // duplicates are in metadata-errors.test.ts; clear/reload/inconsistency operations in metadata-inconsistency.test.ts.
@@ -11,24 +12,8 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 beforeEach(async () => e.reset());
 
-const qt = (name: string, schema = 'public') => ({ schema, name });
 const replace = (args: unknown) => ({ type: 'replace_metadata', args });
 const EXPORT = { type: 'export_metadata', args: {} };
-
-async function expectError(body: unknown, status: number, expected: Record<string, unknown>) {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect(r.status).toBe(status);
-  expect(r.body).toEqual(expected);
-  expect(Object.keys(r.body as object)).toEqual(Object.keys(expected));
-  expect(await e.state()).toEqual(before);
-}
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query(EXPORT);
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
 
 const SCHEMA = `
   create schema billing;
@@ -110,7 +95,7 @@ describe('export_metadata (§4.8.1, §6.3)', () => {
       { type: 'track_function', args: { function: { schema: 'billing', name: 'my_invoices' }, configuration: { session_argument: 'sess' } } },
     ];
     for (const op of ops) await e.ok(op);
-    const first = await exported();
+    const first = await exported(e);
     expect(first.text).toBe(CANONICAL_TEXT);
     expect(first.version).toBe(String(1 + ops.length));
 
@@ -119,7 +104,7 @@ describe('export_metadata (§4.8.1, §6.3)', () => {
     // Tables first (in reverse), then the rest in reverse: relationships and functions in another order.
     const tracks = ops.slice(0, 3).reverse();
     for (const op of [...tracks, ...ops.slice(3).reverse()]) await e.ok(op);
-    expect((await exported()).text).toBe(CANONICAL_TEXT);
+    expect((await exported(e)).text).toBe(CANONICAL_TEXT);
   });
 });
 
@@ -140,16 +125,16 @@ describe('replace_metadata (§4.8.2)', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ message: 'success' });
     expect(r.headers.get('x-engine-resource-version')).toBe('2');
-    expect(await exported()).toEqual({ text: CANONICAL_TEXT, version: '2' });
+    expect(await exported(e)).toEqual({ text: CANONICAL_TEXT, version: '2' });
     // export → replace → export reproduces the same bytes (§6.3).
     await e.ok(replace(JSON.parse(CANONICAL_TEXT)));
-    expect(await exported()).toEqual({ text: CANONICAL_TEXT, version: '3' });
+    expect(await exported(e)).toEqual({ text: CANONICAL_TEXT, version: '3' });
   });
 
   it('stores any equivalent input in the canonical form', async () => {
     await e.sql(SCHEMA);
     await e.ok(replace(SHUFFLED));
-    expect((await exported()).text).toBe(CANONICAL_TEXT);
+    expect((await exported(e)).text).toBe(CANONICAL_TEXT);
   });
 
   it('second form: {metadata, resource_version, allow_inconsistent_metadata}', async () => {
@@ -158,19 +143,19 @@ describe('replace_metadata (§4.8.2)', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ message: 'success' });
     expect(r.headers.get('x-engine-resource-version')).toBe('2');
-    expect(await exported()).toEqual({ text: CANONICAL_TEXT, version: '2' });
+    expect(await exported(e)).toEqual({ text: CANONICAL_TEXT, version: '2' });
     // Without resource_version there is no version check; other keys of args are ignored.
     await e.ok(replace({ metadata: { version: 2, tables: [{ table: 'author' }] }, allow_inconsistent_metadata: false, tables: 'ignored', foo: 1 }));
-    expect(await exported()).toEqual({ text: '{"version":2,"tables":[{"table":{"schema":"public","name":"author"}}]}', version: '3' });
+    expect(await exported(e)).toEqual({ text: '{"version":2,"tables":[{"table":{"schema":"public","name":"author"}}]}', version: '3' });
   });
 
   it('replaces the whole metadata', async () => {
     await e.sql(SCHEMA);
     await e.ok(replace(CANONICAL));
     await e.ok(replace({ version: 2, tables: [{ table: 'article' }] }));
-    expect((await exported()).text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"article"}}]}');
+    expect((await exported(e)).text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"article"}}]}');
     await e.ok(replace({ version: 2 }));
-    expect(await exported()).toEqual({ text: '{"version":2,"tables":[]}', version: '4' });
+    expect(await exported(e)).toEqual({ text: '{"version":2,"tables":[]}', version: '4' });
   });
 
   it('409 conflict on a stale resource_version, nothing changes (row 78)', async () => {
@@ -179,22 +164,22 @@ describe('replace_metadata (§4.8.2)', () => {
     const conflict = (requested: number) => ({
       path: '$.args.resource_version', error: 'resource version mismatch', code: 'conflict', internal: { requested, current: 2 },
     });
-    await expectError(replace({ metadata: CANONICAL, resource_version: 1 }), 409, conflict(1));
-    await expectError(replace({ metadata: CANONICAL, resource_version: 3 }), 409, conflict(3));
-    await expectError(replace({ metadata: CANONICAL, resource_version: 1, allow_inconsistent_metadata: true }), 409, conflict(1));
+    await expectErrorKeys(e, replace({ metadata: CANONICAL, resource_version: 1 }), 409, conflict(1));
+    await expectErrorKeys(e, replace({ metadata: CANONICAL, resource_version: 3 }), 409, conflict(3));
+    await expectErrorKeys(e, replace({ metadata: CANONICAL, resource_version: 1, allow_inconsistent_metadata: true }), 409, conflict(1));
     await e.ok(replace({ metadata: CANONICAL, resource_version: 2 }));
-    expect((await exported()).version).toBe('3');
+    expect((await exported(e)).version).toBe('3');
   });
 
   it('checks the resource_version (step 2) before duplicates (step 3)', async () => {
     const dup = { version: 2, tables: [{ table: 'author' }, { table: 'author' }] };
-    await expectError(replace({ metadata: dup, resource_version: 7 }), 409, {
+    await expectErrorKeys(e, replace({ metadata: dup, resource_version: 7 }), 409, {
       path: '$.args.resource_version', error: 'resource version mismatch', code: 'conflict', internal: { requested: 7, current: 1 },
     });
   });
 
   it('checks parsing (step 1) before the resource_version (step 2)', async () => {
-    await expectError(replace({ metadata: { version: 2, tables: [], foo: 1 }, resource_version: 7 }), 400, {
+    await expectErrorKeys(e, replace({ metadata: { version: 2, tables: [], foo: 1 }, resource_version: 7 }), 400, {
       path: '$.args.metadata', error: 'unexpected keys in metadata: "foo"', code: 'parse-failed',
     });
   });
@@ -214,7 +199,7 @@ describe('replace_metadata (§4.8.2)', () => {
       remote_schemas: [], query_collections: [], allowlist: [], cron_triggers: [], actions: [], custom_types: {},
     };
     await e.ok(replace(v1));
-    expect((await exported()).text).toBe(JSON.stringify({
+    expect((await exported(e)).text).toBe(JSON.stringify({
       version: 2,
       tables: [
         { table: qt('article'), object_relationships: [{ name: 'author', using: { foreign_key_constraint_on: 'author_id' } }] },
@@ -224,7 +209,7 @@ describe('replace_metadata (§4.8.2)', () => {
     }));
     // The second form too, and a document with only empty lists.
     await e.ok(replace({ metadata: { tables: [], functions: [], remote_schemas: [] }, resource_version: 2 }));
-    expect(await exported()).toEqual({ text: '{"version":2,"tables":[]}', version: '3' });
+    expect(await exported(e)).toEqual({ text: '{"version":2,"tables":[]}', version: '3' });
   });
 });
 
@@ -252,8 +237,8 @@ describe('replace_metadata rebuild (§4.8.2 step 5, row 23)', () => {
   it('strict: any inconsistency fails with the records, nothing changes', async () => {
     await e.sql('create table author (id serial primary key); create table article (id serial primary key, author_id int, title text)');
     await e.ok({ type: 'track_table', args: 'author' });
-    await expectError(replace(BAD), 400, { path: '$.args', error: 'cannot continue due to inconsistent metadata', code: 'unexpected', internal: RECORDS });
-    await expectError(replace({ version: 2, tables: [{ table: 'nope' }] }), 400, {
+    await expectErrorKeys(e, replace(BAD), 400, { path: '$.args', error: 'cannot continue due to inconsistent metadata', code: 'unexpected', internal: RECORDS });
+    await expectErrorKeys(e, replace({ version: 2, tables: [{ table: 'nope' }] }), 400, {
       path: '$.args', error: 'cannot continue due to inconsistent metadata', code: 'unexpected', internal: [RECORDS[2]],
     });
   });
@@ -264,7 +249,7 @@ describe('replace_metadata rebuild (§4.8.2 step 5, row 23)', () => {
     expect(r.status).toBe(200);
     expect(r.text).toBe(JSON.stringify({ is_consistent: false, inconsistent_objects: RECORDS }));
     expect(r.headers.get('x-engine-resource-version')).toBe('2');
-    expect(await exported()).toEqual({
+    expect(await exported(e)).toEqual({
       text: JSON.stringify({
         version: 2,
         tables: [
@@ -283,7 +268,7 @@ describe('replace_metadata rebuild (§4.8.2 step 5, row 23)', () => {
     const r = await e.query(replace({ metadata: CANONICAL, allow_inconsistent_metadata: true, resource_version: 1 }));
     expect(r.status).toBe(200);
     expect(r.text).toBe('{"is_consistent":true,"inconsistent_objects":[]}');
-    expect(await exported()).toEqual({ text: CANONICAL_TEXT, version: '2' });
+    expect(await exported(e)).toEqual({ text: CANONICAL_TEXT, version: '2' });
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
   });
 

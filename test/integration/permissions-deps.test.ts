@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { dependencyError, expectError, exported, qt, runSql, write } from '../helpers/assertions.js';
 
 // Permissions as dependents (engine-api.md §3.5, §4.1.1 step 5, §4.1.3, §4.2, §4.5.2; §7 row 26), renames
 // rewriting permissions (§4.1.1 step 5), and replace_metadata with permissions (§4.8.2, §6.1–§6.3).
@@ -28,36 +29,11 @@ beforeEach(async () => {
 type Kind = 'insert' | 'select' | 'update' | 'delete';
 type Obj = Record<string, unknown>;
 const KINDS: Kind[] = ['insert', 'select', 'update', 'delete'];
-const qt = (name: string, schema = 'public') => ({ schema, name });
 const INVOICE = qt('invoice', 'billing');
-const runSql = (sql: string, extra: Obj = {}) => ({ type: 'run_sql', args: { sql, ...extra } });
 const create = (kind: Kind, table: unknown, role: string, permission: unknown, extra: Obj = {}) =>
   ({ type: `create_${kind}_permission`, args: { table, role, permission, ...extra } });
-const dependencyError = (labels: string) =>
-  ({ path: '$.args', error: `cannot drop due to the following dependent objects : ${labels}`, code: 'dependency-error' });
 
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
-
-/** A request that succeeds with `reply` and increments resource_version by exactly 1 (§3.3). */
-async function write(body: unknown, reply: unknown = { message: 'success' }): Promise<void> {
-  const before = Number((await exported()).version);
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: reply });
-  expect(r.headers.get('x-engine-resource-version')).toBe(String(before + 1));
-}
 const commandOk = { result_type: 'CommandOk', result: null };
-
-async function expectError(body: unknown, status: number, expected: Obj): Promise<void> {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status, body: expected });
-  expect(r.text).toBe(JSON.stringify(expected));
-  expect(await e.state()).toEqual(before);
-}
 
 const consistent = async () => expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
 
@@ -91,20 +67,20 @@ const without = (key: string, patch?: Obj): [string, Obj][] =>
 
 describe('permissions as dependents (§3.5)', () => {
   it('a dropped column: permissions naming it in columns, set, BoolExp keys, check and _c* operands', async () => {
-    await write(create('insert', 'article', 'user', { check: {}, set: { editor_id: 'X-Engine-User-Id' } }));
-    await write(create('select', 'article', 'user', { columns: ['id', 'editor_id'], filter: {} }));
-    await write(create('update', 'article', 'user', { columns: ['title'], filter: { author_id: { _ceq: 'editor_id' } } }));
-    await write(create('delete', 'article', 'user', { filter: { editor_id: 'X-Engine-User-Id' } }));
-    await write(create('update', 'article', 'editor', { columns: ['title'], filter: {}, check: { _or: [{ editor_id: { _is_null: false } }] } }));
+    await write(e, create('insert', 'article', 'user', { check: {}, set: { editor_id: 'X-Engine-User-Id' } }));
+    await write(e, create('select', 'article', 'user', { columns: ['id', 'editor_id'], filter: {} }));
+    await write(e, create('update', 'article', 'user', { columns: ['title'], filter: { author_id: { _ceq: 'editor_id' } } }));
+    await write(e, create('delete', 'article', 'user', { filter: { editor_id: 'X-Engine-User-Id' } }));
+    await write(e, create('update', 'article', 'editor', { columns: ['title'], filter: {}, check: { _or: [{ editor_id: { _is_null: false } }] } }));
     // "*" names no column; these do not depend on editor_id.
-    await write(create('select', 'article', 'anon', { columns: '*', filter: { id: { _gt: 0 } } }));
-    await write(create('insert', 'article', 'anon', { check: {}, columns: '*' }));
+    await write(e, create('select', 'article', 'anon', { columns: '*', filter: { id: { _gt: 0 } } }));
+    await write(e, create('insert', 'article', 'anon', { check: {}, columns: '*' }));
     const labels = 'permission article.editor.update, permission article.user.delete, permission article.user.insert, '
       + 'permission article.user.select, permission article.user.update';
-    await expectError(runSql('alter table article drop column editor_id'), 400, dependencyError(labels));
-    await expectError(runSql('alter table article drop column editor_id', { cascade: false }), 400, dependencyError(labels));
-    await write(runSql('alter table article drop column editor_id', { cascade: true }), commandOk);
-    expect((await exported()).text).toBe(doc({ article: {
+    await expectError(e, runSql('alter table article drop column editor_id'), 400, dependencyError(labels));
+    await expectError(e, runSql('alter table article drop column editor_id', { cascade: false }), 400, dependencyError(labels));
+    await write(e, runSql('alter table article drop column editor_id', { cascade: true }), commandOk);
+    expect((await exported(e)).text).toBe(doc({ article: {
       insert: [{ role: 'anon', permission: { check: {}, columns: '*' } }],
       select: [{ role: 'anon', permission: { columns: '*', filter: { id: { _gt: 0 } } } }],
     } }));
@@ -113,32 +89,32 @@ describe('permissions as dependents (§3.5)', () => {
   });
 
   it('labels of several dropped columns are merged, sorted and schema-qualified', async () => {
-    await write(create('select', INVOICE, 'user', { columns: ['id', 'total'], filter: {} }));
-    await write(create('delete', 'article', 'user', { filter: { category: { _eq: 'x' } } }));
-    await write(create('select', 'article', 'user', { columns: ['id'], filter: {} }));
-    await expectError(runSql('alter table billing.invoice drop column total; alter table article drop column category'), 400,
+    await write(e, create('select', INVOICE, 'user', { columns: ['id', 'total'], filter: {} }));
+    await write(e, create('delete', 'article', 'user', { filter: { category: { _eq: 'x' } } }));
+    await write(e, create('select', 'article', 'user', { columns: ['id'], filter: {} }));
+    await expectError(e, runSql('alter table billing.invoice drop column total; alter table article drop column category'), 400,
       dependencyError('permission article.user.delete, permission billing.invoice.user.select'));
-    await write(runSql('alter table billing.invoice drop column total; alter table article drop column category', { cascade: true }), commandOk);
-    expect((await exported()).text).toBe(doc({ article: { select: [{ role: 'user', permission: { columns: ['id'], filter: {} } }] } }));
+    await write(e, runSql('alter table billing.invoice drop column total; alter table article drop column category', { cascade: true }), commandOk);
+    expect((await exported(e)).text).toBe(doc({ article: { select: [{ role: 'user', permission: { columns: ['id'], filter: {} } }] } }));
   });
 
   it('cascade chain: a column reached through relationships from permissions of other tables', async () => {
-    await write(create('select', 'article', 'user', { columns: ['id'], filter: { author: { active: { _eq: true } } } }));
-    await write(create('select', 'author', 'anon', { columns: ['id'], filter: { articles: { author: { active: true } } } }));
-    await write(create('select', 'author', 'user', { columns: ['id', 'name'], filter: { articles: { published: true } } }));
-    await expectError(runSql('alter table author drop column active'), 400,
+    await write(e, create('select', 'article', 'user', { columns: ['id'], filter: { author: { active: { _eq: true } } } }));
+    await write(e, create('select', 'author', 'anon', { columns: ['id'], filter: { articles: { author: { active: true } } } }));
+    await write(e, create('select', 'author', 'user', { columns: ['id', 'name'], filter: { articles: { published: true } } }));
+    await expectError(e, runSql('alter table author drop column active'), 400,
       dependencyError('permission article.user.select, permission author.anon.select'));
-    await write(runSql('alter table author drop column active', { cascade: true }), commandOk);
-    expect((await exported()).text).toBe(doc({ author: {
+    await write(e, runSql('alter table author drop column active', { cascade: true }), commandOk);
+    expect((await exported(e)).text).toBe(doc({ author: {
       select: [{ role: 'user', permission: { columns: ['id', 'name'], filter: { articles: { published: true } } } }],
     } }));
     await consistent();
   });
 
   it('cascade chain: a dropped foreign-key column removes its relationships and, transitively, the permissions traversing them', async () => {
-    await write(create('select', 'article', 'user', { columns: ['id'], filter: { author: { active: { _eq: true } } } }));
-    await write(create('update', 'author', 'user', { columns: ['name'], filter: { articles: { published: true } } }));
-    await write(create('select', 'author', 'user', { columns: ['id'], filter: { active: true } }));
+    await write(e, create('select', 'article', 'user', { columns: ['id'], filter: { author: { active: { _eq: true } } } }));
+    await write(e, create('update', 'author', 'user', { columns: ['name'], filter: { articles: { published: true } } }));
+    await write(e, create('select', 'author', 'user', { columns: ['id'], filter: { active: true } }));
     // Without cascade it fails. (Whether transitive dependents are listed is not stated by §3.5, so the labels
     // are not asserted here beyond the direct ones.)
     const before = await e.state();
@@ -146,8 +122,8 @@ describe('permissions as dependents (§3.5)', () => {
     expect({ status: r.status, code: r.body.code, path: r.body.path }).toEqual({ status: 400, code: 'dependency-error', path: '$.args' });
     expect(r.body.error).toMatch(/^cannot drop due to the following dependent objects : .*relationship article\.author, relationship author\.articles/);
     expect(await e.state()).toEqual(before);
-    await write(runSql('alter table article drop column author_id', { cascade: true }), commandOk);
-    expect((await exported()).text).toBe(doc({ author: { select: [{ role: 'user', permission: { columns: ['id'], filter: { active: true } } }] } }, [
+    await write(e, runSql('alter table article drop column author_id', { cascade: true }), commandOk);
+    expect((await exported(e)).text).toBe(doc({ author: { select: [{ role: 'user', permission: { columns: ['id'], filter: { active: true } } }] } }, [
       ['billing.invoice', { table: INVOICE }], ['article', { table: qt('article') }],
       ['author', { table: qt('author'), computed_fields: AUTHOR_BASE.computed_fields }], ['flag', { table: qt('flag') }],
     ]));
@@ -155,54 +131,54 @@ describe('permissions as dependents (§3.5)', () => {
   });
 
   it('drop_relationship: permissions traversing it fail it without cascade and are removed with cascade (§4.2)', async () => {
-    await write(create('select', 'article', 'user', { columns: ['id'], filter: { author: { name: { _eq: 'x' } } } }));
-    await write(create('update', 'author', 'user', { columns: ['name'], filter: { articles: { author: { id: 1 } } } }));
-    await write(create('select', 'author', 'user', { columns: ['id'], filter: { articles: { id: { _gt: 0 } } } }));
+    await write(e, create('select', 'article', 'user', { columns: ['id'], filter: { author: { name: { _eq: 'x' } } } }));
+    await write(e, create('update', 'author', 'user', { columns: ['name'], filter: { articles: { author: { id: 1 } } } }));
+    await write(e, create('select', 'author', 'user', { columns: ['id'], filter: { articles: { id: { _gt: 0 } } } }));
     const labels = dependencyError('permission article.user.select, permission author.user.update');
-    await expectError({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } }, 400, labels);
-    await expectError({ type: 'drop_relationship', args: { table: { name: 'article' }, relationship: 'author', cascade: false } }, 400, labels);
-    await write({ type: 'drop_relationship', args: { table: 'article', relationship: 'author', cascade: true } });
-    expect((await exported()).text).toBe(doc({ author: {
+    await expectError(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'author' } }, 400, labels);
+    await expectError(e, { type: 'drop_relationship', args: { table: { name: 'article' }, relationship: 'author', cascade: false } }, 400, labels);
+    await write(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'author', cascade: true } });
+    expect((await exported(e)).text).toBe(doc({ author: {
       select: [{ role: 'user', permission: { columns: ['id'], filter: { articles: { id: { _gt: 0 } } } } }],
     } }, without('article', { table: qt('article') })));
-    await expectError({ type: 'drop_relationship', args: { table: 'author', relationship: 'articles' } }, 400,
+    await expectError(e, { type: 'drop_relationship', args: { table: 'author', relationship: 'articles' } }, 400,
       dependencyError('permission author.user.select'));
     await consistent();
   });
 
   it('untrack_table: permissions of other tables using `_exists` on it (§4.1.3)', async () => {
-    await write(create('select', INVOICE, 'user', { columns: ['id'], filter: { _exists: { _table: 'flag', _where: { enabled: { _eq: true } } } } }));
-    await write(create('delete', 'article', 'user', { filter: { $exists: { _table: { schema: 'public', name: 'flag' }, _where: {} } } }));
-    await write(create('select', 'flag', 'user', { columns: '*', filter: { _exists: { _table: 'flag', _where: {} } } }));
-    await write(create('select', 'article', 'user', { columns: '*', filter: {} }));
+    await write(e, create('select', INVOICE, 'user', { columns: ['id'], filter: { _exists: { _table: 'flag', _where: { enabled: { _eq: true } } } } }));
+    await write(e, create('delete', 'article', 'user', { filter: { $exists: { _table: { schema: 'public', name: 'flag' }, _where: {} } } }));
+    await write(e, create('select', 'flag', 'user', { columns: '*', filter: { _exists: { _table: 'flag', _where: {} } } }));
+    await write(e, create('select', 'article', 'user', { columns: '*', filter: {} }));
     const labels = dependencyError('permission article.user.delete, permission billing.invoice.user.select');
-    await expectError({ type: 'untrack_table', args: { table: 'flag' } }, 400, labels);
-    await expectError(runSql('drop table flag'), 400, labels);
-    await write({ type: 'untrack_table', args: { table: { schema: 'public', name: 'flag' }, cascade: true } });
-    expect((await exported()).text).toBe(doc({ article: { select: [{ role: 'user', permission: { columns: '*', filter: {} } }] } }, without('flag')));
+    await expectError(e, { type: 'untrack_table', args: { table: 'flag' } }, 400, labels);
+    await expectError(e, runSql('drop table flag'), 400, labels);
+    await write(e, { type: 'untrack_table', args: { table: { schema: 'public', name: 'flag' }, cascade: true } });
+    expect((await exported(e)).text).toBe(doc({ article: { select: [{ role: 'user', permission: { columns: '*', filter: {} } }] } }, without('flag')));
     await consistent();
   });
 
   it('drop_computed_field: select permissions listing it (§4.5.2)', async () => {
-    await write(create('select', 'author', 'user', { columns: ['id'], computed_fields: ['full_name'], filter: {} }));
-    await write(create('select', 'author', 'anon', { columns: '*', filter: {} }));
-    await expectError({ type: 'drop_computed_field', args: { table: 'author', name: 'full_name' } }, 400, dependencyError('permission author.user.select'));
-    await write({ type: 'drop_computed_field', args: { table: 'author', name: 'full_name', cascade: true } });
-    expect((await exported()).text).toBe(doc({ author: { select: [{ role: 'anon', permission: { columns: '*', filter: {} } }] } },
+    await write(e, create('select', 'author', 'user', { columns: ['id'], computed_fields: ['full_name'], filter: {} }));
+    await write(e, create('select', 'author', 'anon', { columns: '*', filter: {} }));
+    await expectError(e, { type: 'drop_computed_field', args: { table: 'author', name: 'full_name' } }, 400, dependencyError('permission author.user.select'));
+    await write(e, { type: 'drop_computed_field', args: { table: 'author', name: 'full_name', cascade: true } });
+    expect((await exported(e)).text).toBe(doc({ author: { select: [{ role: 'anon', permission: { columns: '*', filter: {} } }] } },
       without('author', { table: qt('author'), array_relationships: AUTHOR_BASE.array_relationships })));
   });
 });
 
 describe('a renamed column is rewritten in permissions (§4.1.1 step 5)', () => {
   it('in columns, set keys, BoolExp keys, _c* operands and through relationships; keys stay sorted', async () => {
-    await write(create('insert', 'article', 'user', { check: { title: { _neq: '' } }, set: { title: 'untitled', category: 'news' }, columns: ['id', 'title'] }));
-    await write(create('select', 'article', 'user', { columns: ['title', 'id'], filter: { id: { _gt: 0 }, title: { _ilike: '%a%' } } }));
-    await write(create('update', 'article', 'user', { columns: '*', filter: { category: { _ceq: 'title' } }, check: { title: { _cne: 'category' } } }));
-    await write(create('delete', 'article', 'user', { filter: { $or: [{ title: { _is_null: true } }], _not: { title: 'x' } } }));
-    await write(create('select', 'author', 'user', { columns: ['id'], filter: { articles: { title: { _eq: 'x' } }, name: { _eq: 'title' } } }));
-    await write(create('select', INVOICE, 'user', { columns: ['id', 'title'], filter: { title: { _eq: 'x' } } }));
-    await write(runSql('alter table article rename column title to headline'), commandOk);
-    expect((await exported()).text).toBe(doc({
+    await write(e, create('insert', 'article', 'user', { check: { title: { _neq: '' } }, set: { title: 'untitled', category: 'news' }, columns: ['id', 'title'] }));
+    await write(e, create('select', 'article', 'user', { columns: ['title', 'id'], filter: { id: { _gt: 0 }, title: { _ilike: '%a%' } } }));
+    await write(e, create('update', 'article', 'user', { columns: '*', filter: { category: { _ceq: 'title' } }, check: { title: { _cne: 'category' } } }));
+    await write(e, create('delete', 'article', 'user', { filter: { $or: [{ title: { _is_null: true } }], _not: { title: 'x' } } }));
+    await write(e, create('select', 'author', 'user', { columns: ['id'], filter: { articles: { title: { _eq: 'x' } }, name: { _eq: 'title' } } }));
+    await write(e, create('select', INVOICE, 'user', { columns: ['id', 'title'], filter: { title: { _eq: 'x' } } }));
+    await write(e, runSql('alter table article rename column title to headline'), commandOk);
+    expect((await exported(e)).text).toBe(doc({
       article: {
         insert: [{ role: 'user', permission: { check: { headline: { _neq: '' } }, set: { category: 'news', headline: 'untitled' }, columns: ['id', 'headline'] } }],
         select: [{ role: 'user', permission: { columns: ['headline', 'id'], filter: { headline: { _ilike: '%a%' }, id: { _gt: 0 } } } }],
@@ -214,16 +190,16 @@ describe('a renamed column is rewritten in permissions (§4.1.1 step 5)', () => 
     }));
     await consistent();
     // The rewritten permissions now depend on the new name.
-    await expectError(runSql('alter table article drop column headline'), 400, dependencyError(
+    await expectError(e, runSql('alter table article drop column headline'), 400, dependencyError(
       'permission article.user.delete, permission article.user.insert, permission article.user.select, permission article.user.update, permission author.user.select'));
   });
 
   it('in `_exists._where` of another table and in a renamed _c* operand of the other column', async () => {
-    await write(create('select', INVOICE, 'user', { columns: ['id'], filter: { _exists: { _table: { schema: 'public', name: 'article' }, _where: { title: { _eq: 'x' } } } } }));
-    await write(create('update', 'article', 'user', { columns: ['title'], filter: { title: { _ceq: 'category' } } }));
-    await write(runSql('alter table article rename column category to kind'), commandOk);
-    await write(runSql('alter table article rename column title to headline'), commandOk);
-    const md = JSON.parse((await exported()).text);
+    await write(e, create('select', INVOICE, 'user', { columns: ['id'], filter: { _exists: { _table: { schema: 'public', name: 'article' }, _where: { title: { _eq: 'x' } } } } }));
+    await write(e, create('update', 'article', 'user', { columns: ['title'], filter: { title: { _ceq: 'category' } } }));
+    await write(e, runSql('alter table article rename column category to kind'), commandOk);
+    await write(e, runSql('alter table article rename column title to headline'), commandOk);
+    const md = JSON.parse((await exported(e)).text);
     expect(md.tables[0].select_permissions).toEqual([{ role: 'user', permission: {
       columns: ['id'], filter: { _exists: { _table: { schema: 'public', name: 'article' }, _where: { headline: { _eq: 'x' } } } },
     } }]);
@@ -256,27 +232,27 @@ describe('replace_metadata with permissions (§4.8.2)', () => {
 
   /** The same permissions through the individual operations, in another order and with non-canonical inputs. */
   async function createIndividually(): Promise<void> {
-    await write(create('insert', 'flag', 'user', { columns: '*', check: {} }));
-    await write(create('update', 'article', 'user', { filter: { author_id: { _eq: 'X-Engine-User-Id' } }, columns: ['title'], check: null }, { comment: null }));
-    await write(create('select', 'article', 'user', { limit: 10, filter: { author_id: 'X-Engine-User-Id', author: { active: { _eq: true } }, $or: [{ published: true }, { category: { $neq: 'editorial' } }] }, columns: '*' }, { comment: 'own rows' }));
-    await write(create('select', { name: 'author' }, 'user', { filter: {}, computed_fields: ['full_name'], columns: ['id', 'name'], allow_aggregations: false }));
-    await write(create('delete', { schema: 'billing', name: 'invoice' }, 'user', { filter: { total: { _lte: 0 } } }));
-    await write(create('update', 'article', 'editor', { set: { editor_id: 'X-Engine-User-Id' }, check: { category: { _in: ['b', 'a'] } }, filter: {}, columns: ['title', 'category'] }));
-    await write(create('insert', 'article', 'user', { columns: ['title', 'category'], set: { published: false, author_id: 'X-Engine-User-Id' }, check: { author_id: { _eq: 'X-Engine-User-Id' } } }));
-    await write(create('select', 'article', 'anon', { allow_aggregations: true, filter: { published: { _eq: true } }, columns: ['id', 'title'], computed_fields: [] }));
-    await write(create('delete', 'article', 'user', { filter: { _not: { published: { _eq: true } } } }));
-    await write(create('select', INVOICE, 'user', { columns: ['id', 'total'], filter: { customer_id: { _eq: 'X-Engine-User-Id' } }, limit: 5 }, { comment: 'mine' }));
+    await write(e, create('insert', 'flag', 'user', { columns: '*', check: {} }));
+    await write(e, create('update', 'article', 'user', { filter: { author_id: { _eq: 'X-Engine-User-Id' } }, columns: ['title'], check: null }, { comment: null }));
+    await write(e, create('select', 'article', 'user', { limit: 10, filter: { author_id: 'X-Engine-User-Id', author: { active: { _eq: true } }, $or: [{ published: true }, { category: { $neq: 'editorial' } }] }, columns: '*' }, { comment: 'own rows' }));
+    await write(e, create('select', { name: 'author' }, 'user', { filter: {}, computed_fields: ['full_name'], columns: ['id', 'name'], allow_aggregations: false }));
+    await write(e, create('delete', { schema: 'billing', name: 'invoice' }, 'user', { filter: { total: { _lte: 0 } } }));
+    await write(e, create('update', 'article', 'editor', { set: { editor_id: 'X-Engine-User-Id' }, check: { category: { _in: ['b', 'a'] } }, filter: {}, columns: ['title', 'category'] }));
+    await write(e, create('insert', 'article', 'user', { columns: ['title', 'category'], set: { published: false, author_id: 'X-Engine-User-Id' }, check: { author_id: { _eq: 'X-Engine-User-Id' } } }));
+    await write(e, create('select', 'article', 'anon', { allow_aggregations: true, filter: { published: { _eq: true } }, columns: ['id', 'title'], computed_fields: [] }));
+    await write(e, create('delete', 'article', 'user', { filter: { _not: { published: { _eq: true } } } }));
+    await write(e, create('select', INVOICE, 'user', { columns: ['id', 'total'], filter: { customer_id: { _eq: 'X-Engine-User-Id' } }, limit: 5 }, { comment: 'mine' }));
   }
 
   it('the individual operations and replace_metadata produce the same bytes, equal to the canonical input', async () => {
     await createIndividually();
-    const individual = (await exported()).text;
+    const individual = (await exported(e)).text;
     expect(individual).toBe(JSON.stringify(canonical));
-    await write({ type: 'clear_metadata', args: {} });
-    await write({ type: 'replace_metadata', args: canonical });
-    expect((await exported()).text).toBe(individual);
-    await write({ type: 'replace_metadata', args: { metadata: JSON.parse(individual) } });
-    expect((await exported()).text).toBe(individual);
+    await write(e, { type: 'clear_metadata', args: {} });
+    await write(e, { type: 'replace_metadata', args: canonical });
+    expect((await exported(e)).text).toBe(individual);
+    await write(e, { type: 'replace_metadata', args: { metadata: JSON.parse(individual) } });
+    expect((await exported(e)).text).toBe(individual);
     await consistent();
   });
 
@@ -313,8 +289,8 @@ describe('replace_metadata with permissions (§4.8.2)', () => {
         },
       ],
     };
-    await write({ type: 'replace_metadata', args: input });
-    expect((await exported()).text).toBe(JSON.stringify(canonical));
+    await write(e, { type: 'replace_metadata', args: input });
+    expect((await exported(e)).text).toBe(JSON.stringify(canonical));
   });
 
   it('`_exists` in a canonical document exports byte-identically', async () => {
@@ -327,8 +303,8 @@ describe('replace_metadata with permissions (§4.8.2)', () => {
         { table: qt('flag') },
       ],
     };
-    await write({ type: 'replace_metadata', args: withExists });
-    expect((await exported()).text).toBe(JSON.stringify(withExists));
+    await write(e, { type: 'replace_metadata', args: withExists });
+    expect((await exported(e)).text).toBe(JSON.stringify(withExists));
   });
 
   it('rejects inconsistent permissions and duplicate roles, changing nothing (§3.4, §4.8.2)', async () => {
@@ -336,7 +312,7 @@ describe('replace_metadata with permissions (§4.8.2)', () => {
       article: { select: [{ role: 'user', permission: { columns: ['nope'], filter: {} } }] },
       author: { insert: [{ role: 'admin', permission: { check: {} } }] },
     }));
-    await expectError({ type: 'replace_metadata', args: bad }, 400, {
+    await expectError(e, { type: 'replace_metadata', args: bad }, 400, {
       path: '$.args', error: 'cannot continue due to inconsistent metadata', code: 'unexpected',
       internal: [
         { definition: { table: qt('article'), role: 'user', permission: { columns: ['nope'], filter: {} } },
@@ -348,7 +324,7 @@ describe('replace_metadata with permissions (§4.8.2)', () => {
     const dup = JSON.parse(doc({ article: { update: [
       { role: 'user', permission: { columns: '*', filter: {}, check: null } }, { role: 'user', permission: { columns: ['id'], filter: {}, check: null } },
     ] } }));
-    await expectError({ type: 'replace_metadata', args: dup }, 400,
+    await expectError(e, { type: 'replace_metadata', args: dup }, 400,
       { path: '$.args.tables[1]', error: 'multiple declarations exist for the following update permissions : "user"', code: 'already-exists' });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
 
 // engine-api.md §4.3 (permissions), §4.4 (BoolExp reasons through the API), §3.4 (constraint violations),
 // §6.1–§6.3 (export shape of permissions), §7 rows 14, 15, 20, 24, 41–46.
@@ -35,39 +36,14 @@ type Kind = 'insert' | 'select' | 'update' | 'delete';
 type Q = string | { schema?: string; name: string };
 type Obj = Record<string, unknown>;
 const KINDS: Kind[] = ['insert', 'select', 'update', 'delete'];
-const qt = (name: string, schema = 'public') => ({ schema, name });
 const qtOf = (t: Q) => (typeof t === 'string' ? qt(t) : qt(t.name, t.schema));
 const tableText = (t: Q) => (qtOf(t).schema === 'public' ? qtOf(t).name : `${qtOf(t).schema}.${qtOf(t).name}`);
-const err = (path: string, error: string, code: string) => ({ path, error, code });
 const INVOICE = qt('invoice', 'billing');
 
 const create = (kind: Kind, table: Q, role: string, permission: unknown, extra: Obj = {}) =>
   ({ type: `create_${kind}_permission`, args: { table, role, permission, ...extra } });
 const drop = (kind: Kind, table: Q, role: string) => ({ type: `drop_${kind}_permission`, args: { table, role } });
 const setComment = (args: Obj) => ({ type: 'set_permission_comment', args });
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
-
-/** A writing request that succeeds and increments resource_version by exactly 1 (§3.3). */
-async function write(body: unknown): Promise<void> {
-  const before = Number((await exported()).version);
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { message: 'success' } });
-  expect(r.headers.get('x-engine-resource-version')).toBe(String(before + 1));
-}
-
-/** A failing request: exact body (key order included, §1.4) and nothing changed (§3.3). */
-async function expectError(body: unknown, status: number, expected: Obj): Promise<void> {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status, body: expected });
-  expect(r.text).toBe(JSON.stringify(expected));
-  expect(await e.state()).toEqual(before);
-}
 
 const cmp = (a: string, b: string) => {
   const x = [...a].map((c) => c.codePointAt(0) as number);
@@ -126,7 +102,7 @@ function violation(kind: Kind, table: Q, role: string, permission: Obj, reason: 
 }
 
 async function rejects(kind: Kind, table: Q, role: string, permission: Obj, reason: string): Promise<void> {
-  await expectError(create(kind, table, role, permission), 400, violation(kind, table, role, permission, reason));
+  await expectError(e, create(kind, table, role, permission), 400, violation(kind, table, role, permission, reason));
 }
 
 // The exported document: the tables of the setup with the given permission lists (§6.1 key order, §6.3 table order).
@@ -160,24 +136,24 @@ function doc(perms: Record<string, Perms> = {}): string {
 describe('creating, dropping and commenting permissions', () => {
   it('creates permissions of every kind and exports them in the §6.1 shape, sorted by role', async () => {
     const example = { author_id: 'X-Engine-User-Id', $or: [{ published: true }, { category: { $neq: 'editorial' } }], author: { active: { _eq: true } } };
-    await write(create('insert', 'article', 'user', {
+    await write(e, create('insert', 'article', 'user', {
       set: { published: false, author_id: 'X-Engine-User-Id' }, columns: ['title', 'category', 'author_id'],
       check: { title: { _ilike: '%x%' }, author_id: { _eq: 'X-Engine-User-Id' } },
     }, { comment: 'own articles' }));
-    await write(create('insert', { name: 'article' }, 'anon', { check: {} }));
-    await write(create('insert', { schema: 'public', name: 'article' }, 'editor', { check: {}, columns: '*', set: {} }, { comment: null }));
-    await write(create('select', 'article', 'user', { filter: example, columns: ['id', 'title'], limit: 10, allow_aggregations: false, computed_fields: [] }));
-    await write(create('select', 'article', 'Zed', { columns: [], filter: { id: { _in: [3, 1, 2], _gte: 0 } }, limit: null }));
-    await write(create('select', { schema: 'public', name: 'author' }, 'user', { columns: '*', computed_fields: ['full_name'], filter: {}, allow_aggregations: true }));
-    await write(create('update', 'article', 'user', { columns: ['title'], filter: { author_id: { _eq: 'X-Engine-User-Id' } } }));
-    await write(create('update', 'article', 'editor', {
+    await write(e, create('insert', { name: 'article' }, 'anon', { check: {} }));
+    await write(e, create('insert', { schema: 'public', name: 'article' }, 'editor', { check: {}, columns: '*', set: {} }, { comment: null }));
+    await write(e, create('select', 'article', 'user', { filter: example, columns: ['id', 'title'], limit: 10, allow_aggregations: false, computed_fields: [] }));
+    await write(e, create('select', 'article', 'Zed', { columns: [], filter: { id: { _in: [3, 1, 2], _gte: 0 } }, limit: null }));
+    await write(e, create('select', { schema: 'public', name: 'author' }, 'user', { columns: '*', computed_fields: ['full_name'], filter: {}, allow_aggregations: true }));
+    await write(e, create('update', 'article', 'user', { columns: ['title'], filter: { author_id: { _eq: 'X-Engine-User-Id' } } }));
+    await write(e, create('update', 'article', 'editor', {
       set: { published: true, editor_id: 'x-engine-user-id' }, check: { published: { _eq: true } }, filter: {}, columns: '*',
     }, { comment: '' }));
-    await write(create('update', 'article', 'anon', { columns: ['title'], filter: {}, check: null }));
-    await write(create('delete', 'article', 'user', { filter: { author_id: 'X-Engine-User-Id', _not: { published: { _eq: true } } } }));
-    await write(create('delete', { schema: 'billing', name: 'invoice' }, 'user', { filter: { total: { _lte: 100, _gt: 0 } } }, { comment: 'small' }));
-    await write(create('select', 'article_counts', 'user', { columns: ['n'], filter: { n: { _gt: 1 } } }));
-    const x = await exported();
+    await write(e, create('update', 'article', 'anon', { columns: ['title'], filter: {}, check: null }));
+    await write(e, create('delete', 'article', 'user', { filter: { author_id: 'X-Engine-User-Id', _not: { published: { _eq: true } } } }));
+    await write(e, create('delete', { schema: 'billing', name: 'invoice' }, 'user', { filter: { total: { _lte: 100, _gt: 0 } } }, { comment: 'small' }));
+    await write(e, create('select', 'article_counts', 'user', { columns: ['n'], filter: { n: { _gt: 1 } } }));
+    const x = await exported(e);
     expect(x.version).toBe('14');
     expect(x.text).toBe(doc({
       'billing.invoice': { delete: [{ role: 'user', permission: { filter: { total: { _gt: 0, _lte: 100 } } }, comment: 'small' }] },
@@ -216,72 +192,72 @@ describe('creating, dropping and commenting permissions', () => {
   });
 
   it('stores `_exists` table names given as strings in the QT form {"schema","name"} (§6.1, §6.2)', async () => {
-    await write(create('select', INVOICE, 'user', {
+    await write(e, create('select', INVOICE, 'user', {
       columns: ['id'], filter: { $exists: { _where: { id: { _eq: 'X-Engine-User-Id' } }, _table: 'author' } },
     }));
-    await write(create('delete', INVOICE, 'user', { filter: { _exists: { _table: { name: 'author', schema: 'public' }, _where: {} } } }));
-    expect((await exported()).text).toBe(doc({ 'billing.invoice': {
+    await write(e, create('delete', INVOICE, 'user', { filter: { _exists: { _table: { name: 'author', schema: 'public' }, _where: {} } } }));
+    expect((await exported(e)).text).toBe(doc({ 'billing.invoice': {
       select: [{ role: 'user', permission: { columns: ['id'], filter: { $exists: { _table: { schema: 'public', name: 'author' }, _where: { id: { _eq: 'X-Engine-User-Id' } } } } } }],
       delete: [{ role: 'user', permission: { filter: { _exists: { _table: { schema: 'public', name: 'author' }, _where: {} } } } }],
     } }));
   });
 
   it('drops permissions of every kind, leaving other roles and kinds alone', async () => {
-    const baseline = (await exported()).text;
-    await write(create('insert', 'article', 'user', { check: {} }));
-    await write(create('select', 'article', 'user', { columns: '*', filter: {} }));
-    await write(create('select', 'article', 'anon', { columns: ['id'], filter: {} }));
-    await write(create('update', INVOICE, 'user', { columns: '*', filter: {} }));
-    await write(create('delete', 'article_titles', 'user', { filter: {} }));
-    await write(drop('select', 'article', 'user'));
-    expect((await exported()).text).toBe(doc({
+    const baseline = (await exported(e)).text;
+    await write(e, create('insert', 'article', 'user', { check: {} }));
+    await write(e, create('select', 'article', 'user', { columns: '*', filter: {} }));
+    await write(e, create('select', 'article', 'anon', { columns: ['id'], filter: {} }));
+    await write(e, create('update', INVOICE, 'user', { columns: '*', filter: {} }));
+    await write(e, create('delete', 'article_titles', 'user', { filter: {} }));
+    await write(e, drop('select', 'article', 'user'));
+    expect((await exported(e)).text).toBe(doc({
       'billing.invoice': { update: [{ role: 'user', permission: { columns: '*', filter: {}, check: null } }] },
       article: { insert: [{ role: 'user', permission: { check: {} } }], select: [{ role: 'anon', permission: { columns: ['id'], filter: {} } }] },
       article_titles: { delete: [{ role: 'user', permission: { filter: {} } }] },
     }));
-    await write(drop('insert', { name: 'article' }, 'user'));
-    await write(drop('select', { schema: 'public', name: 'article' }, 'anon'));
-    await write(drop('update', { schema: 'billing', name: 'invoice' }, 'user'));
-    await write(drop('delete', 'article_titles', 'user'));
-    expect((await exported()).text).toBe(baseline);
+    await write(e, drop('insert', { name: 'article' }, 'user'));
+    await write(e, drop('select', { schema: 'public', name: 'article' }, 'anon'));
+    await write(e, drop('update', { schema: 'billing', name: 'invoice' }, 'user'));
+    await write(e, drop('delete', 'article_titles', 'user'));
+    expect((await exported(e)).text).toBe(baseline);
     // Dropped permissions can be created again.
-    await write(create('select', 'article', 'user', { columns: '*', filter: {} }));
+    await write(e, create('select', 'article', 'user', { columns: '*', filter: {} }));
   });
 
   it('set_permission_comment sets, replaces and removes comments with `type` or `permission` (§4.3.4)', async () => {
     const sel = { columns: ['id'], filter: {} };
-    await write(create('select', 'article', 'user', sel, { comment: 'a' }));
-    await write(create('insert', INVOICE, 'user', { check: {} }));
-    const current = async () => JSON.parse((await exported()).text);
+    await write(e, create('select', 'article', 'user', sel, { comment: 'a' }));
+    await write(e, create('insert', INVOICE, 'user', { check: {} }));
+    const current = async () => JSON.parse((await exported(e)).text);
     const articlePerm = async () => (await current()).tables[1].select_permissions;
-    await write(setComment({ table: 'article', role: 'user', type: 'select', comment: 'b' }));
+    await write(e, setComment({ table: 'article', role: 'user', type: 'select', comment: 'b' }));
     expect(await articlePerm()).toEqual([{ role: 'user', permission: sel, comment: 'b' }]);
-    await write(setComment({ table: { name: 'article' }, role: 'user', permission: 'select', comment: 'c' }));
+    await write(e, setComment({ table: { name: 'article' }, role: 'user', permission: 'select', comment: 'c' }));
     expect(await articlePerm()).toEqual([{ role: 'user', permission: sel, comment: 'c' }]);
-    await write(setComment({ table: 'article', role: 'user', type: 'select', comment: null }));
-    expect((await exported()).text).toBe(doc({
+    await write(e, setComment({ table: 'article', role: 'user', type: 'select', comment: null }));
+    expect((await exported(e)).text).toBe(doc({
       article: { select: [{ role: 'user', permission: sel }] },
       'billing.invoice': { insert: [{ role: 'user', permission: { check: {} } }] },
     }));
-    await write(setComment({ table: 'article', role: 'user', permission: 'select', comment: '' }));
+    await write(e, setComment({ table: 'article', role: 'user', permission: 'select', comment: '' }));
     expect(await articlePerm()).toEqual([{ role: 'user', permission: sel, comment: '' }]);
-    await write(setComment({ table: 'article', role: 'user', permission: 'select' }));
+    await write(e, setComment({ table: 'article', role: 'user', permission: 'select' }));
     expect(await articlePerm()).toEqual([{ role: 'user', permission: sel }]);
-    await write(setComment({ table: { schema: 'billing', name: 'invoice' }, role: 'user', type: 'insert', comment: 'ünïcode 😀' }));
-    expect((await exported()).text).toBe(doc({
+    await write(e, setComment({ table: { schema: 'billing', name: 'invoice' }, role: 'user', type: 'insert', comment: 'ünïcode 😀' }));
+    expect((await exported(e)).text).toBe(doc({
       article: { select: [{ role: 'user', permission: sel }] },
       'billing.invoice': { insert: [{ role: 'user', permission: { check: {} }, comment: 'ünïcode 😀' }] },
     }));
   });
 
   it('accepts presets: session-variable references in any case and "NOW()" on date/time columns (§4.3.2, §4.4.3)', async () => {
-    await write(create('insert', 'article', 'user', {
+    await write(e, create('insert', 'article', 'user', {
       check: {},
       set: { title: 'NOW()', published_on: 'now()', editor_id: 'x-engine-user-id', created_at: 'NOW()', author_id: 'X-ENGINE-USER-ID', category: 'X-Engine-Category', id: '42' },
     }));
-    await write(create('update', 'article', 'user', { columns: ['title'], filter: {}, set: { created_at: 'Now()', published: 't' } }));
-    await write(create('insert', 'author', 'user', { check: {}, set: { info: { any: ['json'] }, active: false, created_at: '2024-05-01T10:00:00Z' } }));
-    expect((await exported()).text).toBe(doc({
+    await write(e, create('update', 'article', 'user', { columns: ['title'], filter: {}, set: { created_at: 'Now()', published: 't' } }));
+    await write(e, create('insert', 'author', 'user', { check: {}, set: { info: { any: ['json'] }, active: false, created_at: '2024-05-01T10:00:00Z' } }));
+    expect((await exported(e)).text).toBe(doc({
       article: {
         insert: [{ role: 'user', permission: { check: {}, set: {
           author_id: 'X-ENGINE-USER-ID', category: 'X-Engine-Category', created_at: 'NOW()', editor_id: 'x-engine-user-id', id: '42', published_on: 'now()', title: 'NOW()',
@@ -293,10 +269,10 @@ describe('creating, dropping and commenting permissions', () => {
   });
 
   it('allows insert, update and delete permissions on a view PostgreSQL can write through', async () => {
-    await write(create('insert', 'article_titles', 'user', { check: { id: { _gt: 0 } }, columns: ['id', 'title'] }));
-    await write(create('update', 'article_titles', 'user', { columns: ['title'], filter: {} }));
-    await write(create('delete', 'article_titles', 'user', { filter: { title: { _is_null: true } } }));
-    await write(create('select', 'article_titles', 'user', { columns: '*', filter: {} }));
+    await write(e, create('insert', 'article_titles', 'user', { check: { id: { _gt: 0 } }, columns: ['id', 'title'] }));
+    await write(e, create('update', 'article_titles', 'user', { columns: ['title'], filter: {} }));
+    await write(e, create('delete', 'article_titles', 'user', { filter: { title: { _is_null: true } } }));
+    await write(e, create('select', 'article_titles', 'user', { columns: '*', filter: {} }));
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
   });
 });
@@ -305,14 +281,14 @@ describe('errors of create_<kind>_permission', () => {
   it('rejects an untracked table after all parse errors (§7 row 24)', async () => {
     for (const kind of KINDS) {
       const p = kind === 'insert' ? { check: {} } : { columns: '*', filter: {} };
-      await expectError(create(kind, 'secret', 'user', p), 400, err('$.args.table', 'table "secret" does not exist', 'not-exists'));
-      await expectError(create(kind, { schema: 'billing', name: 'nope' }, 'user', p), 400, err('$.args.table', 'table "billing.nope" does not exist', 'not-exists'));
-      await expectError(drop(kind, 'nope', 'user'), 400, err('$.args.table', 'table "nope" does not exist', 'not-exists'));
-      await expectError(setComment({ table: 'secret', role: 'user', type: kind, comment: 'x' }), 400, err('$.args.table', 'table "secret" does not exist', 'not-exists'));
+      await expectError(e, create(kind, 'secret', 'user', p), 400, err('$.args.table', 'table "secret" does not exist', 'not-exists'));
+      await expectError(e, create(kind, { schema: 'billing', name: 'nope' }, 'user', p), 400, err('$.args.table', 'table "billing.nope" does not exist', 'not-exists'));
+      await expectError(e, drop(kind, 'nope', 'user'), 400, err('$.args.table', 'table "nope" does not exist', 'not-exists'));
+      await expectError(e, setComment({ table: 'secret', role: 'user', type: kind, comment: 'x' }), 400, err('$.args.table', 'table "secret" does not exist', 'not-exists'));
     }
-    await expectError(create('select', 'secret', 'user', { columns: '*', filter: {}, limit: 0 }), 400,
+    await expectError(e, create('select', 'secret', 'user', { columns: '*', filter: {}, limit: 0 }), 400,
       err('$.args.permission.limit', 'expected an integer >= 1, encountered 0', 'parse-failed'));
-    await expectError(create('select', 'nope', '', { columns: '*', filter: {} }), 400, err('$.args.role', 'role name cannot be empty', 'parse-failed'));
+    await expectError(e, create('select', 'nope', '', { columns: '*', filter: {} }), 400, err('$.args.role', 'role name cannot be empty', 'parse-failed'));
   });
 
   it('rejects malformed arguments with parse errors (§1.6, §7 rows 5, 6, 9, 14, 15)', async () => {
@@ -348,8 +324,8 @@ describe('errors of create_<kind>_permission', () => {
       [setComment({ table: 'article', role: 'user', type: 'read' }), pf('$.args.type', 'expected one of "insert", "select", "update", "delete", encountered "read"')],
       [setComment({ table: 'article', role: 'user', permission: 'Select' }), pf('$.args.permission', 'expected one of "insert", "select", "update", "delete", encountered "Select"')],
     ];
-    await write(create('select', 'article', 'user', { columns: '*', filter: {} }));
-    for (const [body, expected] of cases) await expectError(body, 400, expected);
+    await write(e, create('select', 'article', 'user', { columns: '*', filter: {} }));
+    for (const [body, expected] of cases) await expectError(e, body, 400, expected);
   });
 
   it('rejects the admin role before anything else (§7 row 41)', async () => {
@@ -360,26 +336,26 @@ describe('errors of create_<kind>_permission', () => {
       delete: { filter: {} },
     };
     for (const kind of KINDS) {
-      await expectError(create(kind, 'article', 'admin', perms[kind]), 400,
+      await expectError(e, create(kind, 'article', 'admin', perms[kind]), 400,
         violation(kind, 'article', 'admin', perms[kind], 'cannot define permission for admin role'));
     }
-    await expectError(create('delete', INVOICE, 'admin', { filter: {} }, { comment: 'c' }), 400,
+    await expectError(e, create('delete', INVOICE, 'admin', { filter: {} }, { comment: 'c' }), 400,
       violation('delete', INVOICE, 'admin', { filter: {} }, 'cannot define permission for admin role', 'c'));
     // On a view nobody can write through, the admin check still comes first.
-    await expectError(create('insert', 'article_counts', 'admin', { check: {} }), 400,
+    await expectError(e, create('insert', 'article_counts', 'admin', { check: {} }), 400,
       violation('insert', 'article_counts', 'admin', { check: {} }, 'cannot define permission for admin role'));
   });
 
   it('rejects a second permission of the same kind for the same role, before resolving it (§7 row 42)', async () => {
     const valid: Record<Kind, Obj> = { insert: { check: {} }, select: { columns: '*', filter: {} }, update: { columns: '*', filter: {} }, delete: { filter: {} } };
-    for (const kind of KINDS) await write(create(kind, 'article', 'user', valid[kind]));
-    await write(create('select', INVOICE, 'user', valid.select));
+    for (const kind of KINDS) await write(e, create(kind, 'article', 'user', valid[kind]));
+    await write(e, create('select', INVOICE, 'user', valid.select));
     for (const kind of KINDS) {
       const exists = err('$.args', `'${kind}' permission on "article" for role "user" already exists`, 'already-exists');
-      await expectError(create(kind, 'article', 'user', valid[kind]), 400, exists);
-      await expectError(create(kind, { schema: 'public', name: 'article' }, 'user', { ...valid[kind], columns: ['nope'] }, { comment: 'other' }), 400, exists);
+      await expectError(e, create(kind, 'article', 'user', valid[kind]), 400, exists);
+      await expectError(e, create(kind, { schema: 'public', name: 'article' }, 'user', { ...valid[kind], columns: ['nope'] }, { comment: 'other' }), 400, exists);
     }
-    await expectError(create('select', { schema: 'billing', name: 'invoice' }, 'user', { columns: ['id'], filter: { nope: 1 } }), 400,
+    await expectError(e, create('select', { schema: 'billing', name: 'invoice' }, 'user', { columns: ['id'], filter: { nope: 1 } }), 400,
       err('$.args', `'select' permission on "billing.invoice" for role "user" already exists`, 'already-exists'));
   });
 
@@ -475,10 +451,10 @@ describe('consistency rules with permissions (§3.4, §7 rows 21, 22)', () => {
   });
 
   it('a view that stops being writable makes run_sql fail with the newly inconsistent permission (§7 row 22)', async () => {
-    await write(create('insert', 'article_titles', 'user', { check: {}, columns: ['title'] }, { comment: 'c' }));
-    await write(create('select', 'article_titles', 'user', { columns: '*', filter: {} }));
+    await write(e, create('insert', 'article_titles', 'user', { check: {}, columns: ['title'] }, { comment: 'c' }));
+    await write(e, create('select', 'article_titles', 'user', { columns: '*', filter: {} }));
     const reason = 'in table "article_titles": in permission for role "user": view "article_titles" is not insertable';
-    await expectError({ type: 'run_sql', args: { sql: 'create or replace view article_titles as select id, title from article group by id, title' } }, 400, {
+    await expectError(e, { type: 'run_sql', args: { sql: 'create or replace view article_titles as select id, title from article group by id, title' } }, 400, {
       path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
       internal: [{ definition: { table: qt('article_titles'), role: 'user', permission: { check: {}, columns: ['title'] }, comment: 'c' }, reason, type: 'insert_permission' }],
     });
@@ -487,32 +463,32 @@ describe('consistency rules with permissions (§3.4, §7 rows 21, 22)', () => {
 
 describe('errors of drop_<kind>_permission and set_permission_comment', () => {
   it('rejects both or neither of `type` and `permission`, before the table check (§7 rows 44, 45)', async () => {
-    await write(create('select', 'article', 'user', { columns: '*', filter: {} }, { comment: 'keep' }));
+    await write(e, create('select', 'article', 'user', { columns: '*', filter: {} }, { comment: 'keep' }));
     const both = err('$.args', 'only one of "type" or "permission" may be given', 'parse-failed');
     const neither = err('$.args', 'one of "type" or "permission" is required', 'parse-failed');
-    await expectError(setComment({ table: 'article', role: 'user', type: 'select', permission: 'select', comment: 'x' }), 400, both);
-    await expectError(setComment({ table: 'nope', role: 'user', type: 'select', permission: 'insert' }), 400, both);
-    await expectError(setComment({ table: 'article', role: 'user', comment: 'x' }), 400, neither);
-    await expectError(setComment({ table: 'nope', role: 'user', type: null, permission: null }), 400, neither);
+    await expectError(e, setComment({ table: 'article', role: 'user', type: 'select', permission: 'select', comment: 'x' }), 400, both);
+    await expectError(e, setComment({ table: 'nope', role: 'user', type: 'select', permission: 'insert' }), 400, both);
+    await expectError(e, setComment({ table: 'article', role: 'user', comment: 'x' }), 400, neither);
+    await expectError(e, setComment({ table: 'nope', role: 'user', type: null, permission: null }), 400, neither);
   });
 
   it('rejects a permission that does not exist, role admin included (§7 row 46)', async () => {
-    await write(create('select', 'article', 'user', { columns: '*', filter: {} }));
-    await write(create('insert', INVOICE, 'user', { check: {} }));
+    await write(e, create('select', 'article', 'user', { columns: '*', filter: {} }));
+    await write(e, create('insert', INVOICE, 'user', { check: {} }));
     const missing = (kind: Kind, t: string, role: string) => err('$.args', `${kind} permission on "${t}" for role "${role}" does not exist`, 'not-exists');
     for (const kind of KINDS) {
-      if (kind !== 'select') await expectError(drop(kind, 'article', 'user'), 400, missing(kind, 'article', 'user'));
-      await expectError(drop(kind, 'article', 'admin'), 400, missing(kind, 'article', 'admin'));
-      await expectError(drop(kind, 'author', 'user'), 400, missing(kind, 'author', 'user'));
-      await expectError(setComment({ table: 'article', role: 'admin', type: kind, comment: 'x' }), 400, missing(kind, 'article', 'admin'));
-      await expectError(setComment({ table: 'article', role: 'anon', permission: kind }), 400, missing(kind, 'article', 'anon'));
+      if (kind !== 'select') await expectError(e, drop(kind, 'article', 'user'), 400, missing(kind, 'article', 'user'));
+      await expectError(e, drop(kind, 'article', 'admin'), 400, missing(kind, 'article', 'admin'));
+      await expectError(e, drop(kind, 'author', 'user'), 400, missing(kind, 'author', 'user'));
+      await expectError(e, setComment({ table: 'article', role: 'admin', type: kind, comment: 'x' }), 400, missing(kind, 'article', 'admin'));
+      await expectError(e, setComment({ table: 'article', role: 'anon', permission: kind }), 400, missing(kind, 'article', 'anon'));
     }
-    await expectError(drop('select', 'article', 'User'), 400, missing('select', 'article', 'User'));
-    await expectError(drop('select', INVOICE, 'user'), 400, missing('select', 'billing.invoice', 'user'));
-    await expectError(setComment({ table: { schema: 'billing', name: 'invoice' }, role: 'user', type: 'update', comment: 'x' }), 400,
+    await expectError(e, drop('select', 'article', 'User'), 400, missing('select', 'article', 'User'));
+    await expectError(e, drop('select', INVOICE, 'user'), 400, missing('select', 'billing.invoice', 'user'));
+    await expectError(e, setComment({ table: { schema: 'billing', name: 'invoice' }, role: 'user', type: 'update', comment: 'x' }), 400,
       missing('update', 'billing.invoice', 'user'));
     // Dropping twice: the second fails.
-    await write(drop('select', 'article', 'user'));
-    await expectError(drop('select', 'article', 'user'), 400, missing('select', 'article', 'user'));
+    await write(e, drop('select', 'article', 'user'));
+    await expectError(e, drop('select', 'article', 'user'), 400, missing('select', 'article', 'user'));
   });
 });

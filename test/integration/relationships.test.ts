@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
 
 // engine-api.md §4.2 (relationships), §3.4 (consistency rules), §6.1/§6.4 (export shape), §7 rows 10, 12–13, 21–22, 38–40.
 
@@ -20,36 +21,13 @@ beforeEach(async () => {
     create schema billing;
     create table billing.account (id int primary key);
     create table billing.invoice (id int primary key, customer_id int references author(id), account_id int references billing.account(id), total int)`);
-  for (const t of ['author', 'article', 'book', 'pair', 'pair_ref', { schema: 'billing', name: 'invoice' }]) await write({ type: 'track_table', args: t });
+  for (const t of ['author', 'article', 'book', 'pair', 'pair_ref', { schema: 'billing', name: 'invoice' }]) await write(e, { type: 'track_table', args: t });
 });
 
 type Q = string | { schema?: string; name: string };
-const qt = (name: string, schema = 'public') => ({ schema, name });
 const qtOf = (t: Q) => (typeof t === 'string' ? qt(t) : qt(t.name, t.schema));
 const text = (t: Q) => (qtOf(t).schema === 'public' ? qtOf(t).name : `${qtOf(t).schema}.${qtOf(t).name}`);
 const INVOICE = qt('invoice', 'billing');
-const err = (path: string, error: string, code: string) => ({ path, error, code });
-
-async function expectError(body: unknown, status: number, expected: Record<string, unknown>): Promise<void> {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status, body: expected });
-  expect(r.text).toBe(JSON.stringify(expected)); // key order too (§1.4, §3.4: "table" first in definitions)
-  expect(await e.state()).toEqual(before);
-}
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
-
-async function write(body: unknown): Promise<void> {
-  const before = Number((await exported()).version);
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { message: 'success' } });
-  expect(r.headers.get('x-engine-resource-version')).toBe(String(before + 1));
-}
 
 const rel = (kind: 'object' | 'array', table: Q, name: string, using: unknown, extra: Record<string, unknown> = {}) =>
   ({ type: `create_${kind}_relationship`, args: { table, name, using, ...extra } });
@@ -73,14 +51,14 @@ function resolutionError(kind: 'object' | 'array', table: Q, name: string, using
 
 describe('creating relationships', () => {
   it('creates foreign-key and manual relationships of both kinds and exports them (§6.1, §6.4)', async () => {
-    await write(rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
-    await write(rel('array', 'author', 'articles', { foreign_key_constraint_on: { table: 'article', column: 'author_id' } }));
-    await write(rel('object', 'article', 'editor', { manual_configuration: { remote_table: 'author', column_mapping: { editor_id: 'id' } } }, { comment: 'edits it' }));
-    await write(rel('array', 'author', 'edited', { manual_configuration: { remote_table: { schema: 'public', name: 'article' }, column_mapping: { id: 'editor_id' } } }, { comment: null }));
-    await write(rel('object', { schema: 'billing', name: 'invoice' }, 'customer', { foreign_key_constraint_on: 'customer_id' }, { comment: '' }));
-    await write(rel('array', { name: 'author' }, 'invoices', { foreign_key_constraint_on: { table: { schema: 'billing', name: 'invoice' }, column: 'customer_id' } }));
-    await write(rel('object', 'pair_ref', 'pair', { manual_configuration: { remote_table: 'pair', column_mapping: { b: 'b', a: 'a' } } }));
-    const x = await exported();
+    await write(e, rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
+    await write(e, rel('array', 'author', 'articles', { foreign_key_constraint_on: { table: 'article', column: 'author_id' } }));
+    await write(e, rel('object', 'article', 'editor', { manual_configuration: { remote_table: 'author', column_mapping: { editor_id: 'id' } } }, { comment: 'edits it' }));
+    await write(e, rel('array', 'author', 'edited', { manual_configuration: { remote_table: { schema: 'public', name: 'article' }, column_mapping: { id: 'editor_id' } } }, { comment: null }));
+    await write(e, rel('object', { schema: 'billing', name: 'invoice' }, 'customer', { foreign_key_constraint_on: 'customer_id' }, { comment: '' }));
+    await write(e, rel('array', { name: 'author' }, 'invoices', { foreign_key_constraint_on: { table: { schema: 'billing', name: 'invoice' }, column: 'customer_id' } }));
+    await write(e, rel('object', 'pair_ref', 'pair', { manual_configuration: { remote_table: 'pair', column_mapping: { b: 'b', a: 'a' } } }));
+    const x = await exported(e);
     expect(x.version).toBe('14');
     expect(x.text).toBe(JSON.stringify({
       version: 2,
@@ -129,19 +107,19 @@ describe('creating relationships', () => {
       [rel('object', 'article', 'author', fk, { comment: 5 }), err('$.args.comment', 'expected String, encountered Number', 'parse-failed')],
       [{ type: 'create_object_relationship', args: { table: 'article', name: 'author' } }, err('$.args', 'the key "using" was not present', 'parse-failed')],
     ];
-    for (const [body, expected] of cases) await expectError(body, 400, expected);
+    for (const [body, expected] of cases) await expectError(e, body, 400, expected);
   });
 
   it('rejects a name taken by a column or a relationship, before resolving (§7 row 38)', async () => {
-    await write(rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
-    await write(rel('array', 'author', 'articles', { foreign_key_constraint_on: { table: 'article', column: 'author_id' } }));
+    await write(e, rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
+    await write(e, rel('array', 'author', 'articles', { foreign_key_constraint_on: { table: 'article', column: 'author_id' } }));
     const conflict = (name: string, what: string, t: string) => err('$.args.name', `"${name}" conflicts with an existing ${what} of table "${t}"`, 'already-exists');
-    await expectError(rel('object', 'article', 'title', { foreign_key_constraint_on: 'no_such_column' }), 400, conflict('title', 'column', 'article'));
-    await expectError(rel('array', 'article', 'author', { manual_configuration: { remote_table: 'author', column_mapping: { author_id: 'id' } } }), 400,
+    await expectError(e, rel('object', 'article', 'title', { foreign_key_constraint_on: 'no_such_column' }), 400, conflict('title', 'column', 'article'));
+    await expectError(e, rel('array', 'article', 'author', { manual_configuration: { remote_table: 'author', column_mapping: { author_id: 'id' } } }), 400,
       conflict('author', 'relationship', 'article'));
-    await expectError(rel('object', 'author', 'articles', { manual_configuration: { remote_table: 'nope', column_mapping: {} } }), 400,
+    await expectError(e, rel('object', 'author', 'articles', { manual_configuration: { remote_table: 'nope', column_mapping: {} } }), 400,
       conflict('articles', 'relationship', 'author'));
-    await expectError(rel('object', { schema: 'billing', name: 'invoice' }, 'total', { foreign_key_constraint_on: 'customer_id' }), 400,
+    await expectError(e, rel('object', { schema: 'billing', name: 'invoice' }, 'total', { foreign_key_constraint_on: 'customer_id' }), 400,
       conflict('total', 'column', 'billing.invoice'));
   });
 
@@ -157,7 +135,7 @@ describe('creating relationships', () => {
     ];
     for (const [table, column, reason] of cases) {
       const using = { foreign_key_constraint_on: column };
-      await expectError(rel('object', table, 'r', using), 400, resolutionError('object', table, 'r', using, reason));
+      await expectError(e, rel('object', table, 'r', using), 400, resolutionError('object', table, 'r', using, reason));
     }
   });
 
@@ -173,10 +151,10 @@ describe('creating relationships', () => {
       ['pair', fk('pair_ref', 'a'), 'no foreign constraint exists on the given column'],
     ];
     for (const [table, using, reason] of cases) {
-      await expectError(rel('array', table, 'r', using), 400, resolutionError('array', table, 'r', using, reason));
+      await expectError(e, rel('array', table, 'r', using), 400, resolutionError('array', table, 'r', using, reason));
     }
     // String names in the request appear in the internal definition in their stored (object) form.
-    await expectError(rel('array', 'author', 'r', { foreign_key_constraint_on: { table: 'article', column: 'nope' } }), 400,
+    await expectError(e, rel('array', 'author', 'r', { foreign_key_constraint_on: { table: 'article', column: 'nope' } }), 400,
       resolutionError('array', 'author', 'r', fk('article', 'nope'), 'column "nope" does not exist in table "article"'));
   });
 
@@ -194,28 +172,28 @@ describe('creating relationships', () => {
       ['object', 'article', manual(INVOICE, { author_id: 'nope' }), 'column "nope" does not exist in table "billing.invoice"'],
     ];
     for (const [kind, table, using, reason] of cases) {
-      await expectError(rel(kind, table, 'r', using), 400, resolutionError(kind, table, 'r', using, reason));
+      await expectError(e, rel(kind, table, 'r', using), 400, resolutionError(kind, table, 'r', using, reason));
     }
   });
 });
 
 describe('drop_relationship', () => {
   it('drops a relationship of either kind', async () => {
-    const before = (await exported()).text;
-    await write(rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
-    await write(rel('array', INVOICE, 'lines', { manual_configuration: { remote_table: 'article', column_mapping: { id: 'id' } } }));
-    await write({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
-    await write({ type: 'drop_relationship', args: { table: { schema: 'billing', name: 'invoice' }, relationship: 'lines', cascade: false } });
-    expect((await exported()).text).toBe(before);
+    const before = (await exported(e)).text;
+    await write(e, rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
+    await write(e, rel('array', INVOICE, 'lines', { manual_configuration: { remote_table: 'article', column_mapping: { id: 'id' } } }));
+    await write(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
+    await write(e, { type: 'drop_relationship', args: { table: { schema: 'billing', name: 'invoice' }, relationship: 'lines', cascade: false } });
+    expect((await exported(e)).text).toBe(before);
   });
 
   it('rejects a relationship that does not exist (§7 row 40)', async () => {
-    await write(rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
-    await expectError({ type: 'drop_relationship', args: { table: 'author', relationship: 'author' } }, 400,
+    await write(e, rel('object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }));
+    await expectError(e, { type: 'drop_relationship', args: { table: 'author', relationship: 'author' } }, 400,
       err('$.args.relationship', 'relationship "author" does not exist in table "author"', 'not-exists'));
-    await expectError({ type: 'drop_relationship', args: { table: 'article', relationship: 'title' } }, 400,
+    await expectError(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'title' } }, 400,
       err('$.args.relationship', 'relationship "title" does not exist in table "article"', 'not-exists'));
-    await expectError({ type: 'drop_relationship', args: { table: INVOICE, relationship: 'customer' } }, 400,
+    await expectError(e, { type: 'drop_relationship', args: { table: INVOICE, relationship: 'customer' } }, 400,
       err('$.args.relationship', 'relationship "customer" does not exist in table "billing.invoice"', 'not-exists'));
   });
 });
@@ -231,44 +209,44 @@ describe('consistency rules (§3.4)', () => {
     const manual = { manual_configuration: { remote_table: qt('author'), column_mapping: { author_id: 'id' } } };
     for (const [kind, name, using] of [['object', 'author', fkAuthor], ['array', 'authors', manual]] as const) {
       const error = `in table "article": in relationship "${name}": table "article" is inconsistent`;
-      await expectError(rel(kind, 'article', name, using), 400, {
+      await expectError(e, rel(kind, 'article', name, using), 400, {
         path: '$.args', error, code: 'constraint-violation',
         internal: [{ definition: { table: qt('article'), name, using }, reason: error, type: `${kind}_relation` }],
       });
     }
     // A relationship pointing at the missing table is itself inconsistent (§4.8.5 example).
-    await expectError(rel('array', 'author', 'articles', fkArticles), 400,
+    await expectError(e, rel('array', 'author', 'articles', fkArticles), 400,
       resolutionError('array', 'author', 'articles', fkArticles, 'table "article" does not exist'));
   });
 
   it('drops relationships of, and untracks, a tracked table missing from the database', async () => {
-    await write(rel('object', 'article', 'author', fkAuthor));
-    await write(rel('array', 'article', 'self', { manual_configuration: { remote_table: 'article', column_mapping: { id: 'id' } } }));
+    await write(e, rel('object', 'article', 'author', fkAuthor));
+    await write(e, rel('array', 'article', 'self', { manual_configuration: { remote_table: 'article', column_mapping: { id: 'id' } } }));
     await e.ok({ type: 'run_sql', args: { sql: 'drop table article', check_metadata_consistency: false } });
     expect(await inconsistent()).toEqual({ is_consistent: false, inconsistent_objects: [
       { definition: qt('article'), reason: 'no such table/view exists in postgres : "article"', type: 'table' },
     ] });
-    await write({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
-    await expectError({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } }, 400,
+    await write(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
+    await expectError(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'author' } }, 400,
       err('$.args.relationship', 'relationship "author" does not exist in table "article"', 'not-exists'));
-    await write({ type: 'untrack_table', args: { table: 'article' } });
+    await write(e, { type: 'untrack_table', args: { table: 'article' } });
     expect(await inconsistent()).toEqual({ is_consistent: true, inconsistent_objects: [] });
   });
 
   it('fails an operation that makes other objects inconsistent with 400 unexpected (§7 row 22)', async () => {
-    await write(rel('object', 'article', 'author', fkAuthor));
-    await write(rel('array', 'author', 'articles', fkArticles));
-    await write(rel('object', 'article', 'writer', { manual_configuration: { remote_table: 'author', column_mapping: { author_id: 'id' } } }));
+    await write(e, rel('object', 'article', 'author', fkAuthor));
+    await write(e, rel('array', 'author', 'articles', fkArticles));
+    await write(e, rel('object', 'article', 'writer', { manual_configuration: { remote_table: 'author', column_mapping: { author_id: 'id' } } }));
     const record = (kind: 'object' | 'array', table: string, name: string, using: unknown, reason: string) => {
       const msg = `in table "${table}": in relationship "${name}": ${reason}`;
       return { definition: { table: qt(table), name, using }, reason: msg, type: `${kind}_relation` };
     };
     const noFk = 'no foreign constraint exists on the given column';
-    await expectError({ type: 'run_sql', args: { sql: 'alter table article drop constraint article_author_id_fkey' } }, 400, {
+    await expectError(e, { type: 'run_sql', args: { sql: 'alter table article drop constraint article_author_id_fkey' } }, 400, {
       path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
       internal: [record('object', 'article', 'author', fkAuthor, noFk), record('array', 'author', 'articles', fkArticles, noFk)],
     });
-    await expectError({ type: 'run_sql', args: { sql: 'alter table article add column writer int' } }, 400, {
+    await expectError(e, { type: 'run_sql', args: { sql: 'alter table article add column writer int' } }, 400, {
       path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
       internal: [record('object', 'article', 'writer', { manual_configuration: { remote_table: qt('author'), column_mapping: { author_id: 'id' } } },
         '"writer" conflicts with an existing column of table "article"')],
@@ -277,37 +255,37 @@ describe('consistency rules (§3.4)', () => {
   });
 
   it('rejects a name taken by an inconsistent relationship of the table (§4.2: unique among its relationships)', async () => {
-    await write(rel('object', 'article', 'author', fkAuthor));
+    await write(e, rel('object', 'article', 'author', fkAuthor));
     await e.ok({ type: 'run_sql', args: { sql: 'alter table article drop constraint article_author_id_fkey', check_metadata_consistency: false } });
     const manual = { manual_configuration: { remote_table: 'author', column_mapping: { author_id: 'id' } } };
     for (const kind of ['object', 'array'] as const) {
-      await expectError(rel(kind, 'article', 'author', manual), 400,
+      await expectError(e, rel(kind, 'article', 'author', manual), 400,
         err('$.args.name', '"author" conflicts with an existing relationship of table "article"', 'already-exists'));
     }
   });
 
   it('never fails an operation because of objects that were already inconsistent (rule 3)', async () => {
-    await write(rel('object', 'article', 'author', fkAuthor));
-    await write(rel('array', 'author', 'articles', fkArticles));
-    const v = (await exported()).version;
+    await write(e, rel('object', 'article', 'author', fkAuthor));
+    await write(e, rel('array', 'author', 'articles', fkArticles));
+    const v = (await exported(e)).version;
     await e.ok({ type: 'run_sql', args: { sql: 'alter table article drop constraint article_author_id_fkey', check_metadata_consistency: false } });
-    expect((await exported()).version).toBe(v);
+    expect((await exported(e)).version).toBe(v);
     const listed = await inconsistent();
     expect(listed.is_consistent).toBe(false);
     expect(listed.inconsistent_objects.map((o: { reason: string }) => o.reason)).toEqual([
       'in table "article": in relationship "author": no foreign constraint exists on the given column',
       'in table "author": in relationship "articles": no foreign constraint exists on the given column',
     ]);
-    await write({ type: 'track_table', args: 'draft' });
-    await write(rel('object', 'draft', 'author', fkAuthor));
-    await write(rel('object', 'article', 'editor', { manual_configuration: { remote_table: 'author', column_mapping: { editor_id: 'id' } } }));
+    await write(e, { type: 'track_table', args: 'draft' });
+    await write(e, rel('object', 'draft', 'author', fkAuthor));
+    await write(e, rel('object', 'article', 'editor', { manual_configuration: { remote_table: 'author', column_mapping: { editor_id: 'id' } } }));
     const r = await e.query({ type: 'run_sql', args: { sql: 'create table tag (id int)' } });
     expect(r.status).toBe(200);
-    await write({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
+    await write(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
     expect((await inconsistent()).inconsistent_objects).toEqual([{
       definition: { table: qt('author'), name: 'articles', using: fkArticles },
       reason: 'in table "author": in relationship "articles": no foreign constraint exists on the given column', type: 'array_relation',
     }]);
-    await write({ type: 'untrack_table', args: { table: 'draft' } });
+    await write(e, { type: 'untrack_table', args: { table: 'draft' } });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { dependencyError, expectErrorKeys, exportedWithBody, qt, relationExists, runSql } from '../helpers/assertions.js';
 
 // run_sql consistency checks (engine-api.md §4.1.1 steps 5–6, §3.4, §3.5; §7 rows 22, 26, 27).
 
@@ -10,35 +11,9 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 beforeEach(async () => e.reset());
 
-const runSql = (sql: string, extra: Record<string, unknown> = {}) => ({ type: 'run_sql', args: { sql, ...extra } });
-const qt = (name: string, schema = 'public') => ({ schema, name });
 const fk = (column: string) => ({ foreign_key_constraint_on: column });
 const fkArr = (table: string, column: string) => ({ foreign_key_constraint_on: { table: qt(table), column } });
 const manual = (table: string, column_mapping: Record<string, string>) => ({ manual_configuration: { remote_table: qt(table), column_mapping } });
-
-async function expectError(body: unknown, status: number, expected: Record<string, unknown>) {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect(r.status).toBe(status);
-  expect(r.body).toEqual(expected);
-  expect(Object.keys(r.body as object)).toEqual(Object.keys(expected));
-  expect(await e.state()).toEqual(before);
-}
-
-const dependencyError = (labels: string) => ({
-  path: '$.args', error: `cannot drop due to the following dependent objects : ${labels}`, code: 'dependency-error',
-});
-
-async function exported(): Promise<{ body: unknown; version: string | null; text: string }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { body: r.body, version: r.headers.get('x-engine-resource-version'), text: r.text };
-}
-
-async function relationExists(name: string): Promise<boolean> {
-  const rows = await e.db.query<{ r: string | null }>(`SELECT to_regclass('${name}')::text AS r`);
-  return rows[0]?.r !== null;
-}
 
 /**
  * author(id, name) and article(id, author_id → author, title), both tracked, with article.author and
@@ -61,7 +36,7 @@ async function setup(withManual = false) {
     );
   }
   await e.ok({ type: 'bulk', args: steps });
-  expect((await exported()).version).toBe('2');
+  expect((await exportedWithBody(e)).version).toBe('2');
 }
 
 /** The §4.8.5 example. */
@@ -80,7 +55,7 @@ describe('renames rewrite the metadata (§4.1.1 step 5)', () => {
   it('a renamed table: its key and every remote table', async () => {
     await setup(true);
     expect(await e.ok(runSql('alter table author rename to writer'))).toEqual({ result_type: 'CommandOk', result: null });
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('3');
     expect(ex.body).toEqual({
       version: 2,
@@ -95,7 +70,7 @@ describe('renames rewrite the metadata (§4.1.1 step 5)', () => {
   it('a renamed column: foreign-key columns and manual mapping keys and values', async () => {
     await setup(true);
     await e.sql('alter table article rename column author_id to writer_id');
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('3');
     expect(ex.body).toEqual({
       version: 2,
@@ -105,7 +80,7 @@ describe('renames rewrite the metadata (§4.1.1 step 5)', () => {
       ],
     });
     await e.sql('alter table author rename column id to pk');
-    expect((await exported()).body).toEqual({
+    expect((await exportedWithBody(e)).body).toEqual({
       version: 2,
       tables: [
         { table: qt('article'), object_relationships: [{ name: 'author', using: fk('writer_id') }, { name: 'author_m', using: manual('author', { writer_id: 'pk' }) }] },
@@ -113,16 +88,16 @@ describe('renames rewrite the metadata (§4.1.1 step 5)', () => {
       ],
     });
     // A column of the same name in another table is a different column: nothing else is rewritten.
-    const v4 = (await exported()).text;
+    const v4 = (await exportedWithBody(e)).text;
     await e.sql('alter table article rename column id to article_pk');
-    expect((await exported()).text).toBe(v4);
+    expect((await exportedWithBody(e)).text).toBe(v4);
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
   });
 
   it('table and column renames in one script, counted as one version', async () => {
     await setup(true);
     await e.sql('alter table author rename to writer; alter table article rename column author_id to writer_id; alter table article rename to post');
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('3');
     expect(ex.body).toEqual({
       version: 2,
@@ -137,24 +112,24 @@ describe('renames rewrite the metadata (§4.1.1 step 5)', () => {
 describe('dropped tables (§4.1.1 step 5, §4.1.3)', () => {
   it('a tracked table with dependents: dependency-error, nothing changes', async () => {
     await setup();
-    await expectError(runSql('drop table author cascade'), 400, dependencyError('relationship article.author'));
-    expect(await relationExists('public.author')).toBe(true);
-    await expectError(runSql('drop table article'), 400, dependencyError('relationship author.articles'));
-    expect(await relationExists('public.article')).toBe(true);
+    await expectErrorKeys(e, runSql('drop table author cascade'), 400, dependencyError('relationship article.author'));
+    expect(await relationExists(e, 'public.author')).toBe(true);
+    await expectErrorKeys(e, runSql('drop table article'), 400, dependencyError('relationship author.articles'));
+    expect(await relationExists(e, 'public.article')).toBe(true);
   });
 
   it('lists every dependent, sorted, including tracked functions returning its rows', async () => {
     await setup(true);
     await e.sql('create function search_articles(q text) returns setof article language sql stable as $$ select * from article where title = q $$');
     await e.ok({ type: 'track_function', args: 'search_articles' });
-    await expectError(runSql('drop table article cascade'), 400,
+    await expectErrorKeys(e, runSql('drop table article cascade'), 400,
       dependencyError('function search_articles, relationship author.articles, relationship author.articles_m'));
   });
 
   it('with cascade: true the table is untracked with its dependents', async () => {
     await setup();
     expect(await e.ok(runSql('drop table author cascade', { cascade: true }))).toEqual({ result_type: 'CommandOk', result: null });
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('3');
     expect(ex.text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"article"}}]}');
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
@@ -165,7 +140,7 @@ describe('dropped tables (§4.1.1 step 5, §4.1.3)', () => {
     await e.ok({ type: 'track_table', args: 'lonely' });
     await e.ok({ type: 'track_table', args: 'other' });
     await e.sql('drop table lonely');
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('4');
     expect(ex.text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"other"}}]}');
   });
@@ -174,7 +149,7 @@ describe('dropped tables (§4.1.1 step 5, §4.1.3)', () => {
     await e.sql('create table lonely (id int)');
     await e.ok({ type: 'track_table', args: 'lonely' });
     await e.sql('drop table lonely; create table lonely (id int)');
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('3');
     expect(ex.text).toBe('{"version":2,"tables":[]}');
   });
@@ -183,9 +158,9 @@ describe('dropped tables (§4.1.1 step 5, §4.1.3)', () => {
     await setup();
     await e.sql('create function search_articles(q text) returns setof article language sql stable as $$ select * from article where title = q $$');
     await e.ok({ type: 'track_function', args: 'search_articles' });
-    expect((await exported()).version).toBe('3');
+    expect((await exportedWithBody(e)).version).toBe('3');
     await e.sql('drop function search_articles(text)');
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('4');
     expect((ex.body as { functions?: unknown }).functions).toBeUndefined();
   });
@@ -194,28 +169,28 @@ describe('dropped tables (§4.1.1 step 5, §4.1.3)', () => {
 describe('dropped and retyped columns (§4.1.1 step 5)', () => {
   it('a dropped column used by relationships: dependency-error', async () => {
     await setup(true);
-    await expectError(runSql('alter table article drop column author_id'), 400,
+    await expectErrorKeys(e, runSql('alter table article drop column author_id'), 400,
       dependencyError('relationship article.author, relationship article.author_m, relationship author.articles, relationship author.articles_m'));
   });
 
   it('a dropped column with cascade: true removes the relationships using it', async () => {
     await setup(true);
     await e.ok(runSql('alter table author drop column name; alter table article drop column author_id', { cascade: true }));
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('3');
     expect(ex.text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"article"}},{"table":{"schema":"public","name":"author"}}]}');
   });
 
   it('a dropped column without dependents changes nothing in the metadata', async () => {
     await setup();
-    const before = await exported();
+    const before = await exportedWithBody(e);
     await e.sql('alter table article drop column title');
-    expect(await exported()).toEqual(before);
+    expect(await exportedWithBody(e)).toEqual(before);
   });
 
   it('a type change of a column with dependents: dependency-error naming the column', async () => {
     await setup();
-    await expectError(runSql('alter table article alter column author_id type bigint'), 400, {
+    await expectErrorKeys(e, runSql('alter table article alter column author_id type bigint'), 400, {
       path: '$.args',
       error: 'cannot change type of column "author_id" in table "article" because of the following dependencies : relationship article.author, relationship author.articles',
       code: 'dependency-error',
@@ -224,11 +199,11 @@ describe('dropped and retyped columns (§4.1.1 step 5)', () => {
 
   it('a type change with cascade: true removes the dependents; without dependents nothing changes', async () => {
     await setup();
-    const before = await exported();
+    const before = await exportedWithBody(e);
     await e.sql('alter table article alter column title type varchar(20)');
-    expect(await exported()).toEqual(before);
+    expect(await exportedWithBody(e)).toEqual(before);
     await e.ok(runSql('alter table article alter column author_id type bigint', { cascade: true }));
-    const ex = await exported();
+    const ex = await exportedWithBody(e);
     expect(ex.version).toBe('3');
     expect(ex.text).toBe('{"version":2,"tables":[{"table":{"schema":"public","name":"article"}},{"table":{"schema":"public","name":"author"}}]}');
   });
@@ -237,7 +212,7 @@ describe('dropped and retyped columns (§4.1.1 step 5)', () => {
 describe('newly inconsistent objects (§4.1.1 step 5, §3.4 rule 2, row 22)', () => {
   it('a dropped foreign key: cannot continue due to new inconsistent metadata', async () => {
     await setup();
-    await expectError(runSql('alter table article drop constraint article_author_id_fkey'), 400, {
+    await expectErrorKeys(e, runSql('alter table article drop constraint article_author_id_fkey'), 400, {
       path: '$.args',
       error: 'cannot continue due to new inconsistent metadata',
       code: 'unexpected',
@@ -262,9 +237,9 @@ describe('newly inconsistent objects (§4.1.1 step 5, §3.4 rule 2, row 22)', ()
       path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
       internal: [{ definition: { function: qt('search_articles') }, reason: `in function "search_articles": ${reason}`, type: 'function' }],
     });
-    await expectError(runSql('create function search_articles(q int) returns setof article language sql stable as $$ select * from article where id = q $$'), 400,
+    await expectErrorKeys(e, runSql('create function search_articles(q int) returns setof article language sql stable as $$ select * from article where id = q $$'), 400,
       failure('the function "search_articles" is overloaded; overloaded functions are not supported'));
-    await expectError(runSql('alter function search_articles(text) volatile'), 400,
+    await expectErrorKeys(e, runSql('alter function search_articles(text) volatile'), 400,
       failure('the function "search_articles" is of type VOLATILE; only STABLE or IMMUTABLE functions can be tracked'));
   });
 
@@ -280,24 +255,24 @@ describe('newly inconsistent objects (§4.1.1 step 5, §3.4 rule 2, row 22)', ()
 describe('check_metadata_consistency: false (§4.1.1 step 6)', () => {
   it('a dropped table: the document is untouched, the inconsistencies are recorded', async () => {
     await setup();
-    const before = await exported();
+    const before = await exportedWithBody(e);
     const r = await e.query(runSql('drop table article', { check_metadata_consistency: false }));
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ result_type: 'CommandOk', result: null });
     expect(r.headers.get('x-engine-resource-version')).toBe('2');
-    expect(await exported()).toEqual(before);
-    expect(await relationExists('public.article')).toBe(false);
+    expect(await exportedWithBody(e)).toEqual(before);
+    expect(await relationExists(e, 'public.article')).toBe(false);
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual(articleDroppedRecords);
     expect(await e.ok({ type: 'reload_metadata', args: {} })).toEqual({ message: 'success', is_consistent: false });
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual(articleDroppedRecords);
-    expect(await exported()).toEqual(before);
+    expect(await exportedWithBody(e)).toEqual(before);
   });
 
   it('a renamed table and a dropped column: nothing is rewritten or removed', async () => {
     await setup(true);
-    const before = await exported();
+    const before = await exportedWithBody(e);
     await e.ok(runSql('alter table author rename to writer; alter table article drop column title', { check_metadata_consistency: false }));
-    expect(await exported()).toEqual(before);
+    expect(await exportedWithBody(e)).toEqual(before);
     expect(await e.ok({ type: 'reload_metadata', args: {} })).toEqual({ message: 'success', is_consistent: false });
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({
       is_consistent: false,
@@ -313,6 +288,6 @@ describe('check_metadata_consistency: false (§4.1.1 step 6)', () => {
         { definition: qt('author'), reason: 'no such table/view exists in postgres : "author"', type: 'table' },
       ],
     });
-    expect((await exported()).version).toBe('2');
+    expect((await exportedWithBody(e)).version).toBe('2');
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { expectErrorKeys, relationExists, runSql } from '../helpers/assertions.js';
 
 // run_sql (engine-api.md §4.1.1 steps 1–4, §3.3, §2.4): result shapes, PostgreSQL errors, read_only,
 // session variables, resource_version. The consistency checks of step 5 are in run-sql-consistency.test.ts.
@@ -11,18 +12,6 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 beforeEach(async () => e.reset());
 
-const runSql = (sql: string, extra: Record<string, unknown> = {}) => ({ type: 'run_sql', args: { sql, ...extra } });
-
-/** Asserts the status and the exact error body, and that the request changed nothing (§3.3). */
-async function expectError(body: unknown, status: number, expected: Record<string, unknown>, headers?: Record<string, string>) {
-  const before = await e.state();
-  const r = await e.query(body, headers);
-  expect(r.status).toBe(status);
-  expect(r.body).toEqual(expected);
-  expect(Object.keys(r.body as object)).toEqual(Object.keys(expected)); // §1.4 key order
-  expect(await e.state()).toEqual(before);
-}
-
 /** The §4.1.1 step 3 error body. */
 const pgError = (statement: string, message: string, statusCode: string, description: string | null = null, hint: string | null = null) => ({
   path: '$.args',
@@ -33,11 +22,6 @@ const pgError = (statement: string, message: string, statusCode: string, descrip
     error: { exec_status: 'FatalError', message, status_code: statusCode, description, hint },
   },
 });
-
-async function relationExists(name: string): Promise<boolean> {
-  const rows = await e.db.query<{ r: string | null }>(`SELECT to_regclass('${name}')::text AS r`);
-  return rows[0]?.r !== null;
-}
 
 describe('run_sql result shapes (§4.1.1 step 2)', () => {
   it('answers TuplesOk with a header and rows in PostgreSQL text format, NULL as null', async () => {
@@ -58,7 +42,7 @@ describe('run_sql result shapes (§4.1.1 step 2)', () => {
     expect(rows).toEqual({ result_type: 'TuplesOk', result: [['id', 'name'], ['1', null], ['2', 'b']] });
     expect(await e.sql('select 1 as x; create table u (id int)')).toEqual({ result_type: 'CommandOk', result: null });
     expect(await e.sql('select 1 as x; select 2 as y, 3 as z')).toEqual({ result_type: 'TuplesOk', result: [['y', 'z'], ['2', '3']] });
-    expect(await relationExists('public.u')).toBe(true);
+    expect(await relationExists(e, 'public.u')).toBe(true);
   });
 
   it('answers CommandOk for DDL and for INSERT/UPDATE/DELETE without RETURNING', async () => {
@@ -110,24 +94,24 @@ describe('run_sql result shapes (§4.1.1 step 2)', () => {
 
 describe('run_sql errors (§4.1.1 step 3)', () => {
   it('answers postgres-error with the statement and the error fields', async () => {
-    await expectError(runSql('select 1/0'), 400, pgError('select 1/0', 'division by zero', '22012'));
+    await expectErrorKeys(e, runSql('select 1/0'), 400, pgError('select 1/0', 'division by zero', '22012'));
   });
 
   it('reports the detail as description and the hint', async () => {
     await e.sql('create table t (id int primary key)');
     await e.sql('insert into t values (1)');
     const dup = 'insert into t values (1)';
-    await expectError(runSql(dup), 400,
+    await expectErrorKeys(e, runSql(dup), 400,
       pgError(dup, 'duplicate key value violates unique constraint "t_pkey"', '23505', 'Key (id)=(1) already exists.'));
-    await expectError(runSql('select no_such_fn(1)'), 400, pgError('select no_such_fn(1)', 'function no_such_fn(integer) does not exist', '42883', null,
+    await expectErrorKeys(e, runSql('select no_such_fn(1)'), 400, pgError('select no_such_fn(1)', 'function no_such_fn(integer) does not exist', '42883', null,
       'No function matches the given name and argument types. You might need to add explicit type casts.'));
   });
 
   it('rolls back the earlier statements of the same run_sql when one fails', async () => {
     await e.sql('create table keep (id int)');
     const sql = 'create table gone (id int); insert into keep values (1); alter table keep add column extra text; select 1/0';
-    await expectError(runSql(sql), 400, pgError(sql, 'division by zero', '22012'));
-    expect(await relationExists('public.gone')).toBe(false);
+    await expectErrorKeys(e, runSql(sql), 400, pgError(sql, 'division by zero', '22012'));
+    expect(await relationExists(e, 'public.gone')).toBe(false);
     expect(await e.db.query('SELECT * FROM keep')).toEqual([]);
   });
 
@@ -142,7 +126,7 @@ describe('run_sql errors (§4.1.1 step 3)', () => {
       const r = await e.query(runSql(sql));
       expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { path: refused.path, error: refused.error, code: refused.code } });
     }
-    await expectError(runSql('create table u (id int); commit'), 400, { path: refused.path, error: refused.error, code: refused.code });
+    await expectErrorKeys(e, runSql('create table u (id int); commit'), 400, { path: refused.path, error: refused.error, code: refused.code });
     // Words that merely look like transaction control are fine: in strings, comments, identifiers and bodies.
     expect(await e.sql("do $$ begin perform 1; end $$; do $body$\nbegin\n  insert into t values (2);\nend\n$body$")).toEqual({ result_type: 'CommandOk', result: null });
     expect(await e.db.query('SELECT id FROM t')).toEqual([{ id: 2 }]);
@@ -150,9 +134,9 @@ describe('run_sql errors (§4.1.1 step 3)', () => {
   });
 
   it('rejects a missing or non-string sql', async () => {
-    await expectError({ type: 'run_sql', args: {} }, 400, { path: '$.args', error: 'the key "sql" was not present', code: 'parse-failed' });
-    await expectError({ type: 'run_sql', args: { sql: 1 } }, 400, { path: '$.args.sql', error: 'expected String, encountered Number', code: 'parse-failed' });
-    await expectError(runSql('select 1', { read_only: 'yes' }), 400,
+    await expectErrorKeys(e, { type: 'run_sql', args: {} }, 400, { path: '$.args', error: 'the key "sql" was not present', code: 'parse-failed' });
+    await expectErrorKeys(e, { type: 'run_sql', args: { sql: 1 } }, 400, { path: '$.args.sql', error: 'expected String, encountered Number', code: 'parse-failed' });
+    await expectErrorKeys(e, runSql('select 1', { read_only: 'yes' }), 400,
       { path: '$.args.read_only', error: 'expected Boolean, encountered String', code: 'parse-failed' });
   });
 });
@@ -165,19 +149,19 @@ describe('run_sql read_only (§4.1.1 step 4)', () => {
 
   it('fails writes with postgres-error 25006 and changes nothing', async () => {
     await e.sql('create table t (id int)');
-    await expectError(runSql('insert into t values (1)', { read_only: true }), 400,
+    await expectErrorKeys(e, runSql('insert into t values (1)', { read_only: true }), 400,
       pgError('insert into t values (1)', 'cannot execute INSERT in a read-only transaction', '25006'));
-    await expectError(runSql('create table u (id int)', { read_only: true }), 400,
+    await expectErrorKeys(e, runSql('create table u (id int)', { read_only: true }), 400,
       pgError('create table u (id int)', 'cannot execute CREATE TABLE in a read-only transaction', '25006'));
     await e.ok({ type: 'track_table', args: 't' });
-    await expectError(runSql('alter table t rename to t2', { read_only: true }), 400,
+    await expectErrorKeys(e, runSql('alter table t rename to t2', { read_only: true }), 400,
       pgError('alter table t rename to t2', 'cannot execute ALTER TABLE in a read-only transaction', '25006'));
   });
 
   it('leaves later steps of a bulk writable (docs/decisions.md)', async () => {
     const r = await e.ok({ type: 'bulk', args: [runSql('select 1 as a', { read_only: true }), runSql('create table t (id int)')] });
     expect(r).toEqual([{ result_type: 'TuplesOk', result: [['a'], ['1']] }, { result_type: 'CommandOk', result: null }]);
-    expect(await relationExists('public.t')).toBe(true);
+    expect(await relationExists(e, 'public.t')).toBe(true);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_URL, startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { err, expectError, exported, qt, writeAndReexport } from '../helpers/assertions.js';
 
 // engine-api.md §4.1.2–§4.1.3 (track_table, untrack_table), §4.0 common table check, §3.5 table dependents.
 
@@ -10,45 +11,18 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 beforeEach(async () => e.reset());
 
-const qt = (name: string, schema = 'public') => ({ schema, name });
-const err = (path: string, error: string, code: string) => ({ path, error, code });
-
-/** Asserts the exact error (status, body, key order) and that the request changed nothing. */
-async function expectError(body: unknown, status: number, expected: Record<string, unknown>): Promise<void> {
-  const before = await e.state();
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status, body: expected });
-  expect(r.text).toBe(JSON.stringify(expected)); // key order too (§1.4, §3.4: "table" first in definitions)
-  expect(await e.state()).toEqual(before);
-}
-
-async function exported(): Promise<{ text: string; version: string | null }> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status).toBe(200);
-  return { text: r.text, version: r.headers.get('x-engine-resource-version') };
-}
-
-/** Runs a writing request and asserts it answers success and bumps resource_version by exactly 1. */
-async function write(body: unknown): Promise<void> {
-  const before = Number((await exported()).version);
-  const r = await e.query(body);
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { message: 'success' } });
-  expect(r.headers.get('x-engine-resource-version')).toBe(String(before + 1));
-  expect((await exported()).version).toBe(String(before + 1));
-}
-
 const doc = (tables: unknown[]) => JSON.stringify({ version: 2, tables });
 
 describe('track_table', () => {
   it('accepts a string, {schema,name}, {name} and {"table": …} in both forms and stores the object form', async () => {
     await e.sql('create table a (id int); create table b (id int); create table c (id int); create table d (id int); create table f (id int); create schema billing; create table billing.invoice (id int)');
-    await write({ type: 'track_table', args: 'a' });
-    await write({ type: 'track_table', args: { name: 'b', schema: null } });
-    await write({ type: 'track_table', args: { schema: 'public', name: 'c' } });
-    await write({ type: 'track_table', args: { table: 'd' } });
-    await write({ type: 'track_table', args: { table: { name: 'f' } } });
-    await write({ type: 'track_table', args: { table: { schema: 'billing', name: 'invoice' } } });
-    const x = await exported();
+    await writeAndReexport(e, { type: 'track_table', args: 'a' });
+    await writeAndReexport(e, { type: 'track_table', args: { name: 'b', schema: null } });
+    await writeAndReexport(e, { type: 'track_table', args: { schema: 'public', name: 'c' } });
+    await writeAndReexport(e, { type: 'track_table', args: { table: 'd' } });
+    await writeAndReexport(e, { type: 'track_table', args: { table: { name: 'f' } } });
+    await writeAndReexport(e, { type: 'track_table', args: { table: { schema: 'billing', name: 'invoice' } } });
+    const x = await exported(e);
     expect(x.version).toBe('7');
     expect(x.text).toBe(doc(['invoice', 'a', 'b', 'c', 'd', 'f'].map((n) => ({ table: n === 'invoice' ? qt(n, 'billing') : qt(n) }))));
   });
@@ -58,8 +32,8 @@ describe('track_table', () => {
       create view author_names as select name from author;
       create materialized view author_ids as select id from author;
       create table part (id int) partition by range (id)`);
-    for (const t of ['author_names', 'author_ids', 'part']) await write({ type: 'track_table', args: t });
-    expect((await exported()).text).toBe(doc([{ table: qt('author_ids') }, { table: qt('author_names') }, { table: qt('part') }]));
+    for (const t of ['author_names', 'author_ids', 'part']) await writeAndReexport(e, { type: 'track_table', args: t });
+    expect((await exported(e)).text).toBe(doc([{ table: qt('author_ids') }, { table: qt('author_names') }, { table: qt('part') }]));
   });
 
   // A wrapper without handler is legal PostgreSQL (and the only kind PGlite offers here); its tables are foreign tables.
@@ -69,16 +43,16 @@ describe('track_table', () => {
       end $$`);
     await e.sql('create server if not exists nowhere_srv foreign data wrapper nowhere');
     await e.sql('create foreign table remote_author (id int) server nowhere_srv');
-    await write({ type: 'track_table', args: 'remote_author' });
-    expect((await exported()).text).toBe(doc([{ table: qt('remote_author') }]));
+    await writeAndReexport(e, { type: 'track_table', args: 'remote_author' });
+    expect((await exported(e)).text).toBe(doc([{ table: qt('remote_author') }]));
   });
 
   it.runIf(EXTERNAL_URL)('tracks a file_fdw foreign table (external PostgreSQL only)', async () => {
     await e.sql('create extension if not exists file_fdw');
     await e.sql('create server if not exists files foreign data wrapper file_fdw');
     await e.sql("create foreign table host_file (line text) server files options (filename '/etc/hostname')");
-    await write({ type: 'track_table', args: { table: 'host_file' } });
-    expect((await exported()).text).toBe(doc([{ table: qt('host_file') }]));
+    await writeAndReexport(e, { type: 'track_table', args: { table: 'host_file' } });
+    expect((await exported(e)).text).toBe(doc([{ table: qt('host_file') }]));
   });
 
   it('rejects system schemas before any other check', async () => {
@@ -89,30 +63,30 @@ describe('track_table', () => {
       [{ schema: 'pg_catalog', name: 'no_such_relation' }, 'pg_catalog.no_such_relation'],
     ];
     for (const [args, t] of cases) {
-      await expectError({ type: 'track_table', args }, 400,
+      await expectError(e, { type: 'track_table', args }, 400,
         err('$.args', `table "${t}" belongs to a system schema and cannot be tracked`, 'not-supported'));
     }
   });
 
   it('rejects a table that is already tracked, also one dropped since without a consistency check', async () => {
     await e.sql('create table a (id int); create schema billing; create table billing.invoice (id int)');
-    await write({ type: 'track_table', args: 'a' });
-    await write({ type: 'track_table', args: { schema: 'billing', name: 'invoice' } });
-    await expectError({ type: 'track_table', args: { table: 'a' } }, 400, err('$.args', 'view/table already tracked : "a"', 'already-tracked'));
-    await expectError({ type: 'track_table', args: { name: 'invoice', schema: 'billing' } }, 400,
+    await writeAndReexport(e, { type: 'track_table', args: 'a' });
+    await writeAndReexport(e, { type: 'track_table', args: { schema: 'billing', name: 'invoice' } });
+    await expectError(e, { type: 'track_table', args: { table: 'a' } }, 400, err('$.args', 'view/table already tracked : "a"', 'already-tracked'));
+    await expectError(e, { type: 'track_table', args: { name: 'invoice', schema: 'billing' } }, 400,
       err('$.args', 'view/table already tracked : "billing.invoice"', 'already-tracked'));
-    const before = await exported();
+    const before = await exported(e);
     await e.ok({ type: 'run_sql', args: { sql: 'drop table a', check_metadata_consistency: false } });
-    expect(await exported()).toEqual(before);
-    await expectError({ type: 'track_table', args: 'a' }, 400, err('$.args', 'view/table already tracked : "a"', 'already-tracked'));
+    expect(await exported(e)).toEqual(before);
+    await expectError(e, { type: 'track_table', args: 'a' }, 400, err('$.args', 'view/table already tracked : "a"', 'already-tracked'));
   });
 
   it('rejects what is not a table or view in the database', async () => {
     await e.sql('create sequence seq; create type pair as (a int, b int); create schema billing; create table public.invoice (id int)');
     for (const name of ['x', 'seq', 'pair']) {
-      await expectError({ type: 'track_table', args: name }, 400, err('$.args', `no such table/view exists in postgres : "${name}"`, 'not-exists'));
+      await expectError(e, { type: 'track_table', args: name }, 400, err('$.args', `no such table/view exists in postgres : "${name}"`, 'not-exists'));
     }
-    await expectError({ type: 'track_table', args: { table: { schema: 'billing', name: 'invoice' } } }, 400,
+    await expectError(e, { type: 'track_table', args: { table: { schema: 'billing', name: 'invoice' } } }, 400,
       err('$.args', 'no such table/view exists in postgres : "billing.invoice"', 'not-exists'));
   });
 });
@@ -120,33 +94,33 @@ describe('track_table', () => {
 describe('untrack_table', () => {
   it('rejects a table that is not tracked, existing or not', async () => {
     await e.sql('create table a (id int); create schema billing');
-    await expectError({ type: 'untrack_table', args: { table: 'a' } }, 400, err('$.args', 'view/table already untracked : "a"', 'already-untracked'));
-    await expectError({ type: 'untrack_table', args: { table: { schema: 'billing', name: 'nope' }, cascade: true } }, 400,
+    await expectError(e, { type: 'untrack_table', args: { table: 'a' } }, 400, err('$.args', 'view/table already untracked : "a"', 'already-untracked'));
+    await expectError(e, { type: 'untrack_table', args: { table: { schema: 'billing', name: 'nope' }, cascade: true } }, 400,
       err('$.args', 'view/table already untracked : "billing.nope"', 'already-untracked'));
   });
 
   it('removes the entry with its own relationships, leaving the database untouched', async () => {
     await e.sql(`create table node (id int primary key, parent_id int references node(id));
       create schema billing; create table billing.invoice (id int)`);
-    await write({ type: 'track_table', args: 'node' });
-    await write({ type: 'track_table', args: { schema: 'billing', name: 'invoice' } });
-    await write({ type: 'create_object_relationship', args: { table: 'node', name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } } });
-    await write({ type: 'create_array_relationship', args: { table: 'node', name: 'children', using: { foreign_key_constraint_on: { table: 'node', column: 'parent_id' } } } });
+    await writeAndReexport(e, { type: 'track_table', args: 'node' });
+    await writeAndReexport(e, { type: 'track_table', args: { schema: 'billing', name: 'invoice' } });
+    await writeAndReexport(e, { type: 'create_object_relationship', args: { table: 'node', name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } } });
+    await writeAndReexport(e, { type: 'create_array_relationship', args: { table: 'node', name: 'children', using: { foreign_key_constraint_on: { table: 'node', column: 'parent_id' } } } });
     const schema = (await e.state()).schema;
-    await write({ type: 'untrack_table', args: { table: 'node', cascade: null } });
-    expect((await exported()).text).toBe(doc([{ table: qt('invoice', 'billing') }]));
-    await write({ type: 'untrack_table', args: { table: { schema: 'billing', name: 'invoice' }, cascade: false } });
-    expect((await exported()).text).toBe(doc([]));
+    await writeAndReexport(e, { type: 'untrack_table', args: { table: 'node', cascade: null } });
+    expect((await exported(e)).text).toBe(doc([{ table: qt('invoice', 'billing') }]));
+    await writeAndReexport(e, { type: 'untrack_table', args: { table: { schema: 'billing', name: 'invoice' }, cascade: false } });
+    expect((await exported(e)).text).toBe(doc([]));
     expect((await e.state()).schema).toBe(schema);
-    await write({ type: 'track_table', args: 'node' });
+    await writeAndReexport(e, { type: 'track_table', args: 'node' });
   });
 
   it('untracks a tracked table that has vanished from the database', async () => {
     await e.sql('create table a (id int)');
-    await write({ type: 'track_table', args: 'a' });
+    await writeAndReexport(e, { type: 'track_table', args: 'a' });
     await e.ok({ type: 'run_sql', args: { sql: 'drop table a', check_metadata_consistency: false } });
-    await write({ type: 'untrack_table', args: { table: 'a' } });
-    expect((await exported()).text).toBe(doc([]));
+    await writeAndReexport(e, { type: 'untrack_table', args: { table: 'a' } });
+    expect((await exported(e)).text).toBe(doc([]));
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
   });
 
@@ -157,7 +131,7 @@ describe('untrack_table', () => {
         create schema billing; create table billing.invoice (id int primary key, customer_id int references author(id));
         create function search_authors() returns setof author language sql stable as 'select * from author';
         create function billing.top_authors() returns setof author language sql stable as 'select * from author'`);
-      for (const t of ['author', 'article', { schema: 'billing', name: 'invoice' }]) await write({ type: 'track_table', args: t });
+      for (const t of ['author', 'article', { schema: 'billing', name: 'invoice' }]) await writeAndReexport(e, { type: 'track_table', args: t });
       const rels = [
         ['object', 'article', 'author', { foreign_key_constraint_on: 'author_id' }],
         ['object', 'article', 'Writer', { manual_configuration: { remote_table: 'author', column_mapping: { author_id: 'id' } } }],
@@ -165,54 +139,54 @@ describe('untrack_table', () => {
         ['array', 'author', 'articles', { foreign_key_constraint_on: { table: 'article', column: 'author_id' } }],
         ['object', 'author', 'self', { manual_configuration: { remote_table: 'author', column_mapping: { id: 'id' } } }],
       ] as const;
-      for (const [kind, table, name, using] of rels) await write({ type: `create_${kind}_relationship`, args: { table, name, using } });
-      await write({ type: 'track_function', args: 'search_authors' });
-      await write({ type: 'track_function', args: { schema: 'billing', name: 'top_authors' } });
+      for (const [kind, table, name, using] of rels) await writeAndReexport(e, { type: `create_${kind}_relationship`, args: { table, name, using } });
+      await writeAndReexport(e, { type: 'track_function', args: 'search_authors' });
+      await writeAndReexport(e, { type: 'track_function', args: { schema: 'billing', name: 'top_authors' } });
     });
 
     it('fails without cascade, listing every dependent once, sorted by code point', async () => {
       const msg = 'cannot drop due to the following dependent objects : function billing.top_authors, function search_authors, '
         + 'relationship article.Writer, relationship article.author, relationship billing.invoice.customer';
-      await expectError({ type: 'untrack_table', args: { table: 'author' } }, 400, err('$.args', msg, 'dependency-error'));
-      await expectError({ type: 'untrack_table', args: { table: { schema: 'public', name: 'author' }, cascade: false } }, 400,
+      await expectError(e, { type: 'untrack_table', args: { table: 'author' } }, 400, err('$.args', msg, 'dependency-error'));
+      await expectError(e, { type: 'untrack_table', args: { table: { schema: 'public', name: 'author' }, cascade: false } }, 400,
         err('$.args', msg, 'dependency-error'));
-      await expectError({ type: 'untrack_table', args: { table: 'article' } }, 400,
+      await expectError(e, { type: 'untrack_table', args: { table: 'article' } }, 400,
         err('$.args', 'cannot drop due to the following dependent objects : relationship author.articles', 'dependency-error'));
     });
 
     it('sorts labels and tables by code point, not by UTF-16 unit', async () => {
       await e.sql('create table "😀" (id int, author_id int references author(id)); create table "ｚ" (id int, author_id int references author(id))');
       for (const t of ['😀', 'ｚ']) {
-        await write({ type: 'track_table', args: t });
-        await write({ type: 'create_object_relationship', args: { table: t, name: 'by', using: { foreign_key_constraint_on: 'author_id' } } });
+        await writeAndReexport(e, { type: 'track_table', args: t });
+        await writeAndReexport(e, { type: 'create_object_relationship', args: { table: t, name: 'by', using: { foreign_key_constraint_on: 'author_id' } } });
       }
-      const names = JSON.parse((await exported()).text).tables.map((t: { table: { name: string } }) => t.table.name);
+      const names = JSON.parse((await exported(e)).text).tables.map((t: { table: { name: string } }) => t.table.name);
       expect(names).toEqual(['invoice', 'article', 'author', 'ｚ', '😀']);
       await e.ok({ type: 'untrack_function', args: 'search_authors' });
       await e.ok({ type: 'untrack_function', args: { schema: 'billing', name: 'top_authors' } });
-      await expectError({ type: 'untrack_table', args: { table: 'author' } }, 400, err('$.args', 'cannot drop due to the following dependent objects : '
+      await expectError(e, { type: 'untrack_table', args: { table: 'author' } }, 400, err('$.args', 'cannot drop due to the following dependent objects : '
         + 'relationship article.Writer, relationship article.author, relationship billing.invoice.customer, relationship ｚ.by, relationship 😀.by', 'dependency-error'));
-      await expectError({ type: 'track_table', args: '😀' }, 400, err('$.args', 'view/table already tracked : "😀"', 'already-tracked'));
+      await expectError(e, { type: 'track_table', args: '😀' }, 400, err('$.args', 'view/table already tracked : "😀"', 'already-tracked'));
     });
 
     it('removes the dependents with cascade', async () => {
       const schema = (await e.state()).schema;
-      await write({ type: 'untrack_table', args: { table: 'author', cascade: true } });
-      expect((await exported()).text).toBe(doc([{ table: qt('invoice', 'billing') }, { table: qt('article') }]));
+      await writeAndReexport(e, { type: 'untrack_table', args: { table: 'author', cascade: true } });
+      expect((await exported(e)).text).toBe(doc([{ table: qt('invoice', 'billing') }, { table: qt('article') }]));
       expect((await e.state()).schema).toBe(schema);
       expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
     });
 
     it('succeeds once the dependents are gone', async () => {
-      await write({ type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
-      await write({ type: 'drop_relationship', args: { table: 'article', relationship: 'Writer' } });
-      await write({ type: 'untrack_function', args: 'search_authors' });
-      await expectError({ type: 'untrack_table', args: { table: 'author' } }, 400,
+      await writeAndReexport(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'author' } });
+      await writeAndReexport(e, { type: 'drop_relationship', args: { table: 'article', relationship: 'Writer' } });
+      await writeAndReexport(e, { type: 'untrack_function', args: 'search_authors' });
+      await expectError(e, { type: 'untrack_table', args: { table: 'author' } }, 400,
         err('$.args', 'cannot drop due to the following dependent objects : function billing.top_authors, relationship billing.invoice.customer', 'dependency-error'));
-      await write({ type: 'untrack_function', args: { function: { schema: 'billing', name: 'top_authors' } } });
-      await write({ type: 'drop_relationship', args: { table: { schema: 'billing', name: 'invoice' }, relationship: 'customer' } });
-      await write({ type: 'untrack_table', args: { table: 'author' } });
-      expect((await exported()).text).toBe(doc([{ table: qt('invoice', 'billing') }, { table: qt('article') }]));
+      await writeAndReexport(e, { type: 'untrack_function', args: { function: { schema: 'billing', name: 'top_authors' } } });
+      await writeAndReexport(e, { type: 'drop_relationship', args: { table: { schema: 'billing', name: 'invoice' }, relationship: 'customer' } });
+      await writeAndReexport(e, { type: 'untrack_table', args: { table: 'author' } });
+      expect((await exported(e)).text).toBe(doc([{ table: qt('invoice', 'billing') }, { table: qt('article') }]));
     });
   });
 });
@@ -230,14 +204,14 @@ describe('argument parsing (§7 rows 5–6)', () => {
       ['track_function', { function: 'f', configuration: { session_argument: 5 } }, '$.args.configuration.session_argument', 'expected String, encountered Number'],
       ['untrack_function', { function: { schema: 's' } }, '$.args.function', 'the key "name" was not present'],
     ];
-    for (const [type, args, path, error] of cases) await expectError({ type, args }, 400, err(path, error, 'parse-failed'));
+    for (const [type, args, path, error] of cases) await expectError(e, { type, args }, 400, err(path, error, 'parse-failed'));
   });
 });
 
 describe('common table check (§4.0, §7 row 24)', () => {
   it('rejects operations naming an untracked table at $.args.table, after parse errors', async () => {
     await e.sql('create table author (id int primary key); create table article (id int, author_id int references author(id)); create schema billing');
-    await write({ type: 'track_table', args: 'author' });
+    await writeAndReexport(e, { type: 'track_table', args: 'author' });
     const ops: [string, Record<string, unknown>][] = [
       ['create_object_relationship', { name: 'author', using: { foreign_key_constraint_on: 'author_id' } }],
       ['create_object_relationship', { name: 'author', using: { foreign_key_constraint_on: 'no_such_column' } }],
@@ -245,13 +219,13 @@ describe('common table check (§4.0, §7 row 24)', () => {
       ['drop_relationship', { relationship: 'author' }],
     ];
     for (const [type, rest] of ops) {
-      await expectError({ type, args: { table: 'article', ...rest } }, 400, err('$.args.table', 'table "article" does not exist', 'not-exists'));
-      await expectError({ type, args: { ...rest, table: { schema: 'billing', name: 'invoice' } } }, 400,
+      await expectError(e, { type, args: { table: 'article', ...rest } }, 400, err('$.args.table', 'table "article" does not exist', 'not-exists'));
+      await expectError(e, { type, args: { ...rest, table: { schema: 'billing', name: 'invoice' } } }, 400,
         err('$.args.table', 'table "billing.invoice" does not exist', 'not-exists'));
     }
-    await expectError({ type: 'create_object_relationship', args: { table: 'nope', name: 'bad name', using: { foreign_key_constraint_on: 'x' } } }, 400,
+    await expectError(e, { type: 'create_object_relationship', args: { table: 'nope', name: 'bad name', using: { foreign_key_constraint_on: 'x' } } }, 400,
       err('$.args.name', '"bad name" is not a valid GraphQL name', 'parse-failed'));
-    await expectError({ type: 'drop_relationship', args: { table: 'nope' } }, 400, err('$.args', 'the key "relationship" was not present', 'parse-failed'));
+    await expectError(e, { type: 'drop_relationship', args: { table: 'nope' } }, 400, err('$.args', 'the key "relationship" was not present', 'parse-failed'));
   });
 });
 
@@ -265,8 +239,8 @@ describe('track_function / untrack_function (§4.1.4)', () => {
       create function with_jsonb(a int, sess jsonb) returns setof author language sql stable as 'select * from author';
       create function items() returns setof author language sql stable as 'select * from author';
       create procedure proc() language sql as 'select 1'`);
-    await write({ type: 'track_table', args: 'author' });
-    await write({ type: 'track_table', args: { schema: 's', name: 'item' } });
+    await writeAndReexport(e, { type: 'track_table', args: 'author' });
+    await writeAndReexport(e, { type: 'track_table', args: { schema: 's', name: 'item' } });
   });
 
   const fnErr = (f: string, reason: string, definition: Record<string, unknown>) => {
@@ -275,13 +249,13 @@ describe('track_function / untrack_function (§4.1.4)', () => {
   };
 
   it('tracks functions given in both forms, exports them sorted, and untracks them in both forms', async () => {
-    await write({ type: 'track_function', args: 'search_authors' });
-    await write({ type: 'track_function', args: { schema: 's', name: 'items' } });
-    await write({ type: 'track_function', args: { function: { schema: 'public', name: 'items' }, configuration: { session_argument: null } } });
-    await write({ type: 'track_function', args: { function: 'with_session', configuration: { session_argument: 'sess' } } });
-    await write({ type: 'track_function', args: { function: { name: 'with_jsonb' }, configuration: { session_argument: 'sess' } } });
+    await writeAndReexport(e, { type: 'track_function', args: 'search_authors' });
+    await writeAndReexport(e, { type: 'track_function', args: { schema: 's', name: 'items' } });
+    await writeAndReexport(e, { type: 'track_function', args: { function: { schema: 'public', name: 'items' }, configuration: { session_argument: null } } });
+    await writeAndReexport(e, { type: 'track_function', args: { function: 'with_session', configuration: { session_argument: 'sess' } } });
+    await writeAndReexport(e, { type: 'track_function', args: { function: { name: 'with_jsonb' }, configuration: { session_argument: 'sess' } } });
     const tables = [{ table: qt('author') }, { table: qt('item', 's') }];
-    expect((await exported()).text).toBe(JSON.stringify({
+    expect((await exported(e)).text).toBe(JSON.stringify({
       version: 2, tables,
       functions: [
         { function: qt('items') },
@@ -291,28 +265,28 @@ describe('track_function / untrack_function (§4.1.4)', () => {
         { function: qt('items', 's') },
       ],
     }));
-    await write({ type: 'untrack_function', args: 'with_session' });
-    await write({ type: 'untrack_function', args: { schema: 'public', name: 'with_jsonb' } });
-    await write({ type: 'untrack_function', args: { function: { schema: 's', name: 'items' } } });
-    await write({ type: 'untrack_function', args: { function: 'search_authors' } });
-    await write({ type: 'untrack_function', args: 'items' });
-    expect((await exported()).text).toBe(doc(tables));
+    await writeAndReexport(e, { type: 'untrack_function', args: 'with_session' });
+    await writeAndReexport(e, { type: 'untrack_function', args: { schema: 'public', name: 'with_jsonb' } });
+    await writeAndReexport(e, { type: 'untrack_function', args: { function: { schema: 's', name: 'items' } } });
+    await writeAndReexport(e, { type: 'untrack_function', args: { function: 'search_authors' } });
+    await writeAndReexport(e, { type: 'untrack_function', args: 'items' });
+    expect((await exported(e)).text).toBe(doc(tables));
   });
 
   it('rejects functions missing from the database, already tracked, or not tracked', async () => {
-    await expectError({ type: 'track_function', args: 'nope' }, 400, err('$.args', 'no such function exists in postgres : "nope"', 'not-exists'));
-    await expectError({ type: 'track_function', args: { function: { schema: 's', name: 'search_authors' } } }, 400,
+    await expectError(e, { type: 'track_function', args: 'nope' }, 400, err('$.args', 'no such function exists in postgres : "nope"', 'not-exists'));
+    await expectError(e, { type: 'track_function', args: { function: { schema: 's', name: 'search_authors' } } }, 400,
       err('$.args', 'no such function exists in postgres : "s.search_authors"', 'not-exists'));
     for (const name of ['author', 'proc']) {
-      await expectError({ type: 'track_function', args: name }, 400, err('$.args', `no such function exists in postgres : "${name}"`, 'not-exists'));
+      await expectError(e, { type: 'track_function', args: name }, 400, err('$.args', `no such function exists in postgres : "${name}"`, 'not-exists'));
     }
-    await write({ type: 'track_function', args: 'search_authors' });
-    await write({ type: 'track_function', args: { schema: 's', name: 'items' } });
-    await expectError({ type: 'track_function', args: { function: 'search_authors' } }, 400,
+    await writeAndReexport(e, { type: 'track_function', args: 'search_authors' });
+    await writeAndReexport(e, { type: 'track_function', args: { schema: 's', name: 'items' } });
+    await expectError(e, { type: 'track_function', args: { function: 'search_authors' } }, 400,
       err('$.args', 'function already tracked : "search_authors"', 'already-tracked'));
-    await expectError({ type: 'track_function', args: { schema: 's', name: 'items' } }, 400, err('$.args', 'function already tracked : "s.items"', 'already-tracked'));
-    await expectError({ type: 'untrack_function', args: 'with_session' }, 400, err('$.args', 'function already untracked : "with_session"', 'already-untracked'));
-    await expectError({ type: 'untrack_function', args: { function: { schema: 's', name: 'nope' } } }, 400,
+    await expectError(e, { type: 'track_function', args: { schema: 's', name: 'items' } }, 400, err('$.args', 'function already tracked : "s.items"', 'already-tracked'));
+    await expectError(e, { type: 'untrack_function', args: 'with_session' }, 400, err('$.args', 'function already untracked : "with_session"', 'already-untracked'));
+    await expectError(e, { type: 'untrack_function', args: { function: { schema: 's', name: 'nope' } } }, 400,
       err('$.args', 'function already untracked : "s.nope"', 'already-untracked'));
   });
 
@@ -346,27 +320,27 @@ describe('track_function / untrack_function (§4.1.4)', () => {
         '"a" argument of the function "with_jsonb" is not of type JSON', { ...f('with_jsonb'), configuration: { session_argument: 'a' } }],
     ];
     for (const [args, name, reason, definition] of cases) {
-      await expectError({ type: 'track_function', args }, 400, fnErr(name, reason, definition));
+      await expectError(e, { type: 'track_function', args }, 400, fnErr(name, reason, definition));
     }
   });
 
   it('makes a tracked function a dependent of the table whose rows it returns', async () => {
-    await write({ type: 'track_function', args: 'search_authors' });
-    await write({ type: 'track_function', args: { schema: 's', name: 'items' } });
-    await expectError({ type: 'untrack_table', args: { table: 'author' } }, 400,
+    await writeAndReexport(e, { type: 'track_function', args: 'search_authors' });
+    await writeAndReexport(e, { type: 'track_function', args: { schema: 's', name: 'items' } });
+    await expectError(e, { type: 'untrack_table', args: { table: 'author' } }, 400,
       err('$.args', 'cannot drop due to the following dependent objects : function search_authors', 'dependency-error'));
-    await expectError({ type: 'untrack_table', args: { table: { schema: 's', name: 'item' } } }, 400,
+    await expectError(e, { type: 'untrack_table', args: { table: { schema: 's', name: 'item' } } }, 400,
       err('$.args', 'cannot drop due to the following dependent objects : function s.items', 'dependency-error'));
-    await write({ type: 'untrack_table', args: { table: { schema: 's', name: 'item' }, cascade: true } });
-    expect((await exported()).text).toBe(JSON.stringify({ version: 2, tables: [{ table: qt('author') }], functions: [{ function: qt('search_authors') }] }));
+    await writeAndReexport(e, { type: 'untrack_table', args: { table: { schema: 's', name: 'item' }, cascade: true } });
+    expect((await exported(e)).text).toBe(JSON.stringify({ version: 2, tables: [{ table: qt('author') }], functions: [{ function: qt('search_authors') }] }));
   });
 
   it('tracks a function returning rows of a tracked view', async () => {
     await e.sql(`create view named as select id, name from author where name is not null;
       create function named_authors() returns setof named language sql stable as 'select * from named'`);
-    await expectError({ type: 'track_function', args: 'named_authors' }, 400,
+    await expectError(e, { type: 'track_function', args: 'named_authors' }, 400,
       fnErr('named_authors', 'the function "named_authors" does not return a set of rows of a tracked table', { function: qt('named_authors') }));
-    await write({ type: 'track_table', args: 'named' });
-    await write({ type: 'track_function', args: 'named_authors' });
+    await writeAndReexport(e, { type: 'track_table', args: 'named' });
+    await writeAndReexport(e, { type: 'track_function', args: 'named_authors' });
   });
 });

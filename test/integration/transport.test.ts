@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startTestEngine, type Reply, type TestEngine } from '../helpers/engine.js';
+import { post, startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { fails } from '../helpers/assertions.js';
 
 // engine-api.md §1: routes, request processing order, success headers, error envelope, parse errors.
 
@@ -16,19 +17,6 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 async function raw(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}) {
   const res = await fetch(`${e.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   return { status: res.status, text: await res.text(), headers: res.headers };
-}
-
-function expectError(r: Reply, status: number, body: Record<string, unknown>): void {
-  expect({ status: r.status, body: r.body }).toEqual({ status, body });
-}
-
-/** Sends a request that must fail and proves it changed nothing (§3.3). */
-async function fails(body: unknown, status: number, expected: Record<string, unknown>, headers?: Record<string, string>) {
-  const before = await e.state();
-  const r = await e.query(body, headers);
-  expectError(r, status, expected);
-  expect(await e.state()).toEqual(before);
-  return r;
 }
 
 const pf = (path: string, error: string) => ({ path, error, code: 'parse-failed' });
@@ -146,14 +134,14 @@ describe('§1.3 success response', () => {
 
 describe('§1.4 error envelope', () => {
   it('orders keys path, error, code', async () => {
-    const r = await fails({ type: 'track_table', args: 'nope' }, 400,
+    const r = await fails(e, { type: 'track_table', args: 'nope' }, 400,
       { path: '$.args', error: 'no such table/view exists in postgres : "nope"', code: 'not-exists' });
     expect(r.text).toBe('{"path":"$.args","error":"no such table/view exists in postgres : \\"nope\\"","code":"not-exists"}');
   });
 
   it('gives an admin caller `internal`, after code, and rolls back the whole script', async () => {
     const sql = 'create table half (id int); select * from nope';
-    const r = await fails({ type: 'run_sql', args: { sql } }, 400, {
+    const r = await fails(e, { type: 'run_sql', args: { sql } }, 400, {
       path: '$.args', error: 'query execution failed', code: 'postgres-error',
       internal: {
         statement: sql, prepared: false, arguments: [],
@@ -196,7 +184,7 @@ describe('§1.6 parse errors of the envelope and simple operations', () => {
       pf('$.args.cascade', 'expected Boolean, encountered String')],
     ['bulk args an object', { type: 'bulk', args: {} }, 400, pf('$.args', 'expected Array, encountered Object')],
   ])('%s', async (_name, body, status, expected) => {
-    await fails(body, status, expected);
+    await fails(e, body, status, expected);
   });
 
   it('accepts version 1 and 2', async () => {
@@ -229,19 +217,19 @@ describe('§1.2 processing order', () => {
 
   it('JSON before envelope, envelope before role, role before args shape', async () => {
     const user = { 'x-engine-role': 'user' };
-    await fails('{bad', 400, { path: '$', error: 'request body is not valid JSON', code: 'invalid-json' }, user);
-    await fails({ type: 'x', args: {} }, 400, pf('$.type', 'unknown operation type "x"'), user);
-    await fails({ type: 'export_metadata', args: {}, version: 3 }, 400, pf('$.version', 'expected one of 1, 2, encountered 3'), user);
+    await fails(e, '{bad', 400, { path: '$', error: 'request body is not valid JSON', code: 'invalid-json' }, user);
+    await fails(e, { type: 'x', args: {} }, 400, pf('$.type', 'unknown operation type "x"'), user);
+    await fails(e, { type: 'export_metadata', args: {}, version: 3 }, 400, pf('$.version', 'expected one of 1, 2, encountered 3'), user);
     const denied = { path: '$.args', error: 'restricted access : admin only', code: 'access-denied' };
-    await fails({ type: 'run_sql', args: { sql: 1 } }, 400, denied, user);
-    await fails({ type: 'run_sql' }, 400, denied, user);
+    await fails(e, { type: 'run_sql', args: { sql: 1 } }, 400, denied, user);
+    await fails(e, { type: 'run_sql' }, 400, denied, user);
   });
 
   it('args shape before the operation checks', async () => {
-    await fails({ type: 'untrack_table', args: { table: 'nope', cascade: 'x' } }, 400, pf('$.args.cascade', 'expected Boolean, encountered String'));
-    await fails({ type: 'create_object_relationship', args: { table: 'nope', name: 'bad name', using: { foreign_key_constraint_on: 'x' } } },
+    await fails(e, { type: 'untrack_table', args: { table: 'nope', cascade: 'x' } }, 400, pf('$.args.cascade', 'expected Boolean, encountered String'));
+    await fails(e, { type: 'create_object_relationship', args: { table: 'nope', name: 'bad name', using: { foreign_key_constraint_on: 'x' } } },
       400, pf('$.args.name', '"bad name" is not a valid GraphQL name'));
-    await fails({ type: 'create_object_relationship', args: { table: 'nope', name: 'ok', using: { foreign_key_constraint_on: 'x' } } },
+    await fails(e, { type: 'create_object_relationship', args: { table: 'nope', name: 'ok', using: { foreign_key_constraint_on: 'x' } } },
       400, { path: '$.args.table', error: 'table "nope" does not exist', code: 'not-exists' });
   });
 });

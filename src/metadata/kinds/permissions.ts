@@ -5,7 +5,7 @@ import { arr, at, bool, columnList, comment, idx, int, obj, opt, qualifiedName, 
 import type { PermKind, Permission, PermissionDef } from '../types.js';
 
 /** Parses a permission object of the given kind (engine-api.md §4.3.2). BoolExps are validated later. */
-export function parsePermissionDef(kind: PermKind, v: unknown, path: string): PermissionDef {
+export function parsePermissionDef(kind: PermKind, v: unknown, path: string, keepUnsupported = false): PermissionDef {
   const o = obj(v, path);
   const def: PermissionDef = {};
   const set = () => {
@@ -21,7 +21,8 @@ export function parsePermissionDef(kind: PermKind, v: unknown, path: string): Pe
       if (cols !== undefined) def.columns = columnList(cols, at(path, 'columns'));
       const bo = opt(o, 'backend_only');
       if (bo !== undefined && bool(bo, at(path, 'backend_only'))) {
-        throw badRequest('not-supported', at(path, 'backend_only'), '"backend_only" is not supported');
+        if (!keepUnsupported) throw badRequest('not-supported', at(path, 'backend_only'), '"backend_only" is not supported');
+        def.backend_only = true;
       }
       return def;
     }
@@ -49,11 +50,11 @@ export function parsePermissionDef(kind: PermKind, v: unknown, path: string): Pe
 }
 
 /** A permission entry of table metadata: {"role","permission","comment"?}. */
-export function parsePermission(kind: PermKind, v: unknown, path: string): Permission {
+export function parsePermission(kind: PermKind, v: unknown, path: string, keepUnsupported = false): Permission {
   const o = obj(v, path);
   return {
     role: roleName(req(o, 'role', path), at(path, 'role')),
-    permission: parsePermissionDef(kind, req(o, 'permission', path), at(path, 'permission')),
+    permission: parsePermissionDef(kind, req(o, 'permission', path), at(path, 'permission'), keepUnsupported),
     comment: comment(o, path),
   };
 }
@@ -94,6 +95,7 @@ export function permissionDefJson(kind: PermKind, p: PermissionDef): JsonObject 
       out['check'] = boolExp(p.check ?? {});
       if (hasSet) out['set'] = sortKeysDeep(p.set as JsonObject);
       if (p.columns !== undefined) out['columns'] = p.columns;
+      if (p.backend_only) out['backend_only'] = true;
       break;
     case 'select':
       out['columns'] = p.columns ?? [];

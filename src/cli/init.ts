@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+import type { CommandRunner } from './globals.js';
+
+/** `engine init [DIR]` (cli.md §5.1). */
+export function registerInit(program: Command, run: CommandRunner): void {
+  const cmd = program.command('init').argument('[dir]', 'project directory', '.').description('create a new project')
+    .option('--version <n>', 'config version (only 2)');
+  run(cmd, async (g, out) => {
+    const dir = (cmd.args[0] as string | undefined) ?? '.';
+    const version = cmd.opts<{ version?: string }>().version;
+    if (version !== undefined && version !== '2') {
+      throw new CliError('invalid-flag-value', `invalid value "${version}" for --version: new projects use config version 2`, 64);
+    }
+    const endpoint = (g.endpoint ?? 'http://localhost:8080').replace(/\/$/, '');
+    const { checkEndpoint } = await import('../project/config-validate.js');
+    const check = checkEndpoint(endpoint);
+    if (!check.ok) throw new CliError('invalid-flag-value', `invalid value "${endpoint}" for --endpoint: ${check.reason}`, 64, check.hint ? { hint: check.hint } : {});
+    const { initProject } = await import('../project/init.js');
+    const r = initProject({ dir, endpoint, ...(g.adminSecret ? { adminSecret: g.adminSecret } : {}) });
+    out.logger.info(`Created project in ${dir}.`);
+    out.logger.info('Next steps:');
+    if (dir !== '.') out.logger.info(`  cd ${dir}`);
+    out.logger.info('  engine serve');
+    out.success({ directory: r.directory, files: r.files });
+  });
+}

@@ -1,0 +1,372 @@
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import type { Logger } from '../logger.js';
+import { isObject } from '../metadata/json.js';
+import {
+  asEngineError, invalidResponseError, metadataConflictError, networkError, secretMasker, serverError, statusLine,
+  timeoutError, unauthorizedError, type EngineErrorBody, type Masker,
+} from './errors.js';
+
+export { EngineRequestError, type EngineErrorBody } from './errors.js';
+
+export interface EngineClientOptions {
+  /** The engine's base URL (a trailing `/` is ignored). */
+  endpoint: string;
+  /** Sent as `X-Engine-Admin-Secret` when set and non-empty. */
+  adminSecret?: string;
+  /** Per attempt, from connecting to the end of the response body (cli.md §3.6). */
+  timeoutSeconds: number;
+  logger: Logger;
+  /** The CLI version, sent as `User-Agent: engine-cli/<version>`. */
+  version: string;
+  /** Delays before the retries of a read; default 500, 1000, 2000 ms (at most that many retries). */
+  retryDelaysMs?: readonly number[];
+}
+
+export interface SuccessResult {
+  message: string;
+}
+
+export interface ReloadResult {
+  message: string;
+  is_consistent: boolean;
+}
+
+export interface InconsistentObject {
+  definition: unknown;
+  reason: string;
+  type: string;
+}
+
+export interface InconsistencyReport {
+  is_consistent: boolean;
+  inconsistent_objects: InconsistentObject[];
+}
+
+/** `replace_metadata` answers `{"message":"success"}`, or a report with `allow_inconsistent_metadata: true`. */
+export type ReplaceMetadataBody = SuccessResult | InconsistencyReport;
+
+export type RunSqlResult =
+  | { result_type: 'CommandOk'; result: null }
+  | { result_type: 'TuplesOk'; result: (string | null)[][] };
+
+export interface BulkOperation {
+  type: string;
+  args: unknown;
+}
+
+export interface QueryResult {
+  status: number;
+  body: unknown;
+  /** The `X-Engine-Resource-Version` response header, or null when absent (or not an integer). */
+  resourceVersion: number | null;
+}
+
+const DEFAULT_RETRY_DELAYS_MS = [500, 1000, 2000];
+const RETRY_STATUSES = new Set([502, 503, 504]);
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  /** The operation named in messages and logs. */
+  operation: string;
+  body?: unknown;
+  /** Reads are retried (cli.md §3.6). */
+  read: boolean;
+  /** For a bulk: its sub-operations, to name the failing one. */
+  ops?: readonly BulkOperation[];
+  /** For replace_metadata: the resource version sent, named by `metadata-conflict`. */
+  sentResourceVersion?: number | null;
+  /** The shape a 2xx body must have; any JSON when absent. */
+  shape?: (body: unknown) => boolean;
+}
+
+type Outcome =
+  | { kind: 'response'; status: number; text: string; resourceVersion: number | null }
+  | { kind: 'failure'; error: Error; retryable: boolean; reason: string };
+
+/** A transport failure: a timeout, or a connection failure with its §6 reason and whether a read may retry it. */
+type TransportFailure = { kind: 'timeout' } | { kind: 'connection'; reason: string; retryable: boolean };
+
+const CONNECTION_REASONS: Record<string, [string, boolean]> = {
+  ECONNREFUSED: ['connection refused', true],
+  ENOTFOUND: ['host not found', false],
+  EAI_AGAIN: ['host not found', true],
+  ECONNRESET: ['connection reset', true],
+  EPIPE: ['connection reset', true],
+  ECONNABORTED: ['connection reset', true],
+  UND_ERR_SOCKET: ['connection reset', true],
+  EHOSTUNREACH: ['host unreachable', true],
+  ENETUNREACH: ['host unreachable', true],
+  EHOSTDOWN: ['host unreachable', true],
+  ENETDOWN: ['host unreachable', true],
+};
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TLS_CODE = /^(ERR_SSL_|ERR_TLS_)|CERT|^UNABLE_TO_|HOSTNAME_MISMATCH/;
+
+function errorCode(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  const err = e as { code?: unknown; errors?: unknown; cause?: unknown };
+  if (typeof err.code === 'string') return err.code;
+  if (Array.isArray(err.errors) && err.errors.length > 0) return errorCode(err.errors[0]);
+  return err.cause !== undefined ? errorCode(err.cause) : undefined;
+}
+
+function classifyTransport(e: unknown): TransportFailure | null {
+  const code = errorCode(e);
+  if (code === undefined) return null;
+  if (TIMEOUT_CODES.has(code)) return { kind: 'timeout' };
+  const known = CONNECTION_REASONS[code];
+  if (known) return { kind: 'connection', reason: known[0], retryable: known[1] };
+  const message = e instanceof Error ? e.message : String(e);
+  if (TLS_CODE.test(code)) {
+    const reason = (e as { reason?: unknown }).reason;
+    return { kind: 'connection', reason: `TLS error: ${typeof reason === 'string' && reason ? reason : message}`, retryable: false };
+  }
+  // Another system error while connecting or talking (errno-style code): a connection failure, not retried.
+  if (/^E[A-Z0-9]+$/.test(code)) return { kind: 'connection', reason: message, retryable: false };
+  return null;
+}
+
+function parseResourceVersion(value: string | string[] | undefined): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return null;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+const isSuccess = (b: unknown): b is SuccessResult => isObject(b) && typeof b['message'] === 'string';
+const isReport = (b: unknown): b is InconsistencyReport =>
+  isObject(b) && typeof b['is_consistent'] === 'boolean' && Array.isArray(b['inconsistent_objects']);
+const isRunSqlResult = (b: unknown): b is RunSqlResult =>
+  isObject(b) &&
+  ((b['result_type'] === 'CommandOk' && b['result'] === null) ||
+    (b['result_type'] === 'TuplesOk' && Array.isArray(b['result']) && b['result'].every(Array.isArray)));
+
+/** The `type` of the sub-operation a bulk error path (`$.args[<i>]…`, nested bulks too) points at. */
+export function bulkOperationFor(ops: readonly BulkOperation[], path: string): string | null {
+  const m = /^\$\.args\[(\d+)\](.*)$/.exec(path);
+  if (!m) return null;
+  const op = ops[Number(m[1])];
+  if (!op || typeof op.type !== 'string') return null;
+  if (op.type === 'bulk' && Array.isArray(op.args)) {
+    const inner = bulkOperationFor(op.args as BulkOperation[], `$${m[2] ?? ''}`);
+    if (inner !== null) return inner;
+  }
+  return op.type;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The CLI's client of the engine's HTTP API (cli.md §1.5, §3.6): one attempt per write, up to 1 + retries per read,
+ * every failure classified as a CliError (§6) carrying the engine's error body when there is one.
+ */
+export class EngineClient {
+  readonly endpoint: string;
+  private readonly adminSecret: string | undefined;
+  private readonly timeoutSeconds: number;
+  private readonly logger: Logger;
+  private readonly userAgent: string;
+  private readonly retryDelaysMs: readonly number[];
+  private readonly mask: Masker;
+  private readonly agent: Agent;
+
+  constructor(opts: EngineClientOptions) {
+    this.endpoint = opts.endpoint.replace(/\/+$/, '');
+    this.adminSecret = opts.adminSecret ? opts.adminSecret : undefined;
+    this.timeoutSeconds = opts.timeoutSeconds;
+    this.logger = opts.logger;
+    this.userAgent = `engine-cli/${opts.version}`;
+    this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    this.mask = secretMasker(this.adminSecret);
+    const ms = this.timeoutSeconds * 1000;
+    this.agent = new Agent({ connect: { timeout: ms }, headersTimeout: ms, bodyTimeout: ms });
+  }
+
+  /** Releases the connections kept alive between requests. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  async exportMetadata(): Promise<{ metadata: unknown; resourceVersion: number | null }> {
+    const r = await this.send(this.queryCall('export_metadata', {}, true, isObject));
+    return { metadata: r.body, resourceVersion: r.resourceVersion };
+  }
+
+  /** `resource_version` is omitted when null (no header on the export, cli.md §1.5). */
+  async replaceMetadata(metadata: unknown, resourceVersion: number | null,
+    allowInconsistent: boolean): Promise<{ body: ReplaceMetadataBody; resourceVersion: number | null }> {
+    const args: Record<string, unknown> = { metadata };
+    if (resourceVersion !== null) args['resource_version'] = resourceVersion;
+    args['allow_inconsistent_metadata'] = allowInconsistent;
+    const call = this.queryCall('replace_metadata', args, false, allowInconsistent ? isReport : isSuccess);
+    call.sentResourceVersion = resourceVersion;
+    const r = await this.send(call);
+    return { body: r.body as ReplaceMetadataBody, resourceVersion: r.resourceVersion };
+  }
+
+  async clearMetadata(): Promise<SuccessResult> {
+    return (await this.send(this.queryCall('clear_metadata', {}, false, isSuccess))).body as SuccessResult;
+  }
+
+  async reloadMetadata(): Promise<ReloadResult> {
+    const shape = (b: unknown) => isObject(b) && typeof b['message'] === 'string' && typeof b['is_consistent'] === 'boolean';
+    return (await this.send(this.queryCall('reload_metadata', {}, false, shape))).body as ReloadResult;
+  }
+
+  async getInconsistentMetadata(): Promise<InconsistencyReport> {
+    return (await this.send(this.queryCall('get_inconsistent_metadata', {}, true, isReport))).body as InconsistencyReport;
+  }
+
+  async dropInconsistentMetadata(): Promise<SuccessResult> {
+    return (await this.send(this.queryCall('drop_inconsistent_metadata', {}, false, isSuccess))).body as SuccessResult;
+  }
+
+  /** A write (never retried); a failure names the failing sub-operation's type. */
+  async bulk(ops: readonly BulkOperation[]): Promise<unknown[]> {
+    const shape = (b: unknown) => Array.isArray(b) && b.length === ops.length;
+    const call = this.queryCall('bulk', ops, false, shape);
+    call.ops = ops;
+    return (await this.send(call)).body as unknown[];
+  }
+
+  /** With `readOnly` the statement runs in a READ ONLY transaction and is retried like a read. */
+  async runSql(sql: string, opts: { readOnly?: boolean } = {}): Promise<RunSqlResult> {
+    const args: Record<string, unknown> = { sql };
+    if (opts.readOnly) args['read_only'] = true;
+    return (await this.send(this.queryCall('run_sql', args, opts.readOnly === true, isRunSqlResult))).body as RunSqlResult;
+  }
+
+  /** `GET /v1/version` (a read). */
+  async version(): Promise<string> {
+    const shape = (b: unknown) => isObject(b) && typeof b['version'] === 'string';
+    const r = await this.send({ method: 'GET', path: '/v1/version', operation: 'version', read: true, shape });
+    return (r.body as { version: string }).version;
+  }
+
+  /** The introspection query on `POST /v1/graphql` (a read); answers the GraphQL response object. */
+  async introspect(query: string): Promise<Record<string, unknown>> {
+    const r = await this.send({ method: 'POST', path: '/v1/graphql', operation: 'introspection', body: { query },
+      read: true, shape: isObject });
+    return r.body as Record<string, unknown>;
+  }
+
+  /** Any operation on `POST /v1/query`; `read` decides whether it is retried. A 2xx body may be any JSON. */
+  async query(type: string, args: unknown, opts: { read: boolean }): Promise<QueryResult> {
+    const call = this.queryCall(type, args, opts.read);
+    if (type === 'bulk' && Array.isArray(args)) call.ops = args as BulkOperation[];
+    if (type === 'replace_metadata' && isObject(args)) {
+      const v = args['resource_version'];
+      call.sentResourceVersion = typeof v === 'number' ? v : null;
+    }
+    return this.send(call);
+  }
+
+  private queryCall(type: string, args: unknown, read: boolean, shape?: (b: unknown) => boolean): Call {
+    return { method: 'POST', path: '/v1/query', operation: type, body: { type, args }, read, shape };
+  }
+
+  /** The same headers on every request, GET included (cli.md §1.5). */
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = { 'Content-Type': 'application/json', 'X-Engine-Role': 'admin' };
+    h['User-Agent'] = this.userAgent;
+    if (this.adminSecret !== undefined) h['X-Engine-Admin-Secret'] = this.adminSecret;
+    return h;
+  }
+
+  private debug(message: string): void {
+    this.logger.debug(this.mask(message));
+  }
+
+  private async send(call: Call): Promise<QueryResult> {
+    const attempts = call.read ? this.retryDelaysMs.length + 1 : 1;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(call, attempt, attempts);
+      const retryable = outcome.kind === 'failure' ? outcome.retryable : call.read && RETRY_STATUSES.has(outcome.status);
+      if (retryable && attempt < attempts) {
+        const delay = this.retryDelaysMs[attempt - 1] ?? 0;
+        const why = outcome.kind === 'failure' ? outcome.reason : statusLine(outcome.status);
+        this.debug(`retrying ${call.operation} in ${delay} ms after ${why} (attempt ${attempt + 1}/${attempts})`);
+        await sleep(delay);
+        continue;
+      }
+      if (outcome.kind === 'failure') throw outcome.error;
+      return this.interpret(call, outcome.status, outcome.text, outcome.resourceVersion);
+    }
+  }
+
+  private async attempt(call: Call, attempt: number, attempts: number): Promise<Outcome> {
+    const url = `${this.endpoint}${call.path}`;
+    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const headers = this.headers();
+    const label = `${call.method} ${url} (${call.operation}, attempt ${attempt}/${attempts})`;
+    const shown = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${k === 'X-Engine-Admin-Secret' ? '***' : v}`)
+      .join(', ');
+    this.debug(`http request: ${label}; headers: ${shown}${payload !== undefined ? `; body ${Buffer.byteLength(payload)} bytes` : ''}`);
+    const started = performance.now();
+    const elapsed = () => `${Math.round(performance.now() - started)} ms`;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutSeconds * 1000);
+    try {
+      const res = await request(url, {
+        method: call.method, headers, body: payload, signal: controller.signal, dispatcher: this.agent,
+      });
+      const text = await res.body.text();
+      const rv = parseResourceVersion(res.headers['x-engine-resource-version']);
+      this.debug(`http response: ${label}: ${statusLine(res.statusCode)} in ${elapsed()}, ${Buffer.byteLength(text)} bytes` +
+        (rv !== null ? `, resource version ${rv}` : ''));
+      return { kind: 'response', status: res.statusCode, text, resourceVersion: rv };
+    } catch (e) {
+      const failure: TransportFailure | null = timedOut ? { kind: 'timeout' } : classifyTransport(e);
+      const detail = e instanceof Error ? e.message : String(e);
+      this.debug(`http failure: ${label}: ${timedOut ? 'timed out' : detail} after ${elapsed()}`);
+      if (failure === null) throw e;
+      if (failure.kind === 'timeout') {
+        return { kind: 'failure', error: timeoutError(this.endpoint, this.timeoutSeconds, call.operation, this.mask),
+          retryable: false, reason: 'a timeout' };
+      }
+      return { kind: 'failure', error: networkError(this.endpoint, failure.reason, call.operation, this.mask),
+        retryable: failure.retryable, reason: failure.reason };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Classifies a response (cli.md §3.6): 401, 404, not JSON, engine error (≥ 400), wrong shape; else the result. */
+  private interpret(call: Call, status: number, text: string, resourceVersion: number | null): QueryResult {
+    const url = `${this.endpoint}${call.path}`;
+    let body: unknown;
+    let json = true;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      json = false;
+    }
+    if (status === 401) throw unauthorizedError(this.endpoint, this.adminSecret !== undefined, call.operation, body, this.mask);
+    const invalid = () => invalidResponseError(url, status, text, call.operation, this.mask, body);
+    if (status === 404 || !json) throw invalid();
+    if (status >= 400) {
+      const engineError = asEngineError(body);
+      if (!engineError) throw invalid();
+      if (status === 409 && engineError.code === 'conflict' && call.operation === 'replace_metadata') {
+        throw metadataConflictError(this.conflictVersion(call, engineError), engineError, this.mask);
+      }
+      const operation = (call.ops && bulkOperationFor(call.ops, engineError.path)) ?? call.operation;
+      throw serverError(operation, status, engineError, this.mask, call.operation);
+    }
+    if (status < 200 || status >= 300 || (call.shape && !call.shape(body))) throw invalid();
+    return { status, body, resourceVersion };
+  }
+
+  private conflictVersion(call: Call, engineError: EngineErrorBody): string {
+    if (typeof call.sentResourceVersion === 'number') return String(call.sentResourceVersion);
+    const requested = isObject(engineError.internal) ? engineError.internal['requested'] : undefined;
+    return typeof requested === 'number' ? String(requested) : 'unknown';
+  }
+}

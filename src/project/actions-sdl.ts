@@ -1,0 +1,439 @@
+import {
+  GraphQLError, Kind, Lexer, parse, print, Source, TokenKind,
+  type ASTNode, type DefinitionNode, type DirectiveNode, type DocumentNode, type FieldDefinitionNode,
+  type InputValueDefinitionNode, type NamedTypeNode, type StringValueNode, type Token, type TypeNode,
+} from 'graphql';
+import { compareCodePoints, sortKeysDeep, type Json, type JsonObject } from '../metadata/json.js';
+import type { Position, Problems } from './problems.js';
+import {
+  boolean, checkKeys, comment, Ctx, eachItem, graphqlName, headers, integer, isObj, mapping, named, optional, present, qname, qnameText,
+  string, urlTemplate, type Obj, type Path,
+} from './validate-core.js';
+import type { YamlSource } from './yaml-source.js';
+
+export { splitActions, type SplitResult } from './actions-print.js';
+
+/**
+ * The actions merge (cli.md §4.6): `actions.graphql` (SDL, §4.3) and `actions.yaml` (§4.4) become the `actions` and
+ * `custom_types` values of the metadata document in canonical form (engine-api.md §6). Pure: problems are collected.
+ */
+
+export type Group = 'input_objects' | 'objects' | 'scalars' | 'enums';
+export const BUILTIN_SCALARS = new Set(['String', 'Int', 'Float', 'Boolean', 'ID']);
+/** How messages name a group's kind. */
+export const GROUP_KIND: Record<Group, string> = {
+  input_objects: 'an input object type', objects: 'an object type', scalars: 'a scalar', enums: 'an enum',
+};
+
+interface SdlType { group: Group; name: string; description?: string; body: JsonObject; pos: Position }
+interface SdlAction { name: string; field: FieldDefinitionNode; pos: Position }
+interface Sdl { actions: Map<string, SdlAction>; types: Map<string, SdlType> }
+
+export interface MergeResult {
+  actions: JsonObject[];
+  custom_types: JsonObject | null;
+  origins: Map<string, Position>;
+}
+
+/** True for text with no GraphQL token: empty, whitespace, comments (§4.1 "empty"). */
+export function isBlankSdl(text: string): boolean {
+  try {
+    return new Lexer(new Source(text)).advance().kind === TokenKind.EOF;
+  } catch {
+    return false;
+  }
+}
+
+/** The printed named type inside a type reference (`[Foo!]!` → `Foo`). */
+export function namedTypeNode(t: TypeNode): NamedTypeNode {
+  return t.kind === Kind.NAMED_TYPE ? t : namedTypeNode(t.type);
+}
+
+/** Reads actions.graphql; null when it does not parse (its checks are then skipped, not guessed). */
+function readSdl(file: string, raw: string, problems: Problems): Sdl | null {
+  const sdl: Sdl = { actions: new Map(), types: new Map() };
+  const text = raw.replace(/^\uFEFF/, '');
+  if (isBlankSdl(text)) return sdl;
+  let doc: DocumentNode;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    if (!(e instanceof GraphQLError)) throw e;
+    const l = e.locations?.[0];
+    problems.error('graphql-syntax-error', e.message, { file, line: l?.line ?? 1, column: l?.column ?? 1 });
+    return null;
+  }
+  const tokPos = (t: Token): Position => ({ file, line: t.line, column: t.column });
+  const nodePos = (n: ASTNode): Position => (n.loc ? tokPos(n.loc.startToken) : { file, line: 1, column: 1 });
+  /** Where an element starts after its description (the keyword of a definition, the name of a field). */
+  const headPos = (n: ASTNode & { description?: StringValueNode }): Position => {
+    let t = n.description?.loc?.endToken.next ?? null;
+    while (t && t.kind === TokenKind.COMMENT) t = t.next;
+    return t ? tokPos(t) : nodePos(n);
+  };
+  const unsupported = (what: string, n: ASTNode, at = nodePos(n)): void =>
+    problems.error('sdl-unsupported', `${what} is not supported in actions.graphql`, at);
+  const directives = (ds: readonly DirectiveNode[] | undefined, deprecatedOk = false): boolean => {
+    let deprecated = false;
+    for (const d of ds ?? []) {
+      if (deprecatedOk && d.name.value === 'deprecated') deprecated = true;
+      else unsupported(`directive "@${d.name.value}"`, d);
+    }
+    return deprecated;
+  };
+  const implementsCheck = (def: DefinitionNode): void => {
+    if (!('interfaces' in def) || !def.interfaces || def.interfaces.length === 0) return;
+    let t = 'name' in def ? (def.name?.loc?.endToken.next ?? null) : null;
+    while (t && t.kind === TokenKind.COMMENT) t = t.next;
+    unsupported('"implements"', def, t && t.value === 'implements' ? tokPos(t) : nodePos(def.interfaces[0] as ASTNode));
+  };
+  const inputValue = (v: InputValueDefinitionNode): void => {
+    if (v.defaultValue) unsupported('a default value', v.defaultValue);
+    directives(v.directives);
+  };
+  const desc = (d: StringValueNode | undefined): JsonObject => (d ? { description: d.value } : {});
+  const typeChecks: TypeCheck[] = [];
+  const fieldsJson = (fs: readonly (FieldDefinitionNode | InputValueDefinitionNode)[]): Json[] =>
+    fs.map((f) => ({ name: f.name.value, type: print(f.type), ...desc(f.description) }));
+
+  for (const def of doc.definitions) {
+    switch (def.kind) {
+      case Kind.OPERATION_DEFINITION: unsupported('an operation', def); continue;
+      case Kind.FRAGMENT_DEFINITION: unsupported('a fragment', def); continue;
+      case Kind.SCHEMA_DEFINITION: case Kind.SCHEMA_EXTENSION: unsupported('a schema definition', def, headPos(def)); continue;
+      case Kind.DIRECTIVE_DEFINITION: unsupported('a directive definition', def, headPos(def)); continue;
+      case Kind.INTERFACE_TYPE_DEFINITION: unsupported('an interface', def, headPos(def)); continue;
+      case Kind.UNION_TYPE_DEFINITION: unsupported('a union', def, headPos(def)); continue;
+      default: break;
+    }
+    const name = def.name.value;
+    const isMutation = (def.kind === Kind.OBJECT_TYPE_DEFINITION || def.kind === Kind.OBJECT_TYPE_EXTENSION) && name === 'Mutation';
+    if (isMutation) {
+      implementsCheck(def);
+      directives(def.directives);
+      for (const f of def.fields ?? []) {
+        if (f.description) {
+          problems.warn('action-description-ignored',
+            `the description of action "${f.name.value}" is ignored; use "comment" in actions.yaml`, nodePos(f.description));
+        }
+        directives(f.directives);
+        for (const a of f.arguments ?? []) inputValue(a);
+        const pos = headPos(f);
+        const first = sdl.actions.get(f.name.value);
+        if (first) {
+          problems.error('duplicate-object', `duplicate action ${f.name.value} (first defined at ${where(first.pos)})`, pos);
+        } else sdl.actions.set(f.name.value, { name: f.name.value, field: f, pos });
+      }
+      continue;
+    }
+    if (def.kind === Kind.OBJECT_TYPE_DEFINITION && (name === 'Query' || name === 'Subscription')) {
+      unsupported(`type ${name}`, def, headPos(def));
+      continue;
+    }
+    if (def.kind !== Kind.OBJECT_TYPE_DEFINITION && def.kind !== Kind.INPUT_OBJECT_TYPE_DEFINITION &&
+        def.kind !== Kind.ENUM_TYPE_DEFINITION && def.kind !== Kind.SCALAR_TYPE_DEFINITION) {
+      unsupported(`an extension of type "${name}"`, def);
+      continue;
+    }
+    const pos = headPos(def);
+    implementsCheck(def);
+    directives(def.directives);
+    let group: Group;
+    let body: JsonObject = {};
+    const empty = (n: number): void => {
+      if (n === 0) problems.error('sdl-type-invalid', `type "${name}" must define at least one field`, pos);
+    };
+    if (def.kind === Kind.SCALAR_TYPE_DEFINITION) group = 'scalars';
+    else if (def.kind === Kind.ENUM_TYPE_DEFINITION) {
+      group = 'enums';
+      empty(def.values?.length ?? 0);
+      body = {
+        values: (def.values ?? []).map((v) => {
+          const out: JsonObject = { value: v.name.value, ...desc(v.description) };
+          if (directives(v.directives, true)) out['is_deprecated'] = true;
+          return out;
+        }),
+      };
+    } else if (def.kind === Kind.INPUT_OBJECT_TYPE_DEFINITION) {
+      group = 'input_objects';
+      empty(def.fields?.length ?? 0);
+      for (const f of def.fields ?? []) inputValue(f);
+      body = { fields: fieldsJson(def.fields ?? []) };
+    } else {
+      group = 'objects';
+      empty(def.fields?.length ?? 0);
+      for (const f of def.fields ?? []) {
+        directives(f.directives);
+        const a = f.arguments?.[0];
+        if (a) problems.error('sdl-type-invalid', `field "${name}.${f.name.value}" cannot have arguments`, nodePos(a));
+      }
+      body = { fields: fieldsJson(def.fields ?? []) };
+    }
+    const first = sdl.types.get(name);
+    if (BUILTIN_SCALARS.has(name)) {
+      problems.error('sdl-type-invalid', `"${name}" is a built-in scalar and cannot be redefined`, pos);
+    } else if (first) {
+      problems.error('sdl-type-invalid', `type "${name}" is defined more than once (first at ${where(first.pos)})`, pos);
+    } else {
+      sdl.types.set(name, { group, name, body, pos, ...(def.description ? { description: def.description.value } : {}) });
+    }
+    if (def.kind === Kind.OBJECT_TYPE_DEFINITION || def.kind === Kind.INPUT_OBJECT_TYPE_DEFINITION) {
+      typeChecks.push({ def: name, group, fields: def.fields ?? [] });
+    }
+  }
+  checkTypes(sdl, typeChecks, problems, nodePos);
+  return sdl;
+}
+
+/** A field list waiting for every type to be known. */
+interface TypeCheck { def: string; group: Group; fields: readonly (FieldDefinitionNode | InputValueDefinitionNode)[] }
+
+/** §4.3: what arguments, action outputs, input fields and object fields may refer to. */
+function checkTypes(sdl: Sdl, lists: TypeCheck[], problems: Problems, nodePos: (n: ASTNode) => Position): void {
+  const groupOf = (t: TypeNode): Group | 'builtin' | 'postgres' => {
+    const n = namedTypeNode(t).name.value;
+    return BUILTIN_SCALARS.has(n) ? 'builtin' : (sdl.types.get(n)?.group ?? 'postgres');
+  };
+  for (const a of sdl.actions.values()) {
+    for (const arg of a.field.arguments ?? []) {
+      if (groupOf(arg.type) === 'objects') {
+        problems.error('sdl-type-invalid', `argument "${arg.name.value}" of action "${a.name}" must be a scalar, enum or input ` +
+          `type, but "${namedTypeNode(arg.type).name.value}" is ${GROUP_KIND.objects}`, nodePos(arg.type));
+      }
+    }
+    const g = groupOf(a.field.type);
+    if (g === 'postgres') {
+      problems.error('sdl-type-invalid', `unknown type "${namedTypeNode(a.field.type).name.value}" (used by action "${a.name}")`,
+        nodePos(a.field.type));
+    } else if (g !== 'objects') {
+      problems.error('sdl-type-invalid', `action "${a.name}" must return an object type or a list of object types, but ` +
+        `returns "${print(a.field.type)}"`, nodePos(a.field.type));
+    }
+  }
+  for (const l of lists) {
+    for (const f of l.fields) {
+      const g = groupOf(f.type);
+      if (l.group === 'input_objects' && g === 'objects') {
+        problems.error('sdl-type-invalid', `field "${l.def}.${f.name.value}" of an input type must be a scalar, enum or input type`,
+          nodePos(f.type));
+      } else if (l.group === 'objects' && (g === 'objects' || g === 'input_objects')) {
+        problems.error('sdl-type-invalid', `field "${l.def}.${f.name.value}" of an object type must be a scalar or enum type`,
+          nodePos(f.type));
+      }
+    }
+  }
+}
+
+const absent = (v: unknown): v is null | undefined => v === undefined || v === null;
+
+interface YamlPermission { role: string; pos: Position; json: JsonObject }
+interface YamlAction { name: string; pos: Position; definitionPos: Position; definition: JsonObject; comment: unknown; permissions: YamlPermission[] }
+/** A `field_mapping` key of a relationship, checked against the object's SDL fields. */
+interface MappedField { relationship: string; field: string; pos: Position }
+interface YamlType { name: string; group: Group; pos: Position; description: unknown; relationships: Json[]; mapped: MappedField[] }
+
+/** Only the keys of `order` that are set, in that order (the canonical one). */
+const pick = (o: Obj, order: readonly string[]): JsonObject =>
+  Object.fromEntries(order.filter((k) => o[k] !== undefined).map((k) => [k, o[k] as Json]));
+
+/**
+ * Reads and validates actions.yaml (§4.4, §4.13; message conventions of validate-core.ts): the entries by name, with
+ * the non-SDL keys in canonical form. SDL-owned keys warn `sdl-key-ignored`, unknown keys `metadata-unknown-key`.
+ */
+function readActionsYaml(src: YamlSource | null, problems: Problems, tables?: ReadonlySet<string>): { actions: YamlAction[]; types: YamlType[] } {
+  const res: { actions: YamlAction[]; types: YamlType[] } = { actions: [], types: [] };
+  if (!src || absent(src.value)) return res;
+  const c = new Ctx(src, problems, 'actions.yaml');
+  /** Unknown keys warn; SDL-owned ones (`sdl`: the keys, how the message names them and their owner) warn `sdl-key-ignored`. */
+  const keys = (o: Obj, path: Path, thing: string, known: readonly string[], sdl: [string[], string, string] | null, required: string[] = []): void => {
+    const [owned, prefix, owner] = sdl ?? [[], '', ''];
+    for (const k of owned.filter((x) => o[x] !== undefined)) {
+      c.warn('sdl-key-ignored', `key "${prefix}${k}" of ${owner} is ignored: it is defined by actions.graphql`, [...path, k], true);
+    }
+    checkKeys(c, Object.fromEntries(Object.entries(o).filter(([k]) => !owned.includes(k))), path, thing, known, required);
+  };
+  const dup = (kind: string, name: string, firsts: Map<string, Position>, pos: Position): boolean => {
+    const first = firsts.get(name);
+    if (first) problems.error('duplicate-object', `duplicate ${kind} ${name} (first defined at ${where(first)})`, pos);
+    else firsts.set(name, pos);
+    return first !== undefined;
+  };
+  const top = mapping(c, src.value, []);
+  if (!top) return res;
+  checkKeys(c, top, [], 'actions.yaml', ['actions', 'custom_types']);
+  const seenActions = new Map<string, Position>();
+  eachItem(c, top, [], 'actions', (item, p, i) => {
+    const o = mapping(c, item, p);
+    if (!o) return;
+    const thing = named('action', o['name'], i);
+    keys(o, p, thing, ['name', 'definition', 'permissions', 'comment'], null, ['name']);
+    const name = present(o['name']) ? string(c, o['name'], [...p, 'name']) : undefined;
+    comment(c, o, p);
+    const dp = [...p, 'definition'];
+    const d = present(o['definition']) ? (mapping(c, o['definition'], dp) ?? {}) : {};
+    keys(d, dp, `"definition" of ${thing}`, ['kind', 'handler', 'forward_client_headers', 'headers', 'timeout'],
+      [['arguments', 'output_type', 'type'], 'definition.', thing]);
+    const kind = d['kind'];
+    if (present(kind) && kind !== 'synchronous' && kind !== 'asynchronous') {
+      c.error('action-kind-invalid', `invalid kind "${String(kind)}" for ${thing}: expected "synchronous" or "asynchronous"`, [...dp, 'kind']);
+    }
+    optional(d, dp, 'handler', (v, hp) => urlTemplate(c, v, hp, 'handler'));
+    optional(d, dp, 'forward_client_headers', (v, hp) => boolean(c, v, hp));
+    optional(d, dp, 'timeout', (v, hp) => integer(c, v, hp, 1));
+    headers(c, d, dp, thing);
+    const definition = pick(d, ['kind', 'handler', 'forward_client_headers', 'headers', 'timeout']);
+    if (Array.isArray(definition['headers'])) {
+      definition['headers'] = definition['headers'].map((h) => (isObj(h) ? pick(h, ['name', 'value', 'value_from_env']) : h));
+    }
+    const roles = new Map<string, Position>();
+    const permissions: YamlPermission[] = [];
+    eachItem(c, o, p, 'permissions', (pv, pp, j) => {
+      const po = mapping(c, pv, pp);
+      if (!po) return;
+      const role = po['role'];
+      checkKeys(c, po, pp, typeof role === 'string' ? `permission for role "${role}" of ${thing}` : `permission #${j + 1} of ${thing}`,
+        ['role', 'comment'], ['role']);
+      comment(c, po, pp);
+      if (!present(role) || string(c, role, [...pp, 'role'], true) === undefined) return;
+      if (role === 'admin') c.error('permission-invalid', 'cannot define a permission for the admin role', [...pp, 'role']);
+      if (dup('action_permission', `${String(o['name'])}.${String(role)}`, roles, c.pos(pp))) return;
+      permissions.push({ role: role as string, pos: c.pos(pp), json: pick(po, ['role', ...(present(po['comment']) ? ['comment'] : [])]) });
+    });
+    if (name === undefined || dup('action', name, seenActions, c.pos([...p, 'name']))) return;
+    res.actions.push({ name, pos: c.pos([...p, 'name']), definitionPos: c.pos(dp), definition, comment: o['comment'], permissions });
+  });
+
+  const ct = present(top['custom_types']) ? mapping(c, top['custom_types'], ['custom_types']) : undefined;
+  if (!ct) return res;
+  const groups = ['enums', 'input_objects', 'objects', 'scalars'] as const;
+  checkKeys(c, ct, ['custom_types'], 'custom_types', groups);
+  const seenTypes = new Map<string, Position>();
+  for (const group of groups) {
+    eachItem(c, ct, ['custom_types'], group, (item, p, i) => {
+      const o = mapping(c, item, p);
+      if (!o) return;
+      const thing = named('custom type', o['name'], i);
+      const known = group === 'objects' ? ['name', 'description', 'relationships'] : ['name', 'description'];
+      keys(o, p, thing, known, [['fields', 'values'], '', thing], ['name']);
+      optional(o, p, 'description', (v, dp) => string(c, v, dp));
+      const name = present(o['name']) ? string(c, o['name'], [...p, 'name']) : undefined;
+      const mapped: MappedField[] = [];
+      const relationships: Json[] = [];
+      if (group === 'objects') {
+        eachItem(c, o, p, 'relationships', (rv, rp, j) => {
+          const r = mapping(c, rv, rp);
+          if (!r) return relationships.push(rv as Json);
+          const rel = typeof r['name'] === 'string' ? r['name'] : '';
+          const rthing = `${named('relationship', r['name'], j)} of ${thing}`;
+          checkKeys(c, r, rp, rthing, ['name', 'type', 'remote_table', 'field_mapping'], ['name', 'type', 'remote_table', 'field_mapping']);
+          optional(r, rp, 'name', (v, np) => graphqlName(c, v, np, 'relationship'));
+          optional(r, rp, 'type', (v, tp) => (v === 'object' || v === 'array' ? undefined : c.invalid('"object" or "array"', v, tp)));
+          optional(r, rp, 'remote_table', (v, tp) => {
+            qname(c, v, tp, rthing);
+            const t = qnameText(v);
+            if (tables && t !== undefined && !tables.has(t)) {
+              c.error('reference-invalid', `relationship "${rel}" of type "${name ?? ''}" refers to table ${t}, which is not in tables.yaml`, tp);
+            }
+          });
+          const fm = present(r['field_mapping']) ? mapping(c, r['field_mapping'], [...rp, 'field_mapping']) : undefined;
+          for (const [f, col] of Object.entries(fm ?? {})) {
+            string(c, col, [...rp, 'field_mapping', f]);
+            mapped.push({ relationship: rel, field: f, pos: c.pos([...rp, 'field_mapping', f], true) });
+          }
+          const out = pick(r, ['name', 'type', 'remote_table', 'field_mapping']);
+          const t = out['remote_table'];
+          if (typeof t === 'string') out['remote_table'] = { schema: 'public', name: t };
+          else if (isObj(t) && typeof t['name'] === 'string') out['remote_table'] = { schema: (t['schema'] ?? 'public') as Json, name: t['name'] };
+          if (fm) out['field_mapping'] = sortKeysDeep(fm as JsonObject);
+          return relationships.push(out);
+        });
+        relationships.sort((a, b) => compareCodePoints(String(isObj(a) ? a['name'] : ''), String(isObj(b) ? b['name'] : '')));
+      }
+      if (name === undefined || dup('custom_type', name, seenTypes, c.pos([...p, 'name']))) return;
+      res.types.push({ name, group, pos: c.pos([...p, 'name']), description: o['description'], relationships, mapped });
+    });
+  }
+  return res;
+}
+
+export const where = (p: Position): string => `${p.file}:${p.line}:${p.column}`;
+const byName = (a: JsonObject, b: JsonObject): number => compareCodePoints(String(a['name']), String(b['name']));
+
+/** Builds `actions` and `custom_types` from the two files (cli.md §4.6), reporting every problem found. */
+export function mergeActions(
+  sdlFile: { file: string; text: string } | null, yaml: YamlSource | null, problems: Problems, tables?: ReadonlySet<string>,
+): MergeResult {
+  const origins = new Map<string, Position>();
+  const sdl: Sdl | null = sdlFile ? readSdl(sdlFile.file, sdlFile.text, problems) : { actions: new Map(), types: new Map() };
+  const y = readActionsYaml(yaml, problems, tables);
+  const yActions = new Map<string, YamlAction>(y.actions.map((a) => [a.name, a]));
+  const yTypes = new Map<string, YamlType>(y.types.map((t) => [t.name, t]));
+  if (sdl) {
+    for (const a of y.actions) {
+      if (!sdl.actions.has(a.name)) {
+        problems.error('action-not-in-sdl', `action "${a.name}" is listed in actions.yaml but not defined in actions.graphql`, a.pos);
+      }
+    }
+    for (const t of y.types) {
+      const s = sdl.types.get(t.name);
+      if (!s) {
+        problems.error('custom-type-not-in-sdl', `custom type "${t.name}" is listed in actions.yaml but not defined in actions.graphql`, t.pos);
+      } else if (s.group !== t.group) {
+        problems.error('custom-type-group-mismatch', `custom type "${t.name}" is listed under custom_types.${t.group}, but ` +
+          `actions.graphql defines it as ${GROUP_KIND[s.group]}`, t.pos);
+      } else {
+        const fields = new Set(((s.body['fields'] ?? []) as JsonObject[]).map((f) => f['name']));
+        for (const m of t.mapped.filter((x) => !fields.has(x.field))) {
+          problems.error('reference-invalid', `relationship "${m.relationship}" of type "${t.name}" maps unknown field "${m.field}"`, m.pos);
+        }
+      }
+    }
+  }
+  const actions: JsonObject[] = [];
+  for (const a of [...(sdl?.actions.values() ?? [])].sort((p, q) => compareCodePoints(p.name, q.name))) {
+    origins.set(`action:${a.name}`, a.pos);
+    const ya = yActions.get(a.name);
+    if (!ya || typeof ya.definition['handler'] !== 'string') {
+      problems.error('action-not-in-yaml', `action "${a.name}" is defined in actions.graphql but has no entry with a handler in ` +
+        'actions.yaml', ya?.definitionPos ?? a.pos);
+    }
+    const yd = ya?.definition ?? {};
+    const def: JsonObject = {};
+    if (!absent(yd['handler'])) def['handler'] = yd['handler'] as Json;
+    def['output_type'] = print(a.field.type);
+    const args = (a.field.arguments ?? []).map((arg): JsonObject =>
+      ({ name: arg.name.value, type: print(arg.type), ...(arg.description ? { description: arg.description.value } : {}) }));
+    if (args.length > 0) def['arguments'] = args;
+    def['kind'] = absent(yd['kind']) ? 'synchronous' : (yd['kind'] as Json);
+    if (!absent(yd['forward_client_headers']) && yd['forward_client_headers'] !== false) {
+      def['forward_client_headers'] = yd['forward_client_headers'] as Json;
+    }
+    const hs = yd['headers'];
+    if (!absent(hs) && !(Array.isArray(hs) && hs.length === 0)) def['headers'] = hs as Json;
+    if (!absent(yd['timeout']) && yd['timeout'] !== 30) def['timeout'] = yd['timeout'] as Json;
+    const out: JsonObject = { name: a.name, definition: def };
+    if (ya && !absent(ya.comment)) out['comment'] = ya.comment as Json;
+    if (ya && ya.permissions.length > 0) {
+      out['permissions'] = [...ya.permissions].sort((p, q) => compareCodePoints(p.role, q.role)).map((p) => {
+        origins.set(`action_permission:${a.name}.${p.role}`, p.pos);
+        return p.json;
+      });
+    }
+    actions.push(out);
+  }
+  const groups: Record<Group, JsonObject[]> = { input_objects: [], objects: [], scalars: [], enums: [] };
+  for (const t of sdl?.types.values() ?? []) {
+    origins.set(`custom_type:${t.name}`, t.pos);
+    const yt = yTypes.get(t.name);
+    const same = yt && yt.group === t.group ? yt : undefined;
+    const description = t.description ?? (same && !absent(same.description) ? (same.description as Json) : undefined);
+    const out: JsonObject = { name: t.name, ...(description !== undefined ? { description } : {}), ...t.body };
+    if (t.group === 'objects' && same && same.relationships.length > 0) out['relationships'] = same.relationships;
+    groups[t.group].push(out);
+  }
+  const custom: JsonObject = {};
+  for (const g of ['input_objects', 'objects', 'scalars', 'enums'] as const) {
+    if (groups[g].length > 0) custom[g] = groups[g].sort(byName);
+  }
+  return { actions, custom_types: Object.keys(custom).length > 0 ? custom : null, origins };
+}

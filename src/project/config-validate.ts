@@ -1,0 +1,150 @@
+import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
+import { CliError } from '../errors.js';
+import { valueNode, type ConfigDocument } from './environment.js';
+import type { Problem } from './problems.js';
+
+/** The rules of cli.md §2.5 for single values, independent of where the value comes from. */
+export type Check<T> = { ok: true; value: T } | { ok: false; reason: string; hint?: string };
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type ActionKind = 'synchronous' | 'asynchronous';
+
+const ok = <T>(value: T): Check<T> => ({ ok: true, value });
+const fail = <T>(reason: string, hint?: string): Check<T> => ({ ok: false, reason, ...(hint ? { hint } : {}) });
+
+export const URL_REASON = 'expected an http:// or https:// URL';
+/** The engine's own paths (engine-api.md §1.1): an endpoint must be the base URL in front of them. */
+export const ENGINE_PATHS = ['/v1/query', '/v1/metadata', '/v1/graphql', '/v1/version', '/healthz'] as const;
+/** The engine's URL template (engine-api.md §4.0): `{{NAME}}`, spaces inside the braces allowed. */
+const URL_TEMPLATE = /\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/;
+
+function httpUrl(text: string): URL | null {
+  if (!/^https?:\/\/\S+$/i.test(text)) return null;
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `endpoint`: absolute http(s) URL, no query or fragment, trailing `/` dropped, not an engine API path. */
+export function checkEndpoint(text: string): Check<string> {
+  const url = httpUrl(text);
+  if (!url) return fail(URL_REASON);
+  if (/[?#]/.test(text)) return fail(`${URL_REASON} without query or fragment`);
+  const base = text.replace(/\/+$/, '');
+  const path = url.pathname.replace(/\/+$/, '');
+  const suffix = ENGINE_PATHS.find((s) => path.endsWith(s));
+  if (suffix) {
+    const fixed = base.endsWith(suffix) ? base.slice(0, -suffix.length) : url.origin + path.slice(0, -suffix.length);
+    return fail("must be the engine's base URL, not an API path", `use ${fixed.replace(/\/+$/, '')}`);
+  }
+  return ok(base);
+}
+
+/** `actions.handler_webhook_baseurl`: absolute http(s) URL, or a value holding a `{{NAME}}` template. */
+export function checkHandlerBaseUrl(text: string): Check<string> {
+  if (URL_TEMPLATE.test(text) || httpUrl(text)) return ok(text);
+  return fail(`${URL_REASON} or a {{NAME}} template`);
+}
+
+export function checkVersion(text: string): Check<1 | 2> {
+  return text === '1' ? ok(1) : text === '2' ? ok(2) : fail(`expected 1 or 2, got ${text}`);
+}
+
+export function checkKind(text: string): Check<ActionKind> {
+  return text === 'synchronous' || text === 'asynchronous' ? ok(text) : fail('expected "synchronous" or "asynchronous"');
+}
+
+export function checkNonEmpty(text: string): Check<string> {
+  return text.trim() === '' ? fail('must not be empty') : ok(text);
+}
+
+/** `--timeout` / `ENGINE_GRAPHQL_TIMEOUT`: an integer ≥ 1 (seconds). */
+export function checkTimeout(text: string): Check<number> {
+  const n = Number(text);
+  return /^\d+$/.test(text) && n >= 1 && Number.isSafeInteger(n) ? ok(n) : fail('expected an integer ≥ 1');
+}
+
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** `--log-level` / `ENGINE_GRAPHQL_LOG_LEVEL`, case-insensitive. */
+export function checkLogLevel(text: string): Check<LogLevel> {
+  const l = text.toLowerCase() as LogLevel;
+  return LEVELS.includes(l) ? ok(l) : fail(`expected one of ${LEVELS.join(', ')}`);
+}
+
+export function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
+}
+
+/** The candidate with the smallest Levenshtein distance; ties go to the alphabetically first. */
+export function nearest(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of [...candidates].sort()) {
+    const d = levenshtein(name, c);
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best;
+}
+
+/** The keys of cli.md §2.1 by level, with the mappings `actions` and `actions.codegen`. */
+export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': ['version', 'endpoint', 'admin_secret', 'metadata_directory', 'migrations_directory', 'actions'],
+  actions: ['kind', 'handler_webhook_baseurl', 'codegen'],
+  'actions.codegen': ['framework', 'output_dir'],
+};
+
+const isNullNode = (n: Node | null | undefined): boolean => n === null || n === undefined || (isScalar(n) && n.value === null);
+
+/**
+ * The mapping at a dotted path (`actions`, `actions.codegen`): null when absent or empty (`actions:`),
+ * `config-invalid` (`expected a mapping`) when it is something else.
+ */
+export function mappingAt(config: ConfigDocument, path: string): YAMLMap | null {
+  let map = config.root;
+  const parts = path.split('.');
+  for (let i = 0; i < parts.length && map; i++) {
+    const node = valueNode(config.doc, map, parts[i] as string);
+    if (isNullNode(node)) return null;
+    if (!isMap(node)) {
+      throw new CliError('config-invalid', `invalid value for "${parts.slice(0, i + 1).join('.')}": expected a mapping`, 1,
+        config.position(node));
+    }
+    map = node as YAMLMap;
+  }
+  return map;
+}
+
+/** `config-unknown-key` warnings for every level of config.yaml (cli.md §2.5); checks the nested mappings. */
+export function unknownKeys(config: ConfigDocument): Problem[] {
+  const problems: Problem[] = [];
+  for (const [level, known] of Object.entries(KNOWN_KEYS)) {
+    const map = level === '' ? config.root : mappingAt(config, level);
+    for (const pair of map?.items ?? []) {
+      const keyNode = pair.key as Node | null;
+      const name = isScalar(keyNode) ? String(keyNode.value) : keyNode ? config.text.slice(keyNode.range?.[0], keyNode.range?.[1]) : '';
+      if (known.includes(name)) continue;
+      const prefix = level === '' ? '' : `${level}.`;
+      const suggestion = nearest(name, known) ?? '';
+      problems.push({
+        severity: 'warning',
+        code: 'config-unknown-key',
+        message: `unknown key "${prefix}${name}" (did you mean "${prefix}${suggestion}"?)`,
+        ...config.position(keyNode),
+      });
+    }
+  }
+  return problems;
+}

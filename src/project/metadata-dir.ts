@@ -1,0 +1,121 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiError, CliError } from '../errors.js';
+import { canonicalDocument } from '../metadata/document.js';
+import { isObject, type JsonObject } from '../metadata/json.js';
+import { mergeActions } from './actions-sdl.js';
+import { shownPath } from './environment.js';
+import { Problems, type Position } from './problems.js';
+import { knownTableKeys, objectOrigins, validateMetadata, type MetadataSources } from './validate.js';
+import { parseYaml, positionAt, type YamlSource } from './yaml-source.js';
+
+/** The files of a metadata directory (cli.md §4.1) and the content of each when empty. */
+export const METADATA_FILES = {
+  version: ['version.yaml', 'version: 2\n'],
+  tables: ['tables.yaml', '[]\n'],
+  functions: ['functions.yaml', '[]\n'],
+  actionsGraphql: ['actions.graphql', ''],
+  actionsYaml: ['actions.yaml', 'actions: []\ncustom_types:\n  enums: []\n  input_objects: []\n  objects: []\n  scalars: []\n'],
+  allowList: ['allow_list.yaml', '[]\n'],
+  remoteSchemas: ['remote_schemas.yaml', '[]\n'],
+  queryCollections: ['query_collections.yaml', '[]\n'],
+  cronTriggers: ['cron_triggers.yaml', '[]\n'],
+} as const;
+
+export type MetadataFileKey = keyof typeof METADATA_FILES;
+
+export interface BuildResult {
+  /** The canonical metadata document, or null when there were errors. */
+  document: JsonObject | null;
+  problems: Problems;
+  /** `<kind>:<name>` (cli.md §4.12) → where the object is written. */
+  origins: Map<string, Position>;
+  sources: Map<string, YamlSource>;
+}
+
+const isBlank = (text: string): boolean => text.split(/\r?\n/).every((l) => l.trim() === '' || l.trim().startsWith('#'));
+
+/** Reads one file; missing, 0-byte and comment-only files are empty (undefined). */
+function read(dir: string, name: string, cwd: string): { file: string; text: string } | undefined {
+  const path = join(dir, name);
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, 'utf8');
+  return isBlank(text.replace(/^\uFEFF/, '')) ? undefined : { file: shownPath(path, cwd), text };
+}
+
+export function requireMetadataDir(dir: string, cwd = process.cwd()): void {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new CliError('metadata-dir-not-found', `metadata directory "${shownPath(dir, cwd)}" does not exist`, 1, {
+      hint: "run 'engine metadata export' or 'engine init'",
+    });
+  }
+}
+
+/**
+ * Builds the metadata document from a directory (cli.md §4.5): every file parsed and validated with all problems
+ * collected, the actions merged, the whole brought into canonical form (engine-api.md §6).
+ */
+export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
+  requireMetadataDir(dir, cwd);
+  const problems = new Problems();
+  const sources = new Map<string, YamlSource>();
+  const yaml = (key: Exclude<MetadataFileKey, 'actionsGraphql'>): YamlSource | undefined => {
+    const f = read(dir, METADATA_FILES[key][0], cwd);
+    const src = f ? parseYaml(f.file, f.text, problems) : null;
+    if (src) sources.set(key, src);
+    return src ?? undefined;
+  };
+  const src: MetadataSources = {
+    version: yaml('version'), tables: yaml('tables'), functions: yaml('functions'), allowList: yaml('allowList'),
+    remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'),
+  };
+  const actionsYaml = yaml('actionsYaml');
+  validateMetadata(src, problems);
+  const tableNames = new Set((Array.isArray(src.tables?.value) ? (src.tables?.value as unknown[]) : []).flatMap((t) => {
+    const q = isObject(t) ? t['table'] : undefined;
+    if (typeof q === 'string') return [`public.${q}`];
+    return isObject(q) && typeof q['name'] === 'string' ? [`${typeof q['schema'] === 'string' ? q['schema'] : 'public'}.${q['name']}`] : [];
+  }));
+  const merged = mergeActions(read(dir, METADATA_FILES.actionsGraphql[0], cwd) ?? null, actionsYaml ?? null, problems, tableNames);
+  const origins = new Map([...objectOrigins(src), ...merged.origins]);
+  if (problems.errors.length > 0) return { document: null, problems, origins, sources };
+
+  const known = new Set(knownTableKeys());
+  const tables = Array.isArray(src.tables?.value) ? (src.tables?.value as unknown[]) : [];
+  const raw: JsonObject = {
+    version: 2,
+    // Unknown table keys were warned about; they are left out of the build (cli.md §4.13).
+    tables: tables.map((t) => (isObject(t) ? Object.fromEntries(Object.entries(t).filter(([k]) => known.has(k))) : t)) as JsonObject[],
+    functions: (src.functions?.value ?? []) as JsonObject[],
+    remote_schemas: (src.remoteSchemas?.value ?? []) as JsonObject[],
+    query_collections: (src.queryCollections?.value ?? []) as JsonObject[],
+    allowlist: (src.allowList?.value ?? []) as JsonObject[],
+    actions: merged.actions,
+    custom_types: merged.custom_types ?? {},
+    cron_triggers: (src.cronTriggers?.value ?? []) as JsonObject[],
+  };
+  try {
+    return { document: canonicalDocument(raw), problems, origins, sources };
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    // Validation should have caught it; the engine's own parser has the last word, located in the right file.
+    problems.error('metadata-invalid', e.message, locate(e.path, src, actionsYaml));
+    return { document: null, problems, origins, sources };
+  }
+}
+
+const FILE_OF_KEY: Record<string, keyof MetadataSources> = {
+  tables: 'tables', functions: 'functions', remote_schemas: 'remoteSchemas', query_collections: 'queryCollections',
+  allowlist: 'allowList', cron_triggers: 'cronTriggers',
+};
+
+/** Maps an engine-style path (`$.tables[3].select_permissions[0]…`) to a file position. */
+export function locate(path: string, src: MetadataSources, actionsYaml?: YamlSource): Position | undefined {
+  const parts = [...path.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]/g)]
+    .map((m) => (m[2] !== undefined ? Number(m[2]) : (m[1] ?? m[3] ?? '')));
+  const [top, ...rest] = parts;
+  const key = typeof top === 'string' ? FILE_OF_KEY[top] : undefined;
+  const file = key ? src[key] : top === 'actions' || top === 'custom_types' ? actionsYaml : undefined;
+  if (!file) return undefined;
+  return positionAt(file, key ? rest : parts);
+}

@@ -1,0 +1,131 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { stringify } from 'yaml';
+import { CliError } from '../errors.js';
+import type { Json, JsonObject } from '../metadata/json.js';
+import { splitActions } from './actions-sdl.js';
+import { METADATA_FILES, type MetadataFileKey } from './metadata-dir.js';
+
+/** YAML as cli.md §4.8 step 2 describes it: 2-space indent, indented sequences, no folding, double quotes. */
+export function toYaml(value: unknown): string {
+  return stringify(value, { indent: 2, indentSeq: true, lineWidth: 0, singleQuote: false, blockQuote: 'literal' });
+}
+
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers'];
+
+/** The engine's metadata must be a version-2 document with only the keys of the format (cli.md §4.8 step 1). */
+export function checkServerMetadata(doc: unknown): JsonObject {
+  const o = doc as JsonObject;
+  if (typeof doc !== 'object' || doc === null || o['version'] !== 2) {
+    throw new CliError('server-metadata-unsupported', `the engine returned metadata version ${JSON.stringify(o?.['version'] ?? null)}; this CLI supports version 2`, 1);
+  }
+  const extra = Object.keys(o).find((k) => !TOP_KEYS.includes(k));
+  if (extra) throw new CliError('server-metadata-unsupported', `the engine's metadata has key "${extra}", which this CLI cannot store in the metadata directory`, 1);
+  return o;
+}
+
+/** Renders each file of the directory from a canonical document; `undefined` content means "empty" (prunable). */
+export function renderFiles(doc: JsonObject, existingSdl?: string, onDroppedComments?: (n: number) => void): Map<MetadataFileKey, string | undefined> {
+  const out = new Map<MetadataFileKey, string | undefined>();
+  const list = (key: string): string | undefined => {
+    const v = doc[key] as Json[] | undefined;
+    return v && v.length > 0 ? toYaml(v) : undefined;
+  };
+  out.set('version', 'version: 2\n');
+  out.set('tables', list('tables'));
+  out.set('functions', list('functions'));
+  out.set('allowList', list('allowlist'));
+  out.set('remoteSchemas', list('remote_schemas'));
+  out.set('queryCollections', list('query_collections'));
+  out.set('cronTriggers', list('cron_triggers'));
+  const actions = doc['actions'] as JsonObject[] | undefined;
+  const customTypes = doc['custom_types'] as JsonObject | undefined;
+  if ((actions?.length ?? 0) > 0 || customTypes) {
+    const split = splitActions(actions, customTypes, existingSdl);
+    if (split.droppedComments > 0) onDroppedComments?.(split.droppedComments);
+    out.set('actionsGraphql', split.sdl);
+    out.set('actionsYaml', toYaml(split.yaml));
+  } else {
+    out.set('actionsGraphql', undefined);
+    out.set('actionsYaml', undefined);
+  }
+  return out;
+}
+
+export interface ExportReport {
+  created: string[];
+  updated: string[];
+  removed: string[];
+  unchanged: string[];
+}
+
+const tmpName = (dir: string, kind: 'tmp' | 'old') => join(dirname(dir), `.${basename(dir)}.engine-${kind}-${randomBytes(4).toString('hex')}`);
+
+/** Cleans up after an interrupted export; returns a warning when the old directory had to be restored. */
+export function recoverDirectory(dir: string): string | null {
+  const parent = dirname(dir);
+  if (!existsSync(parent)) return null;
+  const base = basename(dir);
+  let warning: string | null = null;
+  for (const e of readdirSync(parent)) {
+    if (e.startsWith(`.${base}.engine-tmp-`)) rmSync(join(parent, e), { recursive: true, force: true });
+  }
+  const old = readdirSync(parent).filter((e) => e.startsWith(`.${base}.engine-old-`));
+  if (!existsSync(dir) && old[0]) {
+    renameSync(join(parent, old[0]), dir);
+    warning = `restored ${base}/ from an interrupted export`;
+  }
+  for (const e of readdirSync(parent)) {
+    if (e.startsWith(`.${base}.engine-old-`)) rmSync(join(parent, e), { recursive: true, force: true });
+  }
+  return warning;
+}
+
+/**
+ * Writes the rendered files into `dir` atomically (cli.md §4.11): a sibling temporary directory gets the new
+ * files and every unmanaged entry of the old one, then replaces it with two renames.
+ */
+export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string | undefined>, prune: boolean): ExportReport {
+  const report: ExportReport = { created: [], updated: [], removed: [], unchanged: [] };
+  const next = new Map<string, string | null>();
+  for (const [key, content] of files) {
+    const [name, empty] = METADATA_FILES[key];
+    const pruneIt = prune && content === undefined && key !== 'version';
+    next.set(name, pruneIt ? null : (content ?? empty));
+  }
+  for (const [name, content] of next) {
+    const path = join(dir, name);
+    const old = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    if (content === null) {
+      if (old !== null) report.removed.push(name);
+    } else if (old === null) report.created.push(name);
+    else if (old === content) report.unchanged.push(name);
+    else report.updated.push(name);
+  }
+  if (report.created.length + report.updated.length + report.removed.length === 0 && existsSync(dir)) return report;
+  const tmp = tmpName(dir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  try {
+    if (existsSync(dir)) {
+      for (const e of readdirSync(dir)) if (!next.has(e)) cpSync(join(dir, e), join(tmp, e), { recursive: true });
+    }
+    for (const [name, content] of next) if (content !== null) writeFileSync(join(tmp, name), content);
+    if (!existsSync(dir)) {
+      renameSync(tmp, dir);
+      return report;
+    }
+    const old = tmpName(dir, 'old');
+    renameSync(dir, old);
+    try {
+      renameSync(tmp, dir);
+    } catch (e) {
+      renameSync(old, dir);
+      throw e;
+    }
+    rmSync(old, { recursive: true, force: true });
+    return report;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
