@@ -38,6 +38,8 @@ export async function benchEngine(kind) {
   return {
     engine,
     db,
+    /** The engine's base URL (what a project's config.yaml names as `endpoint`). */
+    baseUrl: `http://127.0.0.1:${addr.port}`,
     async query(body) {
       const res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
       const text = await res.text();

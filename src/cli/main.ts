@@ -1,96 +1,23 @@
-import { Command, CommanderError } from 'commander';
-import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { addGlobalOptions, outputFor, type CommandAction, type GlobalFlags } from './globals.js';
-import { Output } from './output.js';
-import { registerServe } from './serve.js';
-import { registerVersion } from './version.js';
-import { registerMetadata } from './metadata.js';
-import { registerInit } from './init.js';
 
-/** The only module that touches the process: argv in, exit status out. */
-let exitCode = 0;
-let finished: Promise<void> = Promise.resolve();
-
-function usageError(e: CommanderError, argv: string[]): CliError {
-  const msg = e.message.replace(/^error: /, '');
-  switch (e.code) {
-    case 'commander.unknownCommand': {
-      const name = /'([^']+)'/.exec(msg)?.[1] ?? argv[0] ?? '';
-      return new CliError('unknown-command', `unknown command "${name}" for "engine"`, 64);
+/**
+ * The only module that touches the process. `engine --version` is answered before anything else is loaded:
+ * CI runs it thousands of times, and it reads no configuration (cli.md §3.1).
+ */
+const argv = process.argv.slice(2);
+if (argv.length === 1 && argv[0] === '--version') {
+  process.stdout.write(`${VERSION}\n`);
+} else {
+  if (argv[0] !== 'serve') {
+    // Files are written through temporary siblings and renames, so stopping here leaves every file as it was.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        process.stderr.write('error: interrupted\n');
+        process.exit(1);
+      });
     }
-    case 'commander.unknownOption': {
-      const flag = /'([^']+)'/.exec(msg)?.[1] ?? '';
-      return new CliError('unknown-flag', `unknown flag: ${flag}`, 64, { hint: "run 'engine --help' for usage" });
-    }
-    case 'commander.missingArgument':
-      return new CliError('missing-argument', `missing required argument ${/'([^']+)'/.exec(msg)?.[1] ?? ''}`, 64);
-    case 'commander.excessArguments':
-      return new CliError('unexpected-argument', `unexpected argument "${argv[argv.length - 1] ?? ''}"`, 64);
-    case 'commander.optionMissingArgument':
-      return new CliError('missing-argument', `missing value for ${/'([^' ]+)/.exec(msg)?.[1] ?? 'flag'}`, 64);
-    default:
-      return new CliError('invalid-flag-value', msg, 64);
   }
+  const { run, crash } = await import('./run.js');
+  const code = await run(argv).catch(crash);
+  process.exit(code);
 }
-
-const program = addGlobalOptions(new Command('engine'))
-  .description('the project tool and local engine of a GraphQL data engine over PostgreSQL')
-  .version(VERSION, '--version', 'print the CLI version')
-  .exitOverride()
-  .configureOutput({ writeErr: () => {} })
-  .showHelpAfterError(false)
-  // Program options only before the command name, so that a command may have its own --version (init).
-  .enablePositionalOptions();
-
-const runner = (cmd: Command, action: CommandAction): void => {
-  addGlobalOptions(cmd).exitOverride().configureOutput({ writeErr: () => {} });
-  cmd.action(() => {
-    finished = (async () => {
-      const globals = cmd.optsWithGlobals<GlobalFlags>();
-      let out: Output;
-      try {
-        // Only `metadata export` and `metadata build` print YAML (cli.md §3.4).
-        out = outputFor(globals, ['export', 'build'].includes(cmd.name()) && cmd.parent?.name() === 'metadata');
-      } catch (e) {
-        const o = (e as { output?: Output }).output ?? new Output({ mode: 'text', level: 'info', noColor: true });
-        exitCode = o.fail(e);
-        return;
-      }
-      try {
-        exitCode = (await action(globals, out)) ?? 0;
-      } catch (e) {
-        exitCode = out.fail(e);
-      }
-    })();
-  });
-};
-
-registerServe(program, runner);
-registerVersion(program, runner);
-registerInit(program, runner);
-registerMetadata(program, runner);
-
-async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0) {
-    process.stdout.write(program.helpInformation());
-    return 0;
-  }
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
-      const wantsJson = argv.some((a, i) => a === '--output=json' || a === '-ojson' || ((a === '-o' || a === '--output') && argv[i + 1] === 'json'));
-      return new Output({ mode: wantsJson ? 'json' : 'text', level: 'info', noColor: argv.includes('--no-color') }).fail(usageError(e, argv));
-    }
-    throw e;
-  }
-  await finished;
-  return exitCode;
-}
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => process.exit(new Output({ mode: 'text', level: 'info', noColor: false }).fail(e)),
-);

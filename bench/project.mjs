@@ -1,0 +1,175 @@
+// Issue 4: the project tool on a large project, against the embedded engine (PGlite). A project of 1,000 tables (2
+// relationships and 4 permissions each, for role `user`) and 200 actions (a mutation each, its input and output types
+// and a permission). Every figure is the whole CLI process (spawn to exit).
+// Goals: `metadata validate` ≤ 0.5 s, `metadata build` ≤ 0.5 s, `metadata apply` of everything to an empty engine ≤ 2 s,
+// `metadata diff` with one change ≤ 1 s, and start-up (`engine --version` / `node -e 0`) ≤ 1.3.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchEngine, metadataDoc, p50, report, schemaSql, time } from './lib.mjs';
+
+const TABLES = 1000;
+const ACTIONS = 200;
+const RUNS = 5;
+const STARTUP_RUNS = 21;
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'engine.js');
+
+/** The 4 permissions of table i (columns id, parent_id, name; relationships parent, children). */
+function permissions() {
+  const user = 'X-Engine-User-Id';
+  return {
+    insert_permissions: [{ role: 'user', permission: { check: { name: { _eq: user } }, columns: ['id', 'name', 'parent_id'] } }],
+    select_permissions: [{
+      role: 'user',
+      permission: { columns: ['id', 'name', 'parent_id'], filter: { parent: { name: { _eq: user } }, id: { _gt: 0 } }, limit: 10 },
+    }],
+    update_permissions: [{ role: 'user', permission: { columns: ['name'], filter: { name: { _eq: user } }, check: { name: { _is_null: false } } } }],
+    delete_permissions: [{ role: 'user', permission: { filter: { _and: [{ parent_id: { _is_null: false } }, { id: { _gt: 0 } }] } } }],
+  };
+}
+
+/** metadataDoc(TABLES) with the permissions, plus ACTIONS mutations with their custom types and a permission each. */
+export function projectDoc(tables = TABLES, actions = ACTIONS) {
+  const doc = metadataDoc(tables);
+  doc.tables = doc.tables.map((t) => ({ ...t, ...permissions() }));
+  const n = Array.from({ length: actions }, (_, i) => i);
+  doc.actions = n.map((i) => ({
+    name: `action${i}`,
+    definition: {
+      handler: `{{BASE}}/action${i}`, type: 'mutation', kind: 'synchronous', output_type: `Output${i}`,
+      arguments: [{ name: 'arg', type: `Input${i}!` }],
+    },
+    permissions: [{ role: 'user' }],
+  }));
+  doc.custom_types = {
+    input_objects: n.map((i) => ({ name: `Input${i}`, fields: [{ name: 'id', type: 'Int!' }, { name: 'name', type: 'String' }] })),
+    objects: n.map((i) => ({ name: `Output${i}`, fields: [{ name: 'id', type: 'Int!' }, { name: 'ok', type: 'Boolean' }] })),
+  };
+  return doc;
+}
+
+/** The environment of a CLI run: none of the caller's engine settings leak in. */
+function cliEnv() {
+  const env = { ...process.env, NO_COLOR: '1' };
+  for (const k of Object.keys(env)) if (k.startsWith('ENGINE_GRAPHQL_')) delete env[k];
+  return env;
+}
+
+/** Runs a command to its exit, asynchronously (the engine under test lives in this process and must keep serving). */
+function exec(args, cwd) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
+  });
+}
+
+const cli = (dir, ...args) => exec([BIN, ...args], dir);
+
+/** Runs the CLI and fails loudly unless it exits with `expected`. */
+async function cliOk(dir, args, expected = 0) {
+  const r = await cli(dir, ...args);
+  if (r.code !== expected) throw new Error(`engine ${args.join(' ')} exited ${r.code} (expected ${expected})\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 2000)}`);
+  return r;
+}
+
+/** p50 of `runs` timed CLI runs, each checked after timing. */
+async function timeCli(dir, args, runs, before, expected = 0) {
+  const ms = [];
+  for (let i = 0; i < runs; i++) {
+    if (before) await before();
+    let r;
+    ms.push(await time(async () => {
+      r = await cli(dir, ...args);
+    }));
+    if (r.code !== expected) throw new Error(`engine ${args.join(' ')} exited ${r.code} (expected ${expected})\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 2000)}`);
+  }
+  return p50(ms);
+}
+
+async function expectConsistent(e) {
+  const ic = JSON.parse((await e.query({ type: 'get_inconsistent_metadata', args: {} })).text);
+  if (!ic.is_consistent) throw new Error(`engine metadata is inconsistent: ${JSON.stringify(ic.inconsistent_objects.slice(0, 5))}`);
+  const x = JSON.parse((await e.query({ type: 'export_metadata', args: {} })).text);
+  const perms = x.tables.reduce((s, t) => s + ['insert', 'select', 'update', 'delete'].filter((k) => t[`${k}_permissions`]?.length === 1).length, 0);
+  if (x.tables.length !== TABLES || perms !== TABLES * 4 || (x.actions ?? []).length !== ACTIONS || (x.actions ?? []).some((a) => a.permissions?.length !== 1)) {
+    throw new Error(`engine holds ${x.tables.length} tables, ${perms} permissions, ${(x.actions ?? []).length} actions; expected ${TABLES}, ${TABLES * 4}, ${ACTIONS}`);
+  }
+}
+
+export async function run() {
+  const results = {};
+  const dir = await mkdtemp(join(tmpdir(), 'engine-bench-project-'));
+  const e = await benchEngine('pglite');
+  try {
+    await e.query({ type: 'run_sql', args: { sql: schemaSql(TABLES) } });
+    // The project: written by `engine metadata export` from an engine that holds the metadata.
+    await e.query({ type: 'replace_metadata', args: projectDoc() });
+    await expectConsistent(e);
+    await writeFile(join(dir, 'config.yaml'), `version: 2\nendpoint: ${e.baseUrl}\nmetadata_directory: metadata\n`);
+    await cliOk(dir, ['metadata', 'export']);
+    const validated = await cliOk(dir, ['metadata', 'validate', '-o', 'json']);
+    const summary = JSON.parse(validated.stdout).summary;
+    if (summary.errors !== 0 || summary.warnings !== 0) throw new Error(`the project does not validate cleanly: ${validated.stdout.slice(0, 2000)}`);
+    const built = JSON.parse((await cliOk(dir, ['metadata', 'build'])).stdout);
+    if (built.tables.length !== TABLES || built.actions.length !== ACTIONS) throw new Error('metadata build does not hold every table and action');
+
+    results.validate = await timeCli(dir, ['metadata', 'validate'], RUNS);
+    results.build = await timeCli(dir, ['metadata', 'build'], RUNS);
+
+    // apply to an empty engine: the tables exist already; only the metadata is cleared between runs.
+    const clear = async () => {
+      await e.query({ type: 'clear_metadata', args: {} });
+    };
+    const first = await time(async () => {
+      await clear();
+      await cliOk(dir, ['metadata', 'apply']);
+    });
+    await expectConsistent(e);
+    results.apply = await timeCli(dir, ['metadata', 'apply'], first > 4000 ? 3 : RUNS, clear);
+    await expectConsistent(e);
+
+    // diff with one change: one permission edited in tables.yaml (t500's select limit).
+    const tablesYaml = join(dir, 'metadata', 'tables.yaml');
+    const text = await readFile(tablesYaml, 'utf8');
+    await cliOk(dir, ['metadata', 'diff', '--exit-code']); // nothing differs yet
+    const at = text.indexOf('name: t500\n');
+    const limit = text.indexOf('limit: 10\n', at);
+    if (at < 0 || limit < 0) throw new Error('tables.yaml does not have the expected shape');
+    await writeFile(tablesYaml, `${text.slice(0, limit)}limit: 11\n${text.slice(limit + 'limit: 10\n'.length)}`);
+    const d = JSON.parse((await cliOk(dir, ['metadata', 'diff', '--exit-code', '-o', 'json'], 2)).stdout);
+    if (d.changes.length !== 1) throw new Error(`metadata diff found ${d.changes.length} changes, expected 1: ${JSON.stringify(d.changes).slice(0, 1000)}`);
+    results.diff = await timeCli(dir, ['metadata', 'diff'], RUNS);
+  } finally {
+    await e.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  // start-up: `engine --version` against a bare `node -e 0`, interleaved so both see the same machine state.
+  const version = [];
+  const bare = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    bare.push(await time(() => exec(['-e', '0'])));
+    version.push(await time(async () => {
+      const r = await exec([BIN, '--version']);
+      if (r.code !== 0) throw new Error(`engine --version exited ${r.code}`);
+    }));
+  }
+  results.version = p50(version);
+  results.node = p50(bare);
+
+  const label = `${TABLES} tables x 4 permissions + ${ACTIONS} actions`;
+  report(`pglite: metadata validate, ${label}`, results.validate, 500);
+  report(`pglite: metadata build, ${label}`, results.build, 500);
+  report(`pglite: metadata apply to an empty engine`, results.apply, 2000);
+  report(`pglite: metadata diff with one change`, results.diff, 1000);
+  const startup = results.version / results.node;
+  console.log(`start-up: engine --version p50 ${results.version.toFixed(1)} ms / node -e 0 p50 ${results.node.toFixed(1)} ms = ${startup.toFixed(2)}   goal 1.30   ${startup <= 1.3 ? 'ok' : 'OVER'}`);
+  return { ...results, startup };
+}
