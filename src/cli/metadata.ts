@@ -87,20 +87,18 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     if (prune && mode !== 'text') throw new CliError('conflicting-flags', `--prune and --output ${mode} cannot be used together`, 64);
     const { config, client } = await context(g, out, { project: mode === 'text', version2: mode === 'text' });
     const { engineMetadata } = await import('../project/apply.js');
-    const { checkServerMetadata, toYaml, renderFiles, writeMetadataDir, recoverDirectory } = await import('../project/metadata-export.js');
+    const { checkServerMetadata, toYaml, renderFiles, readExistingFiles, writeMetadataDir, recoverDirectory } = await import('../project/metadata-export.js');
     const raw = await client.exportMetadata();
     checkServerMetadata(raw.metadata);
     const { document } = await engineMetadata(client);
     if (mode === 'json') return void out.json(document);
     if (mode === 'yaml') return void out.data(toYaml(document).trimEnd());
     const { shownPath } = await import('../project/environment.js');
-    const { existsSync, readFileSync } = await import('node:fs');
     const dir = config.metadataDirectory;
     const restored = recoverDirectory(dir);
     if (restored) out.warn('restored', restored);
-    const sdlPath = `${dir}/actions.graphql`;
-    const files = renderFiles(document, existsSync(sdlPath) ? readFileSync(sdlPath, 'utf8') : undefined, (n) =>
-      out.warn('comments-dropped', `${shownPath(sdlPath)}: ${n} comment line(s) were dropped because the objects they described no longer exist`));
+    const files = renderFiles(document, readExistingFiles(dir), (n, file) =>
+      out.warn('comments-dropped', `${shownPath(`${dir}/${file}`)}: ${n} comment line(s) were dropped because the objects they described no longer exist`));
     const report = writeMetadataDir(dir, files, prune);
     const shown = shownPath(dir);
     for (const f of report.created) out.logger.info(`  created ${shown}/${f}`);

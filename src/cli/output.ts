@@ -72,7 +72,9 @@ export class Output {
     if (this.mode === 'json') {
       const error: Record<string, unknown> = { code: err.code, message: err.message };
       for (const k of ['file', 'line', 'column', 'path', 'hint'] as const) if (loc[k] !== undefined) error[k] = loc[k];
-      this.json({ ok: false, error });
+      // Commands may name extra keys of the failure document (cli.md §3.4: problems, objects, inconsistent_objects).
+      const extra = (e as { extra?: Record<string, unknown> }).extra ?? {};
+      this.json({ ok: false, error, ...extra });
       return exit;
     }
     const where = loc.file ? `${loc.file}${loc.line ? `:${loc.line}:${loc.column ?? 1}` : ''}: ` : '';

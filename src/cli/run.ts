@@ -3,25 +3,49 @@ import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { addGlobalOptions, outputFor, type CommandAction, type GlobalFlags } from './globals.js';
 import { Output } from './output.js';
+import { levenshtein } from '../project/config-validate.js';
 import { registerServe } from './serve.js';
 import { registerVersion } from './version.js';
 import { registerMetadata } from './metadata.js';
 import { registerInit } from './init.js';
+import { registerActions } from './actions.js';
+import { registerMigrate } from './migrate.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
 let exitCode = 0;
 let finished: Promise<void> = Promise.resolve();
 
+/** The deepest command named by the leading words of argv (`engine metadata diff …` → metadata diff). */
+function commandOf(argv: string[]): Command {
+  let cmd: Command = program;
+  for (const word of argv) {
+    if (word.startsWith('-')) continue;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) break;
+    cmd = sub;
+  }
+  return cmd;
+}
+
+const commandPath = (cmd: Command): string => {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+};
+
 function usageError(e: CommanderError, argv: string[]): CliError {
   const msg = e.message.replace(/^error: /, '');
+  const cmd = commandOf(argv);
   switch (e.code) {
     case 'commander.unknownCommand': {
       const name = /'([^']+)'/.exec(msg)?.[1] ?? argv[0] ?? '';
-      return new CliError('unknown-command', `unknown command "${name}" for "engine"`, 64);
+      const names = cmd.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+      const best = names.map((n) => [n, levenshtein(name, n)] as const).filter(([, d]) => d <= 2).sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))[0];
+      return new CliError('unknown-command', `unknown command "${name}" for "${commandPath(cmd)}"${best ? ` Did you mean "${best[0]}"?` : ''}`, 64);
     }
     case 'commander.unknownOption': {
       const flag = /'([^']+)'/.exec(msg)?.[1] ?? '';
-      return new CliError('unknown-flag', `unknown flag: ${flag}`, 64, { hint: "run 'engine --help' for usage" });
+      return new CliError('unknown-flag', `unknown flag: ${flag}`, 64, { hint: `run '${commandPath(cmd)} --help' for usage` });
     }
     case 'commander.missingArgument':
       return new CliError('missing-argument', `missing required argument ${/'([^']+)'/.exec(msg)?.[1] ?? ''}`, 64);
@@ -70,6 +94,8 @@ registerServe(program, runner);
 registerVersion(program, runner);
 registerInit(program, runner);
 registerMetadata(program, runner);
+registerActions(program, runner);
+registerMigrate(program, runner);
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.length === 0) {

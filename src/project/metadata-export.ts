@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { CliError } from '../errors.js';
 import type { Json, JsonObject } from '../metadata/json.js';
 import { splitActions } from './actions-sdl.js';
 import { METADATA_FILES, type MetadataFileKey } from './metadata-dir.js';
+import { carryComments } from './yaml-comments.js';
 
 /** YAML as cli.md §4.8 step 2 describes it: 2-space indent, indented sequences, no folding, double quotes. */
 export function toYaml(value: unknown): string {
@@ -25,32 +26,74 @@ export function checkServerMetadata(doc: unknown): JsonObject {
   return o;
 }
 
-/** Renders each file of the directory from a canonical document; `undefined` content means "empty" (prunable). */
-export function renderFiles(doc: JsonObject, existingSdl?: string, onDroppedComments?: (n: number) => void): Map<MetadataFileKey, string | undefined> {
+/** The texts of the directory's existing files, by key (missing files are left out). */
+export function readExistingFiles(dir: string): Map<MetadataFileKey, string> {
+  const out = new Map<MetadataFileKey, string>();
+  for (const [key, [name]] of Object.entries(METADATA_FILES) as [MetadataFileKey, (typeof METADATA_FILES)[MetadataFileKey]][]) {
+    const path = join(dir, name);
+    if (existsSync(path)) out.set(key, readFileSync(path, 'utf8'));
+  }
+  return out;
+}
+
+/**
+ * Renders each file of the directory from a canonical document; `undefined` content means "empty" (prunable).
+ * `existing` holds the texts of the files being replaced (a string is the old `actions.graphql`), whose comments are
+ * carried over (cli.md §4.10); `onDroppedComments` is told, per file name, how many comment lines had nothing left to
+ * belong to. An empty key whose old file had a header keeps it above the empty content.
+ */
+export function renderFiles(
+  doc: JsonObject,
+  existing?: string | ReadonlyMap<MetadataFileKey, string>,
+  onDroppedComments?: (n: number, file: string) => void,
+): Map<MetadataFileKey, string | undefined> {
+  const old = typeof existing === 'string' ? new Map<MetadataFileKey, string>([['actionsGraphql', existing]]) : (existing ?? new Map<MetadataFileKey, string>());
   const out = new Map<MetadataFileKey, string | undefined>();
-  const list = (key: string): string | undefined => {
-    const v = doc[key] as Json[] | undefined;
-    return v && v.length > 0 ? toYaml(v) : undefined;
+  const dropped = (key: MetadataFileKey, n: number): void => {
+    if (n > 0) onDroppedComments?.(n, METADATA_FILES[key][0]);
   };
-  out.set('version', 'version: 2\n');
-  out.set('tables', list('tables'));
-  out.set('functions', list('functions'));
-  out.set('allowList', list('allowlist'));
-  out.set('remoteSchemas', list('remote_schemas'));
-  out.set('queryCollections', list('query_collections'));
-  out.set('cronTriggers', list('cron_triggers'));
+  const yamlFile = (key: MetadataFileKey, value: unknown): void => {
+    const empty = METADATA_FILES[key][1];
+    const carried = carryComments(value === undefined ? empty : toYaml(value), old.get(key));
+    dropped(key, carried.dropped);
+    out.set(key, value === undefined && carried.text === empty ? undefined : carried.text);
+  };
+  const list = (key: MetadataFileKey, name: string): void => {
+    const v = doc[name] as Json[] | undefined;
+    yamlFile(key, v && v.length > 0 ? v : undefined);
+  };
+  yamlFile('version', { version: 2 });
+  list('tables', 'tables');
+  list('functions', 'functions');
+  list('allowList', 'allowlist');
+  list('remoteSchemas', 'remote_schemas');
+  list('queryCollections', 'query_collections');
+  list('cronTriggers', 'cron_triggers');
   const actions = doc['actions'] as JsonObject[] | undefined;
   const customTypes = doc['custom_types'] as JsonObject | undefined;
   if ((actions?.length ?? 0) > 0 || customTypes) {
-    const split = splitActions(actions, customTypes, existingSdl);
-    if (split.droppedComments > 0) onDroppedComments?.(split.droppedComments);
+    const split = splitActions(actions, customTypes, old.get('actionsGraphql'));
+    dropped('actionsGraphql', split.droppedComments);
     out.set('actionsGraphql', split.sdl);
-    out.set('actionsYaml', toYaml(split.yaml));
+    yamlFile('actionsYaml', split.yaml);
   } else {
     out.set('actionsGraphql', undefined);
-    out.set('actionsYaml', undefined);
+    yamlFile('actionsYaml', undefined);
   }
   return out;
+}
+
+/** Whether rendered content holds only the empty value of its file (comments aside), so that `--prune` removes it. */
+function isEmptyContent(key: MetadataFileKey, content: string | undefined): boolean {
+  if (content === undefined) return true;
+  if (key === 'actionsGraphql' || key === 'version') return false;
+  const empty = METADATA_FILES[key][1];
+  if (content === empty) return true;
+  try {
+    return JSON.stringify(parse(content)) === JSON.stringify(parse(empty));
+  } catch {
+    return false;
+  }
 }
 
 export interface ExportReport {
@@ -91,7 +134,7 @@ export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string
   const next = new Map<string, string | null>();
   for (const [key, content] of files) {
     const [name, empty] = METADATA_FILES[key];
-    const pruneIt = prune && content === undefined && key !== 'version';
+    const pruneIt = prune && key !== 'version' && isEmptyContent(key, content);
     next.set(name, pruneIt ? null : (content ?? empty));
   }
   for (const [name, content] of next) {
