@@ -3,8 +3,9 @@ import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CommandRunner, GlobalFlags } from './globals.js';
 import type { Output } from './output.js';
+import type { CreateFlags } from './actions-create.js';
 
-/** `engine actions codegen` and `engine actions use-codegen` (cli.md §5.11, §5.12). */
+/** `engine actions create`, `engine actions codegen` and `engine actions use-codegen` (cli.md §5.10–§5.12). */
 
 interface CodegenFlags { framework?: string; outputDir?: string }
 
@@ -100,6 +101,19 @@ export function registerActions(program: Command, run: CommandRunner): void {
     if (out.mode === 'text') for (const p of shown) out.data(p);
     out.logger.info(`Generated ${files.length} file(s) in ${shownPath(outputDir)}/.`);
     out.success({ framework: name, output_dir: shownPath(outputDir), files: shown });
+  });
+
+  const create = actions.command('create').argument('<name>', 'the action (mutation) name')
+    .description('add an action to the project metadata and the engine')
+    .option('--sdl <file>', "the action's definition (GraphQL SDL); - reads stdin")
+    .option('--derive-from <operation>', "derive the definition from a mutation of the engine's schema")
+    .option('--webhook <url>', 'the whole handler URL (default: actions.handler_webhook_baseurl + /<name>)')
+    .option('--kind <kind>', 'synchronous or asynchronous (default: actions.kind, env ENGINE_GRAPHQL_ACTIONS_KIND)')
+    .option('--no-apply', 'only write the metadata files')
+    .option('--with-codegen', 'generate handler code afterwards (actions codegen)');
+  run(create, async (g, out) => {
+    const { createAction } = await import('./actions-create.js');
+    await createAction(g, out, create.args[0] as string, create.opts<CreateFlags>());
   });
 
   const use = actions.command('use-codegen').description('set the codegen framework and output directory in config.yaml')

@@ -19,5 +19,8 @@ if (argv.length === 1 && argv[0] === '--version') {
   }
   const { run, crash } = await import('./run.js');
   const code = await run(argv).catch(crash);
+  // Output to a pipe is written asynchronously: exiting at once would cut a large document short.
+  const flushed = (s: NodeJS.WriteStream) => new Promise<void>((done) => (s.writableLength === 0 ? done() : s.write('', () => done())));
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
 }

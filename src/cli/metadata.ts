@@ -88,9 +88,11 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const { config, client } = await context(g, out, { project: mode === 'text', version2: mode === 'text' });
     const { engineMetadata } = await import('../project/apply.js');
     const { checkServerMetadata, toYaml, renderFiles, readExistingFiles, writeMetadataDir, recoverDirectory } = await import('../project/metadata-export.js');
-    const raw = await client.exportMetadata();
-    checkServerMetadata(raw.metadata);
-    const { document } = await engineMetadata(client);
+    const { document } = await out.spinning('Reading metadata from the engine…', async () => {
+      const raw = await client.exportMetadata();
+      checkServerMetadata(raw.metadata);
+      return engineMetadata(client);
+    });
     if (mode === 'json') return void out.json(document);
     if (mode === 'yaml') return void out.data(toYaml(document).trimEnd());
     const { shownPath } = await import('../project/environment.js');
@@ -128,6 +130,9 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const { ApplyRejectedError } = await import('../project/apply.js');
     let r;
     try {
+      // The apply's one replace_metadata runs under the spinner of cli.md §5.3 step 6.
+      const replace = client.replaceMetadata.bind(client);
+      client.replaceMetadata = (...args) => out.spinning('Applying metadata…', () => replace(...args));
       r = await applyMetadata(client, built, { dryRun: !!f.dryRun, allowInconsistent: !!f.allowInconsistent, allowEmpty: !!f.allowEmpty });
     } catch (e) {
       if (!(e instanceof ApplyRejectedError)) throw e;
@@ -177,7 +182,8 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       }
       const { engineMetadata } = await import('../project/apply.js');
       const endpoint = ctx?.config.endpoint ?? '';
-      return { doc: (await engineMetadata(ctx!.client)).document, label: `engine (${endpoint})`, json: { type: 'engine', endpoint }, origins: null };
+      const read = await out.spinning('Reading metadata from the engine…', () => engineMetadata(ctx!.client));
+      return { doc: read.document, label: `engine (${endpoint})`, json: { type: 'engine', endpoint }, origins: null };
     };
     const from = await side(f.from, 'engine');
     const to = await side(f.to, 'project');
@@ -232,15 +238,31 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
   registerEngineOps(md, run);
 }
 
+/** Asks on stderr, exactly as written (cli.md §5.7); end of input or Ctrl-C is an empty answer. */
+async function ask(prompt: string): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  return new Promise<string>((resolve) => {
+    let answer = '';
+    rl.on('SIGINT', () => {
+      process.stderr.write('\n');
+      rl.close();
+    });
+    rl.on('close', () => resolve(answer));
+    rl.question(prompt, (a) => {
+      answer = a;
+      rl.close();
+    });
+  });
+}
+
 function registerEngineOps(md: Command, run: CommandRunner): void {
   const clear = md.command('clear').description('remove all metadata from the engine').option('-y, --yes', 'do not ask for confirmation');
   run(clear, async (g, out) => {
     const { config, client } = await context(g, out, { project: false });
     if (!clear.opts<{ yes?: boolean }>().yes) {
-      const interactive = !!process.stdin.isTTY && !!process.stderr.isTTY && !process.env['CI'] && out.mode === 'text';
-      if (!interactive) throw new CliError('confirmation-required', 'refusing to clear metadata without confirmation; pass --yes', 64);
-      const { input } = await import('@inquirer/prompts');
-      const answer = await input({ message: `This removes all metadata from the engine at ${config.endpoint}. Continue? [y/N]` }, { output: process.stderr });
+      if (!out.interactive) throw new CliError('confirmation-required', 'refusing to clear metadata without confirmation; pass --yes', 64);
+      const answer = await ask(`This removes all metadata from the engine at ${config.endpoint}. Continue? [y/N] `);
       if (!/^(y|yes)$/i.test(answer.trim())) throw new CliError('aborted', 'Aborted; nothing was changed.', 1);
     }
     await client.clearMetadata();

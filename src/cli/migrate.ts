@@ -142,6 +142,13 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
     return 0;
   });
 
+  const config = migrate.command('config').description('upgrade a config version 1 project to version 2')
+    .option('--dry-run', 'list the steps and files; change nothing');
+  run(config, async (g, out) => {
+    const { upgradeAction } = await import('./config-upgrade.js');
+    return upgradeAction(g, out, !!config.opts<{ dryRun?: boolean }>().dryRun);
+  });
+
   const status = migrate.command('status').description('show which migrations are applied, pending or missing');
   run(status, async (g, out) => {
     const { config, client } = await context(g, out, { offline: false });

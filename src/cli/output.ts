@@ -12,6 +12,22 @@ export interface OutputOptions {
   noColor: boolean;
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Only its `isTTY` is read (interactivity, cli.md §3.3). */
+  stdin?: { isTTY?: boolean };
+  /** The environment consulted for `NO_COLOR`, `TERM` and `CI`; defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Spinner frames and the control sequence that returns to the line start and erases it. */
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const CLEAR_LINE = '\r\x1b[K';
+const FRAME_MS = 80;
+
+interface ActiveSpinner {
+  text: string;
+  frame: number;
+  drawn: boolean;
+  timer: ReturnType<typeof setInterval>;
 }
 
 /** The one place that writes to the terminal: data to stdout, everything else to stderr (cli.md §3.2). */
@@ -23,15 +39,26 @@ export class Output {
   private readonly err: NodeJS.WritableStream;
   private readonly level: LogLevel;
   private readonly paint: InstanceType<typeof Chalk>;
+  /** Whether stderr gets colour (cli.md §3.3). */
+  readonly colour: boolean;
+  /** Whether a spinner may be shown (cli.md §3.3); otherwise spinner texts are logged at debug. */
+  readonly spinners: boolean;
+  /** Whether the run may prompt: stdin and stderr are TTYs, `CI` is unset and output is text (cli.md §3.3). */
+  readonly interactive: boolean;
+  private spinner: ActiveSpinner | null = null;
 
   constructor(opts: OutputOptions) {
     this.mode = opts.mode;
     this.level = opts.level;
     this.out = opts.stdout ?? process.stdout;
     this.err = opts.stderr ?? process.stderr;
+    const env = opts.env ?? process.env;
     const tty = !!(opts.stderr ?? process.stderr).isTTY;
-    const colour = tty && !opts.noColor && !process.env['NO_COLOR'] && process.env['TERM'] !== 'dumb';
-    this.paint = new Chalk({ level: colour ? 1 : 0 });
+    const ci = !!env['CI'];
+    this.colour = tty && !opts.noColor && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
+    this.paint = new Chalk({ level: this.colour ? 1 : 0 });
+    this.spinners = tty && this.mode === 'text' && !ci && (this.level === 'debug' || this.level === 'info');
+    this.interactive = !!(opts.stdin ?? process.stdin).isTTY && tty && !ci && this.mode === 'text';
     const enabled = (l: LogLevel) => LEVELS.indexOf(l) >= LEVELS.indexOf(this.level);
     this.logger = {
       debug: (m) => enabled('debug') && this.line(`debug: ${m}`),
@@ -42,7 +69,65 @@ export class Output {
   }
 
   private line(text: string): void {
+    this.clearSpinner();
     this.err.write(`${text}\n`);
+  }
+
+  /**
+   * Shows a spinner with `text` on stderr until the returned function is called (cli.md §3.3); any other line
+   * clears it first, and it is drawn again on its next frame. When no spinner may be shown, the text is logged at
+   * debug instead. Only one spinner shows at a time: a second call replaces the text of the first.
+   */
+  spin(text: string): () => void {
+    if (!this.spinners) {
+      this.logger.debug(text);
+      return () => {};
+    }
+    if (this.spinner) {
+      const s = this.spinner;
+      s.text = text;
+      this.drawSpinner();
+      return () => this.stopSpinner(s);
+    }
+    const timer = setInterval(() => this.drawSpinner(), FRAME_MS);
+    timer.unref?.();
+    const s: ActiveSpinner = { text, frame: 0, drawn: false, timer };
+    this.spinner = s;
+    this.drawSpinner();
+    return () => this.stopSpinner(s);
+  }
+
+  /** Runs `task` under a spinner (see `spin`), stopping it however the task ends. */
+  async spinning<T>(text: string, task: () => Promise<T>): Promise<T> {
+    const stop = this.spin(text);
+    try {
+      return await task();
+    } finally {
+      stop();
+    }
+  }
+
+  private drawSpinner(): void {
+    const s = this.spinner;
+    if (!s) return;
+    const frame = FRAMES[s.frame % FRAMES.length] as string;
+    s.frame++;
+    s.drawn = true;
+    this.err.write(`${CLEAR_LINE}${this.paint.cyan(frame)} ${s.text}`);
+  }
+
+  /** Erases the spinner's line, if it is drawn; it stays active and is drawn again on its next frame. */
+  private clearSpinner(): void {
+    if (!this.spinner?.drawn) return;
+    this.spinner.drawn = false;
+    this.err.write(CLEAR_LINE);
+  }
+
+  private stopSpinner(s: ActiveSpinner): void {
+    if (this.spinner !== s) return;
+    clearInterval(s.timer);
+    this.clearSpinner();
+    this.spinner = null;
   }
 
   warn(code: string, message: string): void {
@@ -52,11 +137,13 @@ export class Output {
 
   /** Data for stdout (text mode). */
   data(text: string): void {
+    this.clearSpinner();
     this.out.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
   /** The single JSON document of JSON mode (cli.md §3.4). */
   json(doc: unknown): void {
+    this.clearSpinner();
     this.out.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
 

@@ -10,6 +10,7 @@ import { registerMetadata } from './metadata.js';
 import { registerInit } from './init.js';
 import { registerActions } from './actions.js';
 import { registerMigrate } from './migrate.js';
+import { registerConfigUpgrade } from './config-upgrade.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
 let exitCode = 0;
@@ -96,6 +97,7 @@ registerInit(program, runner);
 registerMetadata(program, runner);
 registerActions(program, runner);
 registerMigrate(program, runner);
+registerConfigUpgrade(program, runner);
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.length === 0) {

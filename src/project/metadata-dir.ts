@@ -28,8 +28,8 @@ export interface BuildResult {
   /** The canonical metadata document, or null when there were errors. */
   document: JsonObject | null;
   problems: Problems;
-  /** `<kind>:<name>` (cli.md §4.12) → where the object is written. */
-  origins: Map<string, Position>;
+  /** `<kind>:<name>` (cli.md §4.12) → where the object is written; located on first use (positions cost a full parse). */
+  origins: Pick<Map<string, Position>, 'get'>;
   sources: Map<string, YamlSource>;
 }
 
@@ -77,7 +77,8 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
     return isObject(q) && typeof q['name'] === 'string' ? [`${typeof q['schema'] === 'string' ? q['schema'] : 'public'}.${q['name']}`] : [];
   }));
   const merged = mergeActions(read(dir, METADATA_FILES.actionsGraphql[0], cwd) ?? null, actionsYaml ?? null, problems, tableNames);
-  const origins = new Map([...objectOrigins(src), ...merged.origins]);
+  let located: Map<string, Position> | null = null;
+  const origins = { get: (key: string) => (located ??= new Map([...objectOrigins(src), ...merged.origins])).get(key) };
   if (problems.errors.length > 0) return { document: null, problems, origins, sources };
 
   const known = new Set(knownTableKeys());

@@ -1,4 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import jsyaml from 'js-yaml';
 import type { Position, Problems } from './problems.js';
 
 /**
@@ -15,11 +16,41 @@ export interface YamlSource {
   value: unknown;
 }
 
-/** Parses YAML text; syntax problems (one document, core tags, no duplicate keys) are added to `problems`. */
-export function parseYaml(file: string, raw: string, problems: Problems): YamlSource | null {
-  const text = raw.replace(/^\uFEFF/, '');
+function fullParse(text: string): { doc: Document; lines: LineCounter } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, strict: true, prettyErrors: false, schema: 'core' });
+  return { doc, lines };
+}
+
+/**
+ * Parses YAML text; syntax problems (one document, core tags, no duplicate keys) are added to `problems`.
+ * Values come from js-yaml, several times faster on large files; the position-keeping Document of the
+ * `yaml` package is built only when a position is asked for (a problem to report, an object to locate),
+ * and it also words the syntax errors, so messages and positions are the same either way.
+ */
+export function parseYaml(file: string, raw: string, problems: Problems): YamlSource | null {
+  const text = raw.replace(/^\uFEFF/, '');
+  let value: unknown;
+  try {
+    value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });
+  } catch {
+    return slowParse(file, text, problems);
+  }
+  let parsed: { doc: Document; lines: LineCounter } | null = null;
+  const full = () => (parsed ??= fullParse(text));
+  return {
+    file, text, value: value === null ? undefined : value,
+    get doc() {
+      return full().doc;
+    },
+    get lines() {
+      return full().lines;
+    },
+  };
+}
+
+function slowParse(file: string, text: string, problems: Problems): YamlSource | null {
+  const { doc, lines } = fullParse(text);
   const errs = [...doc.errors];
   if (errs.length > 0) {
     for (const e of errs) {
@@ -29,12 +60,12 @@ export function parseYaml(file: string, raw: string, problems: Problems): YamlSo
     return null;
   }
   // More than one document in a file is an error (cli.md §4.1).
-  const more = /^---\s*$/m.test(text.slice(doc.range?.[2] ?? text.length));
-  if (more) {
+  if (/^---\s*$/m.test(text.slice(doc.range?.[2] ?? text.length))) {
     const p = lines.linePos(doc.range?.[2] ?? 0);
     problems.error('yaml-parse-error', 'expected a single YAML document', { file, line: p.line, column: p.col });
     return null;
   }
+  // Valid for the `yaml` package though not for js-yaml: its reading is the reference.
   return { file, text, doc, lines, value: doc.contents === null ? undefined : doc.toJS({ maxAliasCount: 1000 }) };
 }
 

@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { VERSION } from '../version.js';
+import type { CommandRunner, GlobalFlags } from './globals.js';
+import type { Output } from './output.js';
+
+/**
+ * `engine migrate config` and its alias `engine config upgrade` (cli.md §5.16): one action, two commands. The
+ * project work is in src/project/upgrade.ts; this file reads the configuration, prints and maps the result.
+ */
+export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean): Promise<number | void> {
+  const { loadConfig } = await import('../project/config.js');
+  const load = (offline: boolean) => loadConfig({
+    project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
+    logLevel: g.logLevel, requireProject: true, offline,
+  });
+  const config = load(true);
+  for (const w of config.warnings) out.warn(w.code, w.file ? `${w.file}:${w.line}:${w.column}: ${w.message}` : w.message);
+  const { readConfigDocument, scalarText, valueNode, shownPath } = await import('../project/environment.js');
+  const configFile = config.configFile as string;
+  const doc = readConfigDocument(configFile);
+  // The file is what is upgraded: its own `version` decides (absent or 1: continue).
+  if (scalarText(valueNode(doc.doc, doc.root, 'version')) === '2') {
+    out.logger.info('Project is already at config version 2.');
+    return void out.success({ already: true });
+  }
+  const u = await import('../project/upgrade.js');
+  const plan = u.planUpgrade({
+    projectDir: config.projectDir as string, configFile, migrationsDir: config.migrationsDirectory, metadataDir: config.metadataDirectory,
+  }, (w) => out.warn(w.code, w.message));
+  if (dryRun) {
+    const steps = u.describePlan(plan);
+    if (out.mode === 'text') out.data(steps.join('\n'));
+    out.logger.info('Dry run: nothing was changed.');
+    return void out.success({ dry_run: true, steps });
+  }
+  const result = await u.runUpgrade(plan, {
+    backedUp: (backup) => out.logger.info(`Backed up config.yaml and ${shownPath(config.migrationsDirectory)}/ to ${shownPath(backup)}/`),
+    engineMetadata: async () => {
+      const online = load(false);
+      const { EngineClient } = await import('../client/engine-client.js');
+      const client = new EngineClient({
+        endpoint: online.endpoint, adminSecret: online.adminSecret, timeoutSeconds: online.timeoutSeconds, logger: out.logger, version: VERSION,
+      });
+      return (await client.exportMetadata()).metadata;
+    },
+  });
+  const report = shownPath(result.report);
+  const mdDir = shownPath(config.metadataDirectory);
+  for (const s of result.notConverted) {
+    out.warn('step-not-converted', `${s.file} step ${s.step} (${s.type}) was not converted to SQL; check that ${mdDir}/ contains its effect (see ${report})`);
+  }
+  for (const s of result.converted) {
+    if (s.cascade) out.warn('step-cascade-ignored', `${s.file} step ${s.step} (run_sql) has cascade: true, which SQL cannot express (see ${report})`);
+  }
+  out.logger.info('Project upgraded to config version 2.');
+  out.success({
+    backup: shownPath(result.backup), report, converted: result.converted, not_converted: result.notConverted,
+    moved: result.moved, removed: result.removed,
+  });
+}
+
+/** `engine config upgrade`: the top-level alias of `engine migrate config`. */
+export function registerConfigUpgrade(program: Command, run: CommandRunner): void {
+  const config = program.command('config').description('manage the project configuration');
+  const upgrade = config.command('upgrade').description('upgrade a config version 1 project to version 2 (same as migrate config)')
+    .option('--dry-run', 'list the steps and files; change nothing');
+  run(upgrade, (g, out) => upgradeAction(g, out, !!upgrade.opts<{ dryRun?: boolean }>().dryRun));
+}
