@@ -33,7 +33,14 @@ export interface BuildResult {
   sources: Map<string, YamlSource>;
 }
 
-const isBlank = (text: string): boolean => text.split(/\r?\n/).every((l) => l.trim() === '' || l.trim().startsWith('#'));
+/** Only blank and comment lines; stops at the first other line (large files are rarely blank). */
+function isBlank(text: string): boolean {
+  for (const line of text.matchAll(/^.*$/gm)) {
+    const t = line[0].trim();
+    if (t !== '' && !t.startsWith('#')) return false;
+  }
+  return true;
+}
 
 /** Reads one file; missing, 0-byte and comment-only files are empty (undefined). */
 function read(dir: string, name: string, cwd: string): { file: string; text: string } | undefined {
