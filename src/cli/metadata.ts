@@ -139,7 +139,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       return rejected(out, e, built);
     }
     const origin = (kind: string, name: string) => built.origins.get(`${kind}:${name}`);
-    const fields = { dry_run: !!f.dryRun, applied: r.applied, resource_version: r.resourceVersion, changes: renderDiffJson(r.changes, origin), summary: r.summary, inconsistent_objects: r.inconsistent.map((o) => ({ kind: o.kind, name: o.name, reason: o.reason })) };
+    const fields = { dry_run: !!f.dryRun, applied: r.applied, resource_version: r.resourceVersion, changes: out.mode === 'json' ? renderDiffJson(r.changes, origin) : [], summary: r.summary, inconsistent_objects: r.inconsistent.map((o) => ({ kind: o.kind, name: o.name, reason: o.reason })) };
     if (f.dryRun) {
       if (out.mode === 'text') out.data(renderDiffText(r.changes));
       out.logger.info('Dry run: nothing was applied.');
@@ -191,7 +191,8 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const changes = diffMetadata(from.doc, to.doc);
     const origin = (kind: string, name: string, change: string) => (change === 'removed' ? from.origins : to.origins)?.get(`${kind}:${name}`);
     if (out.mode === 'text') out.data(renderDiffText(changes));
-    out.success({ from: from.json, to: to.json, changes: renderDiffJson(changes, origin), summary: summarize(changes) });
+    // Locating objects costs a full parse of the files: only JSON output shows locations.
+    if (out.mode === 'json') out.success({ from: from.json, to: to.json, changes: renderDiffJson(changes, origin), summary: summarize(changes) });
     return f.exitCode && changes.length > 0 ? 2 : 0;
   });
 

@@ -1,7 +1,11 @@
-import {
-  Kind, parse, parseType, parseValue, print, TokenKind,
-  type ASTNode, type ConstDirectiveNode, type DocumentNode, type FieldDefinitionNode, type NameNode, type StringValueNode, type Token, type TypeNode,
-} from 'graphql';
+// Deep imports: the whole `graphql` index costs ~50 ms to load; every build and export pays for what it imports.
+import { Kind } from 'graphql/language/kinds.js';
+import { parse, parseType, parseValue } from 'graphql/language/parser.js';
+import { print } from 'graphql/language/printer.js';
+import { TokenKind } from 'graphql/language/tokenKind.js';
+import type {
+  ASTNode, ConstDirectiveNode, DocumentNode, FieldDefinitionNode, NameNode, StringValueNode, Token, TypeNode,
+} from 'graphql/language/ast.js';
 import { compareCodePoints, isObject, type Json, type JsonObject } from '../metadata/json.js';
 
 /**

@@ -1,8 +1,15 @@
-import {
-  GraphQLError, Kind, Lexer, parse, print, Source, TokenKind,
-  type ASTNode, type DefinitionNode, type DirectiveNode, type DocumentNode, type FieldDefinitionNode,
-  type InputValueDefinitionNode, type NamedTypeNode, type StringValueNode, type Token, type TypeNode,
-} from 'graphql';
+// Deep imports: the whole `graphql` index costs ~50 ms to load; every build pays for what it imports.
+import { GraphQLError } from 'graphql/error/GraphQLError.js';
+import { Kind } from 'graphql/language/kinds.js';
+import { Lexer } from 'graphql/language/lexer.js';
+import { parse } from 'graphql/language/parser.js';
+import { print } from 'graphql/language/printer.js';
+import { Source } from 'graphql/language/source.js';
+import { TokenKind } from 'graphql/language/tokenKind.js';
+import type {
+  ASTNode, DefinitionNode, DirectiveNode, DocumentNode, FieldDefinitionNode, InputValueDefinitionNode, NamedTypeNode,
+  StringValueNode, Token, TypeNode,
+} from 'graphql/language/ast.js';
 import { compareCodePoints, type Json, type JsonObject } from '../metadata/json.js';
 import { absent, readActionsYaml, where, type YamlAction, type YamlType } from './actions-yaml.js';
 import type { Position, Problems } from './problems.js';

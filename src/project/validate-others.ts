@@ -2,7 +2,8 @@
  * Entries of functions.yaml (engine-api.md §4.1.4, §6.1) and of the files of engine-api.md §6.5: remote_schemas.yaml,
  * query_collections.yaml (queries parsed with graphql's `parse`), allow_list.yaml and cron_triggers.yaml.
  */
-import { GraphQLError, parse } from 'graphql';
+import { GraphQLError } from 'graphql/error/GraphQLError.js';
+import { parse } from 'graphql/language/parser.js';
 import {
   boolean, checkKeys, comment, envName, exactlyOne, headers, integer, isObj, list, mapping, named, optional, qname, qnameText,
   string, urlTemplate, type Ctx, type Path,
