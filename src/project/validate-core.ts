@@ -25,7 +25,7 @@
  */
 import { isHttpUrl, reservedEnv } from '../metadata/kinds/common.js';
 import type { Position, Problems } from './problems.js';
-import { positionAt, type YamlSource } from './yaml-source.js';
+import { lazyPosition, type YamlSource } from './yaml-source.js';
 
 export type Key = string | number;
 export type Path = readonly Key[];
@@ -57,7 +57,7 @@ export class Ctx {
   ) {}
 
   pos(path: Path, key = false): Position {
-    return positionAt(this.src, [...path], key);
+    return lazyPosition(this.src, [...path], key);
   }
 
   error(code: string, message: string, path: Path, key = false): void {

@@ -103,3 +103,23 @@ export function positionAt(src: YamlSource, path: (string | number)[], key = fal
   const p = src.lines.linePos(offset);
   return { file: src.file, line: p.line, column: p.col };
 }
+
+/**
+ * A position computed on first read: recording where every object is costs nothing until one is reported
+ * (positions need the full Document, which is parsed only then).
+ */
+export function lazyPosition(src: YamlSource, path: (string | number)[], key = false): Position {
+  let p: Position | null = null;
+  const get = () => (p ??= positionAt(src, path, key));
+  return {
+    get file() {
+      return src.file;
+    },
+    get line() {
+      return get().line;
+    },
+    get column() {
+      return get().column;
+    },
+  };
+}
