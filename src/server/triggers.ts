@@ -50,18 +50,23 @@ const rowJson = (row: 'NEW' | 'OLD', payload: ColumnList | undefined): [string, 
 /** A DDL statement to be assembled by PostgreSQL's format(): the template and its (bound) arguments. */
 interface Ddl {
   template: string;
-  args: unknown[];
+  /** Bound values, or nested statements whose formatted text is the argument (a function body). */
+  args: (unknown | Ddl)[];
 }
+
+const isDdl = (v: unknown): v is Ddl => typeof v === 'object' && v !== null && 'template' in v && 'args' in v;
 
 /** Has PostgreSQL's format() fill every template with its bound arguments, in one round trip. */
 async function formatAll(tx: Queryable, ddl: Ddl[]): Promise<string[]> {
   if (ddl.length === 0) return [];
   const params: unknown[] = [];
-  const bind = (v: unknown) => {
+  const bind = (v: unknown): string => {
+    if (isDdl(v)) return call(v);
     params.push(v);
     return `$${params.length}::text`;
   };
-  const calls = ddl.map((d) => `format(${[bind(d.template), ...d.args.map(bind)].join(', ')})`);
+  const call = (d: Ddl): string => `format(${[bind(d.template), ...d.args.map(bind)].join(', ')})`;
+  const calls = ddl.map(call);
   const rows = await tx.query<{ s: string[] }>(`SELECT ARRAY[${calls.join(', ')}]::text[] AS s`, params);
   return rows[0]?.s ?? [];
 }
@@ -72,8 +77,8 @@ async function runDdl(tx: Queryable, ddl: Ddl[]): Promise<void> {
   if (statements.length > 0) await tx.runScript(statements.join(';\n'));
 }
 
-/** The function body is itself built by format() so that names inside it are quoted literals. */
-function installDdl(it: Installed): { bodies: Ddl[]; build: (bodies: string[]) => Ddl[] } {
+/** The function body is itself built by a nested format() so that names inside it are quoted literals. */
+function installDdl(it: Installed): Ddl[] {
   const bodies: Ddl[] = [];
   const ops: { OP: string; name: string; when: string; whenArgs: unknown[] }[] = [];
   for (const op of EVENT_OPS) {
@@ -101,23 +106,16 @@ function installDdl(it: Installed): { bodies: Ddl[]; build: (bodies: string[]) =
     }
     ops.push({ OP, name, when, whenArgs });
   }
-  return {
-    bodies,
-    build: (texts) => ops.flatMap((o, i) => [
-      { template: 'CREATE OR REPLACE FUNCTION engine_catalog.%I() RETURNS trigger LANGUAGE plpgsql AS %L', args: [o.name, texts[i]] },
-      { template: `CREATE TRIGGER %I AFTER ${o.OP} ON %I.%I FOR EACH ROW ${o.when} EXECUTE FUNCTION engine_catalog.%I()`,
-        args: [o.name, it.table.schema, it.table.name, ...o.whenArgs, o.name] },
-    ]),
-  };
+  return ops.flatMap((o, i) => [
+    { template: 'CREATE OR REPLACE FUNCTION engine_catalog.%I() RETURNS trigger LANGUAGE plpgsql AS %L', args: [o.name, bodies[i]] },
+    { template: `CREATE TRIGGER %I AFTER ${o.OP} ON %I.%I FOR EACH ROW ${o.when} EXECUTE FUNCTION engine_catalog.%I()`,
+      args: [o.name, it.table.schema, it.table.name, ...o.whenArgs, o.name] },
+  ]);
 }
 
 /** Installs the database triggers of the given event triggers: two round trips whatever their number. */
 async function install(tx: Queryable, items: Installed[]): Promise<void> {
-  if (items.length === 0) return;
-  const plans = items.map(installDdl);
-  const texts = await formatAll(tx, plans.flatMap((p) => p.bodies));
-  let k = 0;
-  await runDdl(tx, plans.flatMap((p) => p.build(p.bodies.map(() => texts[k++] ?? ''))));
+  await runDdl(tx, items.flatMap(installDdl));
 }
 
 /** Drops the database triggers and functions of the named event triggers, wherever their tables now are. */
