@@ -27,9 +27,10 @@ function printProblems(out: Output, problems: { severity: string; code: string; 
 }
 
 /** Fails a command whose project metadata has errors, after every problem was shown. */
-function invalid(problems: { severity: string }[]): CliError {
-  const n = problems.filter((p) => p.severity === 'error').length;
-  return new CliError('metadata-invalid', `${n} error(s) found`, 1);
+function invalid(problems: { severity: string; file?: string; line?: number; column?: number }[]): CliError {
+  const errors = problems.filter((p) => p.severity === 'error');
+  // JSON mode lists every problem beside the error (cli.md §3.4 `problems`); text mode already printed them.
+  return Object.assign(new CliError('metadata-invalid', `${errors.length} error(s) found`, 1), { extra: { problems } });
 }
 
 /** A rejected apply, mapped back to the project's files: each offending object with its own lines (§5.3 step 8). */
