@@ -3,7 +3,7 @@ import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { addGlobalOptions, outputFor, type CommandAction, type GlobalFlags } from './globals.js';
 import { Output } from './output.js';
-import { levenshtein } from '../project/config-validate.js';
+import { levenshtein } from '../text.js';
 import { registerServe } from './serve.js';
 import { registerVersion } from './version.js';
 import { registerMetadata } from './metadata.js';

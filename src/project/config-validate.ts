@@ -1,3 +1,4 @@
+import { levenshtein } from '../text.js';
 import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
 import { CliError } from '../errors.js';
 import { valueNode, type ConfigDocument } from './environment.js';
@@ -75,20 +76,9 @@ export function checkLogLevel(text: string): Check<LogLevel> {
   return LEVELS.includes(l) ? ok(l) : fail(`expected one of ${LEVELS.join(', ')}`);
 }
 
-export function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
-}
-
 /** The candidate with the smallest Levenshtein distance; ties go to the alphabetically first. */
+export { levenshtein };
+
 export function nearest(name: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
