@@ -26,6 +26,18 @@ function printProblems(out: Output, problems: { severity: string; code: string; 
   }
 }
 
+/** Builds the project metadata; its warnings are shown, its errors too and then the command fails. */
+async function buildOrFail(out: Output, dir: string) {
+  const { buildMetadata } = await import('../project/metadata-dir.js');
+  const built = buildMetadata(dir);
+  printProblems(out, built.problems.warnings);
+  if (!built.document) {
+    printProblems(out, built.problems.errors);
+    throw invalid(built.problems.list);
+  }
+  return { ...built, document: built.document };
+}
+
 /** Fails a command whose project metadata has errors, after every problem was shown. */
 function invalid(problems: { severity: string; file?: string; line?: number; column?: number }[]): CliError {
   const errors = problems.filter((p) => p.severity === 'error');
@@ -119,13 +131,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const f = apply.opts<{ dryRun?: boolean; exitCode?: boolean; allowInconsistent?: boolean; allowEmpty?: boolean }>();
     if (f.exitCode && !f.dryRun) throw new CliError('conflicting-flags', '--exit-code can only be used with --dry-run', 64);
     const { config, client } = await context(g, out, { project: true, version2: true });
-    const { buildMetadata } = await import('../project/metadata-dir.js');
-    const built = buildMetadata(config.metadataDirectory);
-    printProblems(out, built.problems.warnings);
-    if (!built.document) {
-      printProblems(out, built.problems.errors);
-      throw invalid(built.problems.list);
-    }
+    const built = await buildOrFail(out, config.metadataDirectory);
     const { applyMetadata } = await import('../project/apply.js');
     const { renderDiffText, renderDiffJson } = await import('../metadata/diff.js');
     const { ApplyRejectedError } = await import('../project/apply.js');
@@ -164,7 +170,6 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     .option('--exit-code', 'exit 2 when anything differs');
   run(diff, async (g, out) => {
     const f = diff.opts<{ from?: string; to?: string; exitCode?: boolean }>();
-    const { buildMetadata } = await import('../project/metadata-dir.js');
     const { diffMetadata, renderDiffText, renderDiffJson, summarize } = await import('../metadata/diff.js');
     const { resolve } = await import('node:path');
     const needsEngine = !(f.from && f.to);
@@ -172,12 +177,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const side = async (dir: string | undefined, fallback: 'engine' | 'project') => {
       if (dir || fallback === 'project') {
         const path = dir ? resolve(dir) : (ctx?.config.metadataDirectory as string);
-        const built = buildMetadata(path);
-        printProblems(out, built.problems.warnings);
-        if (!built.document) {
-          printProblems(out, built.problems.errors);
-          throw invalid(built.problems.list);
-        }
+        const built = await buildOrFail(out, path);
         const { shownPath } = await import('../project/environment.js');
         return { doc: built.document, label: `${shownPath(path)}/`, json: { type: 'directory', path: shownPath(path) }, origins: built.origins };
       }
@@ -223,13 +223,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
   run(build, async (g, out) => {
     const { loadConfig } = await import('../project/config.js');
     const config = loadConfig({ project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: true });
-    const { buildMetadata } = await import('../project/metadata-dir.js');
-    const built = buildMetadata(config.metadataDirectory);
-    printProblems(out, built.problems.warnings);
-    if (!built.document) {
-      printProblems(out, built.problems.errors);
-      throw invalid(built.problems.list);
-    }
+    const built = await buildOrFail(out, config.metadataDirectory);
     if (g.output === 'yaml') {
       const { toYaml } = await import('../project/metadata-export.js');
       return void out.data(toYaml(built.document).trimEnd());

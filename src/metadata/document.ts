@@ -44,7 +44,8 @@ function list(o: JsonObject, key: string, path: string): Json[] {
   return v === undefined ? [] : arr(v, at(path, key));
 }
 
-function duplicates(names: string[]): string[] {
+/** Names declared more than once, each once, in order of first repetition. */
+export function duplicates(names: string[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const n of names) {

@@ -1,4 +1,5 @@
 import { customTypesJson, namedType } from '../../metadata/kinds/actions.js';
+import { duplicates } from '../../metadata/document.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
 import type { Json, JsonObject } from '../../metadata/json.js';
 import type { CustomTypes, QualifiedName } from '../../metadata/types.js';
@@ -23,16 +24,6 @@ export function typeKinds(ct: CustomTypes, catalog: DbCatalog): Map<string, Type
   for (const x of ct.input_objects) kinds.set(name(x), 'input_object');
   for (const x of ct.objects) kinds.set(name(x), 'object');
   return kinds;
-}
-
-function duplicates(names: string[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const n of names) {
-    if (seen.has(n) && !out.includes(n)) out.push(n);
-    seen.add(n);
-  }
-  return out;
 }
 
 const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(', ');
