@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { engineClient, projectConfig } from './context.js';
 import type { GlobalFlags } from './globals.js';
 import type { Output } from './output.js';
 
@@ -64,12 +65,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   if (f.kind !== undefined && f.kind !== 'synchronous' && f.kind !== 'asynchronous') {
     throw new CliError('invalid-flag-value', `invalid value "${f.kind}" for --kind: expected "synchronous" or "asynchronous"`, 64);
   }
-  const { loadConfig } = await import('../project/config.js');
-  const config = loadConfig({
-    project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
-    logLevel: g.logLevel, requireProject: true, requireVersion2: true,
-  });
-  for (const w of config.warnings) out.warn(w.code, w.file ? `${w.file}:${w.line}:${w.column}: ${w.message}` : w.message);
+  const config = await projectConfig(g, out, { project: true, version2: true });
 
   // Step 1: with --with-codegen the framework and output directory must resolve first (§5.11 step 1).
   let codegen: { manifest: import('../project/codegen.js').Manifest; outputDir: string } | null = null;
@@ -110,8 +106,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   }
 
   // Step 3: the definition's source.
-  const { EngineClient } = await import('../client/engine-client.js');
-  const client = new EngineClient({ endpoint: config.endpoint, adminSecret: config.adminSecret, timeoutSeconds: config.timeoutSeconds, logger: out.logger, version: VERSION });
+  const client = await engineClient(config, out);
   let source: { file: string; text: string };
   let editorFile: string | null = null;
   if (f.sdl !== undefined) {

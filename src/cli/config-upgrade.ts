@@ -1,20 +1,14 @@
 import type { Command } from 'commander';
-import { VERSION } from '../version.js';
 import type { CommandRunner, GlobalFlags } from './globals.js';
 import type { Output } from './output.js';
+import { engineClient, projectConfig } from './context.js';
 
 /**
  * `engine migrate config` and its alias `engine config upgrade` (cli.md §5.16): one action, two commands. The
  * project work is in src/project/upgrade.ts; this file reads the configuration, prints and maps the result.
  */
 export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean): Promise<number | void> {
-  const { loadConfig } = await import('../project/config.js');
-  const load = (offline: boolean) => loadConfig({
-    project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
-    logLevel: g.logLevel, requireProject: true, offline,
-  });
-  const config = load(true);
-  for (const w of config.warnings) out.warn(w.code, w.file ? `${w.file}:${w.line}:${w.column}: ${w.message}` : w.message);
+  const config = await projectConfig(g, out, { project: true, offline: true });
   const { readConfigDocument, scalarText, valueNode, shownPath } = await import('../project/environment.js');
   const configFile = config.configFile as string;
   const doc = readConfigDocument(configFile);
@@ -36,12 +30,13 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
   const result = await u.runUpgrade(plan, {
     backedUp: (backup) => out.logger.info(`Backed up config.yaml and ${shownPath(config.migrationsDirectory)}/ to ${shownPath(backup)}/`),
     engineMetadata: async () => {
-      const online = load(false);
-      const { EngineClient } = await import('../client/engine-client.js');
-      const client = new EngineClient({
-        endpoint: online.endpoint, adminSecret: online.adminSecret, timeoutSeconds: online.timeoutSeconds, logger: out.logger, version: VERSION,
+      // Settings of the engine connection are checked only now that the engine is needed (warnings were shown).
+      const { loadConfig } = await import('../project/config.js');
+      const online = loadConfig({
+        project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
+        logLevel: g.logLevel, requireProject: true,
       });
-      return (await client.exportMetadata()).metadata;
+      return (await (await engineClient(online, out)).exportMetadata()).metadata;
     },
   });
   const report = shownPath(result.report);

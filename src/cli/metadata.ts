@@ -1,22 +1,9 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
-import { VERSION } from '../version.js';
-import type { CommandRunner, GlobalFlags } from './globals.js';
+import type { CommandRunner } from './globals.js';
+import { context } from './context.js';
 import type { Output } from './output.js';
-
-/** What every engine-facing metadata command needs: the configuration and a client (loaded lazily). */
-async function context(g: GlobalFlags, out: Output, needs: { project: boolean; version2?: boolean }) {
-  const { loadConfig } = await import('../project/config.js');
-  const config = loadConfig({
-    project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
-    logLevel: g.logLevel, requireProject: needs.project, requireVersion2: needs.version2 ?? false,
-  });
-  for (const w of config.warnings) out.warn(w.code, w.file ? `${w.file}:${w.line}:${w.column}: ${w.message}` : w.message);
-  const { EngineClient } = await import('../client/engine-client.js');
-  const client = new EngineClient({ endpoint: config.endpoint, adminSecret: config.adminSecret, timeoutSeconds: config.timeoutSeconds, logger: out.logger, version: VERSION });
-  return { config, client };
-}
 
 function printProblems(out: Output, problems: { severity: string; code: string; message: string; file?: string; line?: number; column?: number }[]): void {
   for (const p of problems) {

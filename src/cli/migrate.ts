@@ -1,22 +1,9 @@
 import type { Command } from 'commander';
 import { CliError, EngineError } from '../errors.js';
-import { VERSION } from '../version.js';
-import type { CommandRunner, GlobalFlags } from './globals.js';
-import type { Output } from './output.js';
+import type { CommandRunner } from './globals.js';
+import { context, projectConfig } from './context.js';
 
 /** The configuration and, for commands that talk to the engine, a client (as in metadata.ts). */
-async function context(g: GlobalFlags, out: Output, needs: { offline: boolean }) {
-  const { loadConfig } = await import('../project/config.js');
-  const config = loadConfig({
-    project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
-    logLevel: g.logLevel, requireProject: true, requireVersion2: true, offline: needs.offline,
-  });
-  for (const w of config.warnings) out.warn(w.code, w.file ? `${w.file}:${w.line}:${w.column}: ${w.message}` : w.message);
-  const { EngineClient } = await import('../client/engine-client.js');
-  const client = new EngineClient({ endpoint: config.endpoint, adminSecret: config.adminSecret, timeoutSeconds: config.timeoutSeconds, logger: out.logger, version: VERSION });
-  return { config, client };
-}
-
 const invalidFlag = (flag: string, value: string, reason: string) =>
   new CliError('invalid-flag-value', `invalid value "${value}" for --${flag}: ${reason}`, 64);
 
@@ -63,7 +50,7 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
     if (!MIGRATION_NAME.test(name)) {
       throw new CliError('invalid-name', `invalid migration name "${name}": use letters, digits, "_" and "-"`, 64);
     }
-    const { config } = await context(g, out, { offline: true });
+    const config = await projectConfig(g, out, { project: true, version2: true, offline: true });
     const from = create.opts<{ sqlFromFile?: string }>().sqlFromFile;
     let sql = '';
     if (from !== undefined) {
@@ -94,7 +81,7 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
   run(apply, async (g, out) => {
     const f = apply.opts<ApplyFlags>();
     const sel = await selection(f);
-    const { config, client } = await context(g, out, { offline: false });
+    const { config, client } = await context(g, out, { project: true, version2: true, offline: false });
     const m = await import('../project/migrations.js');
     const { shownPath } = await import('../project/environment.js');
     const dir = config.migrationsDirectory;
@@ -151,7 +138,7 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
 
   const status = migrate.command('status').description('show which migrations are applied, pending or missing');
   run(status, async (g, out) => {
-    const { config, client } = await context(g, out, { offline: false });
+    const { config, client } = await context(g, out, { project: true, version2: true, offline: false });
     const m = await import('../project/migrations.js');
     const local = m.readMigrations(config.migrationsDirectory);
     for (const w of local.warnings) out.warn(w.code, w.message);

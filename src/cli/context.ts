@@ -1,0 +1,35 @@
+import type { ProjectConfig } from '../project/config.js';
+import type { EngineClient } from '../client/engine-client.js';
+import { VERSION } from '../version.js';
+import type { GlobalFlags } from './globals.js';
+import type { Output } from './output.js';
+
+export interface ConfigNeeds {
+  project: boolean;
+  version2?: boolean;
+  /** Offline commands must not fail on settings only the engine connection uses (cli.md §2.4). */
+  offline?: boolean;
+}
+
+/** The configuration of a command (cli.md §2), its warnings shown; loaded lazily so start-up stays light. */
+export async function projectConfig(g: GlobalFlags, out: Output, needs: ConfigNeeds): Promise<ProjectConfig> {
+  const { loadConfig } = await import('../project/config.js');
+  const config = loadConfig({
+    project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
+    logLevel: g.logLevel, requireProject: needs.project, requireVersion2: needs.version2 ?? false, offline: needs.offline ?? false,
+  });
+  for (const w of config.warnings) out.warn(w.code, w.file ? `${w.file}:${w.line}:${w.column}: ${w.message}` : w.message);
+  return config;
+}
+
+/** The HTTP client for the engine the configuration names. */
+export async function engineClient(config: ProjectConfig, out: Output): Promise<EngineClient> {
+  const { EngineClient } = await import('../client/engine-client.js');
+  return new EngineClient({ endpoint: config.endpoint, adminSecret: config.adminSecret, timeoutSeconds: config.timeoutSeconds, logger: out.logger, version: VERSION });
+}
+
+/** What every engine-facing command needs: the configuration and a client. */
+export async function context(g: GlobalFlags, out: Output, needs: ConfigNeeds): Promise<{ config: ProjectConfig; client: EngineClient }> {
+  const config = await projectConfig(g, out, needs);
+  return { config, client: await engineClient(config, out) };
+}
