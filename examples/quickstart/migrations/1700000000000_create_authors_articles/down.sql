@@ -1,0 +1,2 @@
+DROP TABLE article;
+DROP TABLE author;

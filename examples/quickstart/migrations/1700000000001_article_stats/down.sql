@@ -1,0 +1,1 @@
+DROP FUNCTION author_published_count(author);

@@ -1,0 +1,152 @@
+// `npm run quickstart`: the newcomer's path. Copies examples/quickstart, starts the embedded engine on a free port with a
+// fresh data directory, and runs the project tool on it step by step — each step the real bin, printed before it runs.
+// Usage: node scripts/quickstart.mjs [--dir DIR]   (default DIR: .quickstart/ in the repository, replaced on every run)
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, rmSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'engine.js');
+const EXAMPLE = join(ROOT, 'examples', 'quickstart');
+const STARTUP_DEADLINE_MS = 30_000;
+const SECRET = 'quickstart-secret';
+
+const SECOND_ACTION = `type Mutation {
+  requestReview(articleId: Int!, note: String): ReviewRequest
+}
+
+type ReviewRequest {
+  requestId: uuid!
+  articleId: Int!
+}
+`;
+
+const started = Date.now();
+const argv = process.argv.slice(2);
+const dirFlag = argv.indexOf('--dir');
+const workDir = resolve(dirFlag >= 0 && argv[dirFlag + 1] ? argv[dirFlag + 1] : join(ROOT, '.quickstart'));
+const project = join(workDir, 'project');
+const shown = (p) => relative(process.cwd(), p) || '.';
+
+const colour = process.stdout.isTTY && !process.env.NO_COLOR;
+const bold = (s) => (colour ? `\x1b[1m${s}\x1b[22m` : s);
+const dim = (s) => (colour ? `\x1b[2m${s}\x1b[22m` : s);
+const say = (line = '') => process.stdout.write(`${line}\n`);
+const command = (line) => say(`\n${bold(`$ ${line}`)}`);
+
+// The children see what a user's shell would hold after the `export` lines printed below, and no other ENGINE_GRAPHQL_*.
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ENGINE_GRAPHQL_')));
+env.ENGINE_ADMIN_SECRET = SECRET;
+
+/** Runs `engine <args>` in the project; resolves to its exit code. */
+function engine(args, { input, expect = [0] } = {}) {
+  command(`engine ${args.join(' ')}${input === undefined ? '' : " --sdl - <<'EOF'"}`);
+  if (input !== undefined) process.stdout.write(`${input}EOF\n`);
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args, ...(input === undefined ? [] : ['--sdl', '-'])], {
+      cwd: project, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'inherit', 'inherit'],
+    });
+    if (input !== undefined) child.stdin.end(input);
+    child.on('error', fail);
+    child.on('exit', (code, signal) => {
+      if (expect.includes(code)) done(code);
+      else fail(new Error(`engine ${args.join(' ')} exited with ${code ?? signal}`));
+    });
+  });
+}
+
+/** `engine serve` in the background; resolves once it prints the URL it listens on. */
+function serve() {
+  const args = ['serve', '--port', '0', '--data-dir', '.engine/data'];
+  command(`engine ${args.join(' ')} &`);
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: project, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = new Promise((done, fail) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`the engine did not start within ${STARTUP_DEADLINE_MS / 1000} s`)), STARTUP_DEADLINE_MS);
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      process.stdout.write(chunk);
+      out += chunk;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        done(m[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`the engine exited with ${code} before it was ready`));
+    });
+  });
+  return { child, url };
+}
+
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+}
+
+/** What exists on the engine, read from its own export. */
+async function summary(url) {
+  const res = await fetch(`${url}/v1/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-engine-admin-secret': SECRET },
+    body: JSON.stringify({ type: 'export_metadata', args: {} }),
+  });
+  if (!res.ok) throw new Error(`export_metadata answered ${res.status}: ${await res.text()}`);
+  const md = await res.json();
+  const tables = md.tables ?? [];
+  const count = (key) => tables.reduce((n, t) => n + (t[key]?.length ?? 0), 0);
+  const permissions = ['insert', 'select', 'update', 'delete'].reduce((n, k) => n + count(`${k}_permissions`), 0);
+  const customTypes = Object.values(md.custom_types ?? {}).reduce((n, list) => n + list.length, 0);
+  const names = (list, name) => list.map(name).join(', ');
+  const rows = [
+    ['tables', tables.length, names(tables, (t) => `${t.table.schema}.${t.table.name}`)],
+    ['relationships', count('object_relationships') + count('array_relationships'), ''],
+    ['permissions', permissions, 'role user'],
+    ['computed fields', count('computed_fields'), ''],
+    ['event triggers', count('event_triggers'), names(tables.flatMap((t) => t.event_triggers ?? []), (e) => e.name)],
+    ['actions', md.actions?.length ?? 0, names(md.actions ?? [], (a) => a.name)],
+    ['custom types', customTypes, ''],
+  ];
+  say(`\n${bold(`What the engine at ${url} now holds:`)}`);
+  for (const [what, n, detail] of rows) say(`  ${what.padEnd(16)}${String(n).padStart(3)}${detail ? `  ${dim(`(${detail})`)}` : ''}`);
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('the CLI is not built: run `npm run build` first');
+  say(bold('engine quickstart') + dim(` — "engine" below is node ${shown(BIN)}; once installed, npx engine`));
+  rmSync(workDir, { recursive: true, force: true });
+  cpSync(EXAMPLE, project, { recursive: true });
+  say(dim(`\nCopied ${shown(EXAMPLE)} to ${shown(project)}; the commands run there.`));
+  command(`export ENGINE_ADMIN_SECRET=${SECRET}   ${dim('# config.yaml reads it: admin_secret: ${ENGINE_ADMIN_SECRET}')}`);
+
+  const engineProcess = serve();
+  try {
+    const url = await engineProcess.url;
+    command(`export ENGINE_GRAPHQL_ENDPOINT=${url}`);
+    env.ENGINE_GRAPHQL_ENDPOINT = url;
+    await engine(['migrate', 'apply']);
+    await engine(['metadata', 'apply']);
+    await engine(['metadata', 'diff', '--exit-code']);
+    await engine(['actions', 'create', 'requestReview'], { input: SECOND_ACTION });
+    await engine(['metadata', 'export']);
+    await engine(['migrate', 'status']);
+    await summary(url);
+  } finally {
+    command('kill %1   ' + dim('# stop the engine'));
+    await stop(engineProcess.child);
+  }
+  const rel = (p) => shown(join(p, 'metadata'));
+  say(`\n${bold('Done')} in ${((Date.now() - started) / 1000).toFixed(1)} s. The project is in ${shown(project)}:`);
+  say(`  git diff --no-index ${rel(EXAMPLE)} ${rel(project)}   ${dim('# what the run changed')}`);
+  say(`  cd ${shown(project)} && ENGINE_ADMIN_SECRET=${SECRET} node ${BIN} serve   ${dim('# the engine again, same data')}`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`\nquickstart failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exitCode = 1;
+});
