@@ -1,4 +1,5 @@
-// Shared benchmark plumbing: an engine on each database, timing, and figures printed as ratios.
+// Shared benchmark plumbing: an engine on each database, timing, figures as rows {group, figure, database, value,
+// goal, ratio, pass} and the table they are printed in.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PgliteDatabase } from '../dist/db/pglite.js';
@@ -62,13 +63,71 @@ export async function time(fn) {
 }
 
 export const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-export const fmt = (ms) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+export const fmt = (ms) => `${ms.toFixed(ms < 10 ? 2 : ms < 100 ? 1 : 0)} ms`;
+/** 1000 → "1,000". */
+export const count = (n) => n.toLocaleString('en-US');
 
-/** One result line: the figure, its goal, and their ratio (≤ 1.00 meets the goal). */
-export function report(label, ms, goalMs) {
-  const ratio = ms / goalMs;
-  console.log(`${label.padEnd(52)} p50 ${fmt(ms).padStart(10)}   goal ${fmt(goalMs).padStart(8)}   ratio ${ratio.toFixed(2)} ${ratio <= 1 ? 'ok' : 'OVER'}`);
-  return ratio;
+const started = process.hrtime.bigint();
+/** Progress goes to stderr, so that stdout holds only the table. */
+export function progress(msg) {
+  const s = Number(process.hrtime.bigint() - started) / 1e9;
+  process.stderr.write(`[bench ${s.toFixed(0).padStart(4)} s] ${msg}\n`);
+}
+
+/** Quick mode (`--quick` or BENCH_QUICK=1): smaller sizes and fewer runs, a smoke check of the benchmarks. */
+export const QUICK = process.argv.includes('--quick') || ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');
+
+const goalText = (ms) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
+
+/** A figure against its goal: ratio = value / goal (≤ 1 meets it). */
+export function goalRow(group, figure, database, value, goalMs) {
+  return { group, figure, database, value, goal: `≤ ${goalText(goalMs)}`, ratio: value / goalMs, pass: value <= goalMs };
+}
+
+/**
+ * A comparison of `value` with `base` (the figure names them in that order): ratio = value / base. The goal says what
+ * is judged (`pass`, or null when the comparison is information only).
+ */
+export function compareRow(group, figure, database, value, base, goal, pass) {
+  return { group, figure, database, value, base, goal, ratio: value / base, pass, comparison: true };
+}
+
+/** Is the external PostgreSQL there? Unreachable is an error only when a URL was given explicitly. */
+export async function externalDatabase() {
+  const explicit = Boolean(process.env.ENGINE_TEST_DATABASE_URL || process.env.ENGINE_BENCH_DATABASE_URL);
+  const u = new URL(EXTERNAL_URL);
+  if (u.password) u.password = '***';
+  const c = new pg.Client({ connectionString: EXTERNAL_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    const [{ server_version: version }] = (await c.query('SHOW server_version')).rows;
+    return { ok: true, label: `${u.toString()} (PostgreSQL ${version})` };
+  } catch (err) {
+    if (explicit) throw new Error(`the external PostgreSQL ${u} is not reachable: ${err.message}`);
+    return { ok: false, label: `${u} not reachable (${err.message}): PostgreSQL rows skipped` };
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+const cells = (r) => [
+  r.figure,
+  r.database,
+  r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value),
+  r.goal,
+  r.comparison ? `${r.ratio.toFixed(2)}×` : r.ratio.toFixed(2),
+  r.pass === null ? '—' : r.pass ? 'ok' : 'OVER',
+];
+
+/** The rows as one aligned markdown table (value and ratio right-aligned). */
+export function table(rows) {
+  const head = ['benchmark', 'database', 'value', 'goal', 'ratio', 'ok'];
+  const right = [false, false, true, false, true, false];
+  const body = rows.map(cells);
+  const width = head.map((h, i) => Math.max(h.length, 3, ...body.map((c) => c[i].length)));
+  const line = (c) => `| ${c.map((x, i) => (right[i] ? x.padStart(width[i]) : x.padEnd(width[i]))).join(' | ')} |`;
+  const rule = `|${width.map((w, i) => (right[i] ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [line(head), rule, ...body.map(line)].join('\n');
 }
 
 /** n tables t0…t(n-1), each with parent_id referencing the previous one (cyclically). */

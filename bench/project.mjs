@@ -9,12 +9,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchEngine, metadataDoc, p50, report, schemaSql, time } from './lib.mjs';
+import { benchEngine, compareRow, count, goalRow, metadataDoc, p50, progress, schemaSql, time } from './lib.mjs';
 
-const TABLES = 1000;
-const ACTIONS = 200;
-const RUNS = 5;
-const STARTUP_RUNS = 21;
+const GROUP = 'project';
+export const SIZES = {
+  full: { tables: 1000, actions: 200, runs: 5, startupRuns: 21 },
+  quick: { tables: 200, actions: 40, runs: 2, startupRuns: 5 },
+};
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'engine.js');
 
 /** The 4 permissions of table i (columns id, parent_id, name; relationships parent, children). */
@@ -31,8 +32,8 @@ function permissions() {
   };
 }
 
-/** metadataDoc(TABLES) with the permissions, plus ACTIONS mutations with their custom types and a permission each. */
-export function projectDoc(tables = TABLES, actions = ACTIONS) {
+/** metadataDoc(tables) with the permissions, plus `actions` mutations with their custom types and a permission each. */
+export function projectDoc(tables, actions) {
   const doc = metadataDoc(tables);
   doc.tables = doc.tables.map((t) => ({ ...t, ...permissions() }));
   const n = Array.from({ length: actions }, (_, i) => i);
@@ -107,35 +108,38 @@ async function timeCli(dir, args, runs, before, expected = 0) {
   return p50(ms);
 }
 
-async function expectConsistent(e) {
+async function expectConsistent(e, tables, actions) {
   const ic = JSON.parse((await e.query({ type: 'get_inconsistent_metadata', args: {} })).text);
   if (!ic.is_consistent) throw new Error(`engine metadata is inconsistent: ${JSON.stringify(ic.inconsistent_objects.slice(0, 5))}`);
   const x = JSON.parse((await e.query({ type: 'export_metadata', args: {} })).text);
   const perms = x.tables.reduce((s, t) => s + ['insert', 'select', 'update', 'delete'].filter((k) => t[`${k}_permissions`]?.length === 1).length, 0);
-  if (x.tables.length !== TABLES || perms !== TABLES * 4 || (x.actions ?? []).length !== ACTIONS || (x.actions ?? []).some((a) => a.permissions?.length !== 1)) {
-    throw new Error(`engine holds ${x.tables.length} tables, ${perms} permissions, ${(x.actions ?? []).length} actions; expected ${TABLES}, ${TABLES * 4}, ${ACTIONS}`);
+  if (x.tables.length !== tables || perms !== tables * 4 || (x.actions ?? []).length !== actions || (x.actions ?? []).some((a) => a.permissions?.length !== 1)) {
+    throw new Error(`engine holds ${x.tables.length} tables, ${perms} permissions, ${(x.actions ?? []).length} actions; expected ${tables}, ${tables * 4}, ${actions}`);
   }
 }
 
-export async function run() {
-  const results = {};
+/** Adds its rows through `add`. The project figures are on PGlite only (as the issue's goals are). */
+export async function run({ quick = false, add }) {
+  const { tables, actions, runs, startupRuns } = quick ? SIZES.quick : SIZES.full;
+  const project = `${count(tables)} tables + ${count(actions)} actions`;
   const dir = await mkdtemp(join(tmpdir(), 'engine-bench-project-'));
+  progress(`${GROUP}: pglite, ${project}, ${runs} runs of each command`);
   const e = await benchEngine('pglite');
   try {
-    await e.query({ type: 'run_sql', args: { sql: schemaSql(TABLES) } });
+    await e.query({ type: 'run_sql', args: { sql: schemaSql(tables) } });
     // The project: written by `engine metadata export` from an engine that holds the metadata.
-    await e.query({ type: 'replace_metadata', args: projectDoc() });
-    await expectConsistent(e);
+    await e.query({ type: 'replace_metadata', args: projectDoc(tables, actions) });
+    await expectConsistent(e, tables, actions);
     await writeFile(join(dir, 'config.yaml'), `version: 2\nendpoint: ${e.baseUrl}\nmetadata_directory: metadata\n`);
     await cliOk(dir, ['metadata', 'export']);
     const validated = await cliOk(dir, ['metadata', 'validate', '-o', 'json']);
     const summary = JSON.parse(validated.stdout).summary;
     if (summary.errors !== 0 || summary.warnings !== 0) throw new Error(`the project does not validate cleanly: ${validated.stdout.slice(0, 2000)}`);
     const built = JSON.parse((await cliOk(dir, ['metadata', 'build'])).stdout);
-    if (built.tables.length !== TABLES || built.actions.length !== ACTIONS) throw new Error('metadata build does not hold every table and action');
+    if (built.tables.length !== tables || built.actions.length !== actions) throw new Error('metadata build does not hold every table and action');
 
-    results.validate = await timeCli(dir, ['metadata', 'validate'], RUNS);
-    results.build = await timeCli(dir, ['metadata', 'build'], RUNS);
+    add(goalRow(GROUP, `metadata validate, ${project}`, '— (offline)', await timeCli(dir, ['metadata', 'validate'], runs), 500));
+    add(goalRow(GROUP, `metadata build, ${project}`, '— (offline)', await timeCli(dir, ['metadata', 'build'], runs), 500));
 
     // apply to an empty engine: the tables exist already; only the metadata is cleared between runs.
     const clear = async () => {
@@ -145,45 +149,38 @@ export async function run() {
       await clear();
       await cliOk(dir, ['metadata', 'apply']);
     });
-    await expectConsistent(e);
-    results.apply = await timeCli(dir, ['metadata', 'apply'], first > 4000 ? 3 : RUNS, clear);
-    await expectConsistent(e);
+    await expectConsistent(e, tables, actions);
+    const apply = await timeCli(dir, ['metadata', 'apply'], first > 4000 ? Math.min(3, runs) : runs, clear);
+    await expectConsistent(e, tables, actions);
+    add(goalRow(GROUP, `metadata apply to an empty engine, ${project}`, 'pglite', apply, 2000));
 
-    // diff with one change: one permission edited in tables.yaml (t500's select limit).
+    // diff with one change: one permission edited in tables.yaml (the select limit of the table in the middle).
     const tablesYaml = join(dir, 'metadata', 'tables.yaml');
     const text = await readFile(tablesYaml, 'utf8');
     await cliOk(dir, ['metadata', 'diff', '--exit-code']); // nothing differs yet
-    const at = text.indexOf('name: t500\n');
+    const at = text.indexOf(`- table:\n    schema: public\n    name: t${tables / 2}\n`); // its entry, not a relationship to it
     const limit = text.indexOf('limit: 10\n', at);
     if (at < 0 || limit < 0) throw new Error('tables.yaml does not have the expected shape');
     await writeFile(tablesYaml, `${text.slice(0, limit)}limit: 11\n${text.slice(limit + 'limit: 10\n'.length)}`);
     const d = JSON.parse((await cliOk(dir, ['metadata', 'diff', '--exit-code', '-o', 'json'], 2)).stdout);
     if (d.changes.length !== 1) throw new Error(`metadata diff found ${d.changes.length} changes, expected 1: ${JSON.stringify(d.changes).slice(0, 1000)}`);
-    results.diff = await timeCli(dir, ['metadata', 'diff'], RUNS);
+    add(goalRow(GROUP, `metadata diff with one change, ${project}`, 'pglite', await timeCli(dir, ['metadata', 'diff'], runs), 1000));
   } finally {
     await e.close();
     await rm(dir, { recursive: true, force: true });
   }
 
   // start-up: `engine --version` against a bare `node -e 0`, interleaved so both see the same machine state.
+  progress(`start-up: ${startupRuns} runs of each`);
   const version = [];
   const bare = [];
-  for (let i = 0; i < STARTUP_RUNS; i++) {
+  for (let i = 0; i < startupRuns; i++) {
     bare.push(await time(() => exec(['-e', '0'])));
     version.push(await time(async () => {
       const r = await exec([BIN, '--version']);
       if (r.code !== 0) throw new Error(`engine --version exited ${r.code}`);
     }));
   }
-  results.version = p50(version);
-  results.node = p50(bare);
-
-  console.log(`pglite, ${TABLES} tables (2 relationships, 4 permissions each) + ${ACTIONS} actions; CLI process spawn to exit:`);
-  report('pglite: engine metadata validate', results.validate, 500);
-  report('pglite: engine metadata build', results.build, 500);
-  report('pglite: engine metadata apply (to an empty engine)', results.apply, 2000);
-  report('pglite: engine metadata diff (one change)', results.diff, 1000);
-  const startup = results.version / results.node;
-  console.log(`${'start-up: engine --version / node -e 0'.padEnd(52)} ${results.version.toFixed(1)} ms / ${results.node.toFixed(1)} ms = ${startup.toFixed(2)}   goal 1.30   ${startup <= 1.3 ? 'ok' : 'OVER'}`);
-  return { ...results, startup };
+  const ratio = p50(version) / p50(bare);
+  add(compareRow('start-up', 'start-up: engine --version vs node -e 0', '—', p50(version), p50(bare), '≤ 1.3× node -e 0', ratio <= 1.3));
 }

@@ -1,11 +1,61 @@
-// `npm run bench`: every benchmark, one after the other, printing figures and their ratio to the goal.
-import { run as replaceExport } from './replace-export.mjs';
-import { run as singleChange } from './single-change.mjs';
-import { run as project } from './project.mjs';
+// `npm run bench`: every benchmark of the milestone in one run, then one table of every figure with its goal and ratio
+// (to stdout, markdown, to paste into an issue note) and a one-line summary. Progress goes to stderr.
+// `npm run bench -- --quick` (or BENCH_QUICK=1): smaller sizes and fewer runs, a smoke check.
+// Exit code 0 even when figures are over their goals (benchmarks are not tests); 1 when a benchmark failed to run.
+import { cpus, loadavg } from 'node:os';
+import { count, externalDatabase, progress, QUICK, table } from './lib.mjs';
+import * as replaceExport from './replace-export.mjs';
+import * as singleChange from './single-change.mjs';
+import * as project from './project.mjs';
 
-console.log('# replace/export (issue 2)');
-await replaceExport();
-console.log('# one change at 100 and 1,000 tables (issue 3)');
-await singleChange();
-console.log('# project tool (issue 4)');
-await project();
+const t0 = Date.now();
+const load = loadavg()[0];
+const external = await externalDatabase().catch((err) => {
+  console.error(`bench: ${err.message}`);
+  process.exit(1);
+});
+const kinds = external.ok ? ['pglite', 'postgres'] : ['pglite'];
+progress(`${QUICK ? 'quick' : 'full'} run; postgres: ${external.label}`);
+
+const rows = [];
+const add = (row) => {
+  rows.push(row);
+  progress(`  ${row.figure} [${row.database}]: ${row.value.toFixed(2)} ms${row.comparison ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
+};
+const failures = [];
+for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project]]) {
+  progress(`# ${name}`);
+  try {
+    await mod.run({ quick: QUICK, kinds, add });
+  } catch (err) {
+    failures.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    progress(`# ${name} FAILED: ${err instanceof Error ? err.stack : String(err)}`);
+  }
+}
+
+const r = replaceExport.SIZES[QUICK ? 'quick' : 'full'];
+const s = singleChange.SIZES[QUICK ? 'quick' : 'full'];
+const p = project.SIZES[QUICK ? 'quick' : 'full'];
+const minutes = ((Date.now() - t0) / 60000).toFixed(1);
+console.log(`## Benchmarks${QUICK ? ' — quick (smaller sizes, fewer runs: a smoke check, not the figures of the goals)' : ''}`);
+console.log();
+console.log(`${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, node ${process.version}, ${cpus().length} cores, load ${load.toFixed(2)} at start; ${minutes} min.`);
+console.log(`postgres: ${external.label}; pglite: embedded, in memory. Every benchmark has its own database.`);
+console.log();
+console.log(table(rows));
+console.log();
+console.log(`value: p50 of ${r.runs} runs (replace/export), ${s.runs} (one change), ${p.runs} (project CLI, process spawn to exit), ` +
+  `${p.startupRuns} (start-up). The project: ${count(p.tables)} tables × (2 relationships + 4 permissions) + ${count(p.actions)} actions.`);
+console.log('ratio: value / goal (≤ 1.00 is within the goal); for a comparison (A vs B) it is A / B (×), and the goal says what is judged.');
+console.log();
+const judged = rows.filter((x) => x.pass !== null);
+const over = judged.filter((x) => !x.pass);
+const summary = over.length === 0
+  ? `All ${judged.length} figures within their goals.`
+  : `${over.length} of ${judged.length} figures over their goals: ${over.map((x) => `${x.figure} [${x.database}]`).join('; ')}. ` +
+    '(Benchmarks are not tests: the exit code stays 0.)';
+console.log(`${QUICK ? 'Quick run: ' : ''}${summary}${external.ok ? '' : ' PostgreSQL rows skipped.'}`);
+if (failures.length) {
+  console.log(`${failures.length} benchmark(s) failed to run: ${failures.join('; ')}`);
+  process.exitCode = 1;
+}
