@@ -11,6 +11,7 @@ import { registerInit } from './init.js';
 import { registerActions } from './actions.js';
 import { registerMigrate } from './migrate.js';
 import { registerConfigUpgrade } from './config-upgrade.js';
+import { registerCompletion } from './completion.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
 let exitCode = 0;
@@ -98,6 +99,7 @@ registerMetadata(program, runner);
 registerActions(program, runner);
 registerMigrate(program, runner);
 registerConfigUpgrade(program, runner);
+registerCompletion(program, runner);
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.length === 0) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EngineError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CommandRunner } from './globals.js';
 
@@ -9,15 +10,24 @@ export function registerVersion(program: Command, run: CommandRunner): void {
     const [{ loadEnvironment, setting }, { fetchServerVersion }] = await Promise.all([
       import('../project/environment.js'), import('../client/version.js'),
     ]);
-    const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
-    const endpoint = (setting(env, globals.endpoint, 'ENGINE_GRAPHQL_ENDPOINT', 'endpoint') ?? 'http://localhost:8080').replace(/\/$/, '');
-    const server = await fetchServerVersion(endpoint, 5_000);
+    // A project that cannot be read (unset ${VAR}, bad YAML) must not make `version` fail: §5.18 always exits 0.
+    let endpoint: string | null;
+    let server: Awaited<ReturnType<typeof fetchServerVersion>>;
+    try {
+      const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
+      endpoint = (setting(env, globals.endpoint, 'ENGINE_GRAPHQL_ENDPOINT', 'endpoint') ?? 'http://localhost:8080').replace(/\/$/, '');
+      server = await fetchServerVersion(endpoint, 5_000);
+    } catch (e) {
+      if (!(e instanceof EngineError)) throw e;
+      endpoint = null;
+      server = { version: null, error: { code: e.code, message: e.message } };
+    }
     if (out.mode === 'json') {
       out.success({ cli: VERSION, server: server.version, endpoint, server_error: server.error });
       return 0;
     }
     out.data(`cli: ${VERSION}`);
-    out.data(server.version !== null ? `server: ${server.version} (${endpoint})` : `server: unavailable (${server.error?.message ?? ''})`);
+    out.data(server.version !== null ? `server: ${server.version} (${endpoint ?? ''})` : `server: unavailable (${server.error?.message ?? ''})`);
     return 0;
   });
 }

@@ -387,6 +387,19 @@ describe('engine: version and help', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(3_400);
   });
 
+  it('engine version in a project whose config cannot be read: server unavailable with the reason, exit 0', async () => {
+    const cwd = await tempDir();
+    writeFileSync(join(cwd, 'config.yaml'), 'version: 2\nendpoint: ${QUICK_UNSET_ENDPOINT}\n');
+    const t = run(['version'], cwd);
+    const j = run(['version', '-o', 'json'], cwd);
+    expect(await finished(t)).toBe(0);
+    expect(t.out()).toMatch(/^cli: 0\.1\.0\nserver: unavailable \(.*QUICK_UNSET_ENDPOINT.*\)\n$/);
+    expect(await finished(j)).toBe(0);
+    const doc = JSON.parse(j.out()) as { server: unknown; endpoint: unknown; server_error: { code: string } };
+    expect(doc).toMatchObject({ ok: true, cli: '0.1.0', server: null, endpoint: null });
+    expect(doc.server_error.code).toBe('env-var-missing');
+  });
+
   it('engine version retries GET /v1/version after a 503 (cli.md §3.6)', async () => {
     let hits = 0;
     const http = createHttpServer((req, res) => {
