@@ -3,19 +3,19 @@ import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
 import { CliError } from '../errors.js';
 import { valueNode, type ConfigDocument } from './environment.js';
 import type { Problem } from './problems.js';
+import { ACTION_KINDS, CONFIG, CONFIG_VERSIONS, ENGINE_PATHS } from './shapes-config.js';
+import type { ObjectShape } from './shapes-core.js';
 
 /** The rules of cli.md §2.5 for single values, independent of where the value comes from. */
 export type Check<T> = { ok: true; value: T } | { ok: false; reason: string; hint?: string };
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type ActionKind = 'synchronous' | 'asynchronous';
+export type ActionKind = (typeof ACTION_KINDS)[number];
 
 const ok = <T>(value: T): Check<T> => ({ ok: true, value });
 const fail = <T>(reason: string, hint?: string): Check<T> => ({ ok: false, reason, ...(hint ? { hint } : {}) });
 
 export const URL_REASON = 'expected an http:// or https:// URL';
-/** The engine's own paths (engine-api.md §1.1): an endpoint must be the base URL in front of them. */
-export const ENGINE_PATHS = ['/v1/query', '/v1/metadata', '/v1/graphql', '/v1/version', '/healthz'] as const;
 /** The engine's URL template (engine-api.md §4.0): `{{NAME}}`, spaces inside the braces allowed. */
 const URL_TEMPLATE = /\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/;
 
@@ -51,11 +51,13 @@ export function checkHandlerBaseUrl(text: string): Check<string> {
 }
 
 export function checkVersion(text: string): Check<1 | 2> {
-  return text === '1' ? ok(1) : text === '2' ? ok(2) : fail(`expected 1 or 2, got ${text}`);
+  const versions: readonly string[] = CONFIG_VERSIONS;
+  return versions.includes(text) ? ok(Number(text) as 1 | 2) : fail(`expected ${CONFIG_VERSIONS.join(' or ')}, got ${text}`);
 }
 
 export function checkKind(text: string): Check<ActionKind> {
-  return text === 'synchronous' || text === 'asynchronous' ? ok(text) : fail('expected "synchronous" or "asynchronous"');
+  const kinds: readonly string[] = ACTION_KINDS;
+  return kinds.includes(text) ? ok(text as ActionKind) : fail(`expected ${ACTION_KINDS.map((k) => `"${k}"`).join(' or ')}`);
 }
 
 export function checkNonEmpty(text: string): Check<string> {
@@ -89,12 +91,15 @@ export function nearest(name: string, candidates: readonly string[]): string | u
   return best;
 }
 
-/** The keys of cli.md §2.1 by level, with the mappings `actions` and `actions.codegen`. */
-export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
-  '': ['version', 'endpoint', 'admin_secret', 'metadata_directory', 'migrations_directory', 'actions'],
-  actions: ['kind', 'handler_webhook_baseurl', 'codegen'],
-  'actions.codegen': ['framework', 'output_dir'],
-};
+/** The keys of each mapping of a shape by dotted path (`''` for the root). */
+function levels(shape: ObjectShape, prefix = '', out: Record<string, readonly string[]> = {}): Record<string, readonly string[]> {
+  out[prefix] = Object.keys(shape.keys);
+  for (const [k, key] of Object.entries(shape.keys)) if (key.shape.kind === 'object') levels(key.shape, prefix ? `${prefix}.${k}` : k, out);
+  return out;
+}
+
+/** The keys of cli.md §2.1 by level, with the mappings `actions` and `actions.codegen` (from shapes-config.ts). */
+export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = levels(CONFIG);
 
 const isNullNode = (n: Node | null | undefined): boolean => n === null || n === undefined || (isScalar(n) && n.value === null);
 

@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CliError } from '../errors.js';
 import { METADATA_FILES } from './metadata-dir.js';
+import { FILE_SHAPES } from './shapes.js';
 
 export interface InitOptions {
   dir: string;
@@ -23,6 +25,22 @@ actions:
   handler_webhook_baseurl: http://localhost:3000
 `;
 
+/** schemas/ of the package that is running (dist/project/ or src/project/ → the package root). */
+export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+/**
+ * The yaml-language-server modeline naming the JSON Schema of a project file (`rel` from the project directory), or
+ * '' for a file without one. The path is relative to the file, so that it holds wherever the project is cloned, as
+ * long as engine is installed at the same place relative to it (node_modules). The blank line after it makes it the
+ * file's header (cli.md §4.10), which export and the commands that rewrite a file keep.
+ */
+export function schemaLine(dir: string, rel: string, schemasDir = SCHEMAS_DIR): string {
+  const name = rel.replace(/^metadata\//, '').replace(/\.yaml$/, '');
+  if (!rel.endsWith('.yaml') || !Object.hasOwn(FILE_SHAPES, name)) return '';
+  const path = relative(dirname(join(dir, rel)), join(schemasDir, `${name}.schema.json`)).split(sep).join('/');
+  return `# yaml-language-server: $schema=${path}\n\n`;
+}
+
 /** `engine init` (cli.md §5.1): a new project; on failure everything it created is removed. */
 export function initProject(opts: InitOptions): InitResult {
   const dir = resolve(opts.dir);
@@ -43,7 +61,7 @@ export function initProject(opts: InitOptions): InitResult {
     mkdirSync(join(dir, 'metadata'), { recursive: true });
     mkdirSync(join(dir, 'migrations'), { recursive: true });
     for (const [rel, content] of files) {
-      writeFileSync(join(dir, rel), content, rel === '.env' ? { mode: 0o600 } : {});
+      writeFileSync(join(dir, rel), schemaLine(dir, rel) + content, rel === '.env' ? { mode: 0o600 } : {});
       created.push(rel);
     }
   } catch (e) {

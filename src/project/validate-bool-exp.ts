@@ -3,9 +3,10 @@
  * relationships and types need the database and are the engine's. Every problem is reported, not only the first.
  */
 import { isSessionRef, OPERATORS, type OperatorClass } from '../server/bool-exp/operators.js';
+import { BOOL_EXP_LOGICAL } from './shapes-core.js';
 import { didYouMean, isObj, type Ctx, type Path } from './validate-core.js';
 
-const LOGICAL = new Set(['_and', '_or', '_not', '_exists', '$and', '$or', '$not', '$exists']);
+const LOGICAL = new Set<string>(Object.values(BOOL_EXP_LOGICAL).flat());
 const UNDERSCORE_OPERATORS = Object.keys(OPERATORS);
 const DOLLAR_OPERATORS = UNDERSCORE_OPERATORS.map((op) => `$${op.slice(1)}`);
 

@@ -1,7 +1,7 @@
 /**
  * The building blocks of offline validation (cli.md §4.13): a context that turns paths into positions, the
- * `metadata-invalid` shape messages of cli.md §6, unknown-key warnings with the nearest known key, and the checks
- * shared by several kinds (comments, headers, URL templates, env-variable names, QNames, GraphQL names).
+ * `metadata-invalid` shape messages of cli.md §6, unknown-key warnings with the nearest known key, and the URL-template
+ * and env-variable rules. The walker of validate-walk.ts words every shape problem with them.
  *
  * Message conventions (where cli.md §6 leaves the wording open):
  * - `"<key>"` in `expected … for "<key>"` is the key holding the value; a list item is named by its list key and
@@ -25,13 +25,13 @@
  */
 import { isHttpUrl, reservedEnv } from '../metadata/kinds/common.js';
 import type { Position, Problems } from './problems.js';
+import { isObj, named, qnameText, type Obj } from './shapes-core.js';
 import { lazyPosition, type YamlSource } from './yaml-source.js';
+
+export { isObj, named, qnameText, type Obj };
 
 export type Key = string | number;
 export type Path = readonly Key[];
-export type Obj = Record<string, unknown>;
-
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Set (not absent and not `null`: an optional key given as `null` is absent, engine-api.md §1.6). */
 export const present = (v: unknown): boolean => v !== undefined && v !== null;
@@ -159,64 +159,18 @@ export function string(c: Ctx, v: unknown, path: Path, nonEmpty = false): string
   return undefined;
 }
 
-export function boolean(c: Ctx, v: unknown, path: Path): void {
-  if (typeof v !== 'boolean') c.invalid('a boolean', v, path);
-}
-
-export function integer(c: Ctx, v: unknown, path: Path, min: number): void {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) c.invalid(`an integer ≥ ${min}`, v, path);
-}
-
 /** Runs `check` on an optional key's value when it is set. */
 export function optional(o: Obj, path: Path, key: string, check: (v: unknown, p: Path) => void): void {
   const v = o[key];
   if (present(v)) check(v, [...path, key]);
 }
 
-/** Each item of an optional list key. */
-export function eachItem(c: Ctx, o: Obj, path: Path, key: string, check: (v: unknown, p: Path, i: number) => void): void {
-  optional(o, path, key, (v, p) => list(c, v, p)?.forEach((item, i) => check(item, [...p, i], i)));
-}
-
-export const comment = (c: Ctx, o: Obj, path: Path): void => optional(o, path, 'comment', (v, p) => string(c, v, p));
-
-/** `<kind> "<name>"` when the entry has a string name, else `<kind> #<n>`. */
-export const named = (kind: string, name: unknown, i: number): string =>
-  typeof name === 'string' ? `${kind} "${name}"` : `${kind} #${i + 1}`;
-
-/** The text `<schema>.<name>` of a QName (a string is in schema public), or undefined when it is malformed. */
-export function qnameText(v: unknown): string | undefined {
-  if (typeof v === 'string') return `public.${v}`;
-  if (!isObj(v) || typeof v['name'] !== 'string') return undefined;
-  const schema = v['schema'] ?? 'public';
-  return typeof schema === 'string' ? `${schema}.${v['name']}` : undefined;
-}
-
-/** A QName: a string, or `{name: R string, schema: O string}`. */
-export function qname(c: Ctx, v: unknown, path: Path, owner: string): void {
-  if (typeof v === 'string') return;
-  const o = mapping(c, v, path);
-  if (!o) return;
-  checkKeys(c, o, path, `"${c.label(path)}" of ${owner}`, ['name', 'schema'], ['name']);
-  optional(o, path, 'name', (x, p) => string(c, x, p));
-  optional(o, path, 'schema', (x, p) => string(c, x, p));
-}
-
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
-
-/** A GraphQL name (`name-invalid` with the kind's human name: `relationship`, `computed field`, …). */
-export function graphqlName(c: Ctx, v: unknown, path: Path, kind: string): void {
-  const s = string(c, v, path);
-  if (s !== undefined && !GRAPHQL_NAME.test(s)) c.error('name-invalid', `invalid ${kind} name "${s}": expected a GraphQL name`, path);
-}
-
 const reservedMessage = (key: string, name: string): string =>
   `env variables starting with "ENGINE_GRAPHQL_" are not allowed in ${key}: ${name}`;
 
 /** The name of an environment variable (`value_from_env`, `webhook_from_env`, `url_from_env`). */
-export function envName(c: Ctx, v: unknown, path: Path, key: string): void {
-  const s = string(c, v, path);
-  if (s !== undefined && reservedEnv(s)) c.error('metadata-invalid', reservedMessage(key, s), path);
+export function envName(c: Ctx, s: string, path: Path, key: string): void {
+  if (reservedEnv(s)) c.error('metadata-invalid', reservedMessage(key, s), path);
 }
 
 const TEMPLATE_AT = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/;
@@ -235,35 +189,11 @@ export function templateNames(s: string): string[] | undefined {
 }
 
 /** A URL template (engine-api.md §4.0); `key` is `handler`, `webhook` or `url`. */
-export function urlTemplate(c: Ctx, v: unknown, path: Path, key: string): void {
-  const s = string(c, v, path);
-  if (s === undefined) return;
+export function urlTemplate(c: Ctx, s: string, path: Path, key: string): void {
   const names = templateNames(s);
   if (names === undefined || (names.length === 0 && !isHttpUrl(s))) {
     c.error('url-invalid', `invalid ${key} "${s}": expected an http(s) URL or a {{ENV_VAR}} template`, path);
     return;
   }
   for (const n of names) if (reservedEnv(n)) c.error('metadata-invalid', reservedMessage(key, n), path);
-}
-
-/** A Header: `{name, value}` or `{name, value_from_env}`. */
-export function header(c: Ctx, v: unknown, path: Path, i: number, owner: string): void {
-  const o = mapping(c, v, path);
-  if (!o) return;
-  const thing = `${named('header', o['name'], i)} of ${owner}`;
-  checkKeys(c, o, path, thing, ['name', 'value', 'value_from_env'], ['name']);
-  optional(o, path, 'name', (x, p) => string(c, x, p, true));
-  const which = exactlyOne(c, o, path, thing, 'value', 'value_from_env');
-  if (which === 'value') string(c, o['value'], [...path, 'value']);
-  if (which === 'value_from_env') envName(c, o['value_from_env'], [...path, 'value_from_env'], 'value_from_env');
-}
-
-export const headers = (c: Ctx, o: Obj, path: Path, owner: string): void =>
-  eachItem(c, o, path, 'headers', (v, p, i) => header(c, v, p, i, owner));
-
-/** The top-level list of a file: absent or empty content is an empty list. */
-export function rootList(c: Ctx): unknown[] {
-  const v = c.src.value;
-  if (v === undefined || v === null) return [];
-  return list(c, v, []) ?? [];
 }

@@ -1,15 +1,17 @@
 /**
  * Offline validation of a metadata directory (cli.md §4.13): every problem of every file, with the codes, messages and
- * positions of cli.md §6. Syntax is the YAML parser's (yaml-source.ts); actions.graphql and actions.yaml are validated
- * by their own module. The message conventions are described in validate-core.ts.
+ * positions of cli.md §6. Syntax is the YAML parser's (yaml-source.ts); each file's value is walked along its shape
+ * definition (shapes.ts, validate-walk.ts); duplicates are checked over the whole directory (validate-objects.ts).
+ * actions.graphql and actions.yaml are validated by their own module. The message conventions are in validate-core.ts.
  */
 import type { Problems } from './problems.js';
-import { Ctx, checkKeys, isObj, rootList, type Path } from './validate-core.js';
+import { FILE_SHAPES } from './shapes.js';
+import { TABLE } from './shapes-tables.js';
+import { Ctx } from './validate-core.js';
+import { STATIC_HOOKS } from './validate-hooks.js';
 import { checkDuplicates } from './validate-objects.js';
-import {
-  checkAllowListEntry, checkCronTrigger, checkFunction, checkQueryCollection, checkRemoteSchema, collectionNames,
-} from './validate-others.js';
-import { checkTable, TABLE_KEYS } from './validate-tables.js';
+import { collectionNames } from './validate-others.js';
+import { Walker, type Hooks } from './validate-walk.js';
 import type { YamlSource } from './yaml-source.js';
 
 export { objectOrigins } from './validate-objects.js';
@@ -28,37 +30,25 @@ export interface MetadataSources {
 
 /** The keys of a table entry: the build leaves any other key out (they were warned about as `metadata-unknown-key`). */
 export function knownTableKeys(): string[] {
-  return [...TABLE_KEYS];
+  return Object.keys(TABLE.keys);
 }
 
 export function validateMetadata(src: MetadataSources, problems: Problems): void {
-  if (src.version) checkVersion(new Ctx(src.version, problems, 'version'));
-  const each = (file: YamlSource | undefined, rootKey: string, check: (c: Ctx, v: unknown, path: Path, i: number) => void) => {
-    if (!file) return;
-    const c = new Ctx(file, problems, rootKey);
-    rootList(c).forEach((v, i) => check(c, v, [i], i));
+  const walk = (file: YamlSource | undefined, rootKey: string, shape: keyof typeof FILE_SHAPES, hooks: Hooks = STATIC_HOOKS) => {
+    if (file) new Walker(new Ctx(file, problems, rootKey), hooks).root(FILE_SHAPES[shape].shape, file.value);
   };
-  each(src.tables, 'tables', checkTable);
-  each(src.functions, 'functions', checkFunction);
-  each(src.remoteSchemas, 'remote_schemas', checkRemoteSchema);
-  each(src.queryCollections, 'query_collections', checkQueryCollection);
+  walk(src.version, 'version', 'version');
+  walk(src.tables, 'tables', 'tables');
+  walk(src.functions, 'functions', 'functions');
+  walk(src.remoteSchemas, 'remote_schemas', 'remote_schemas');
+  walk(src.queryCollections, 'query_collections', 'query_collections');
   const collections = collectionNames(src.queryCollections?.value);
-  each(src.allowList, 'allowlist', (c, v, path, i) => checkAllowListEntry(c, v, path, i, collections));
-  each(src.cronTriggers, 'cron_triggers', checkCronTrigger);
+  walk(src.allowList, 'allowlist', 'allow_list', {
+    ...STATIC_HOOKS,
+    collectionRef: (w, v, path) => {
+      if (!collections.has(v as string)) w.c.error('reference-invalid', `allow list entry refers to unknown query collection "${v as string}"`, path);
+    },
+  });
+  walk(src.cronTriggers, 'cron_triggers', 'cron_triggers');
   checkDuplicates(src, problems);
-}
-
-/** version.yaml: `version: 2`; an empty file means version 2 (cli.md §4.1). */
-function checkVersion(c: Ctx): void {
-  const v = c.src.value;
-  if (v === undefined || v === null) return;
-  if (!isObj(v)) {
-    c.invalid('a mapping', v, []);
-    return;
-  }
-  checkKeys(c, v, [], 'version.yaml', ['version'], ['version']);
-  const version = v['version'];
-  if (version === undefined || version === null || version === 2) return;
-  const shown = typeof version === 'number' ? String(version) : JSON.stringify(version);
-  c.error('metadata-version-unsupported', `unsupported metadata version ${shown}: expected 2`, ['version']);
 }

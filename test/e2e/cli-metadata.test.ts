@@ -3,7 +3,8 @@
  * inconsistency commands, clear, and an export interrupted by SIGKILL (cli.md §3, §4.5, §4.8, §4.11, §4.12, §4.14, §5.1–§5.9).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
@@ -51,6 +52,14 @@ async function newProject(name = 'proj'): Promise<{ parent: string; dir: string;
 
 const run = (dir: string, ...args: string[]) => cli(args, { cwd: dir });
 
+const SCHEMAS = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+/** The first line `engine init` writes in a YAML file of project `dir`: its JSON Schema, relative to the file. */
+const schemaLine = (dir: string, rel: string): string => {
+  const name = rel.replace(/^metadata\//, '').replace(/\.yaml$/, '');
+  return `# yaml-language-server: $schema=${relative(dirname(join(dir, rel)), join(SCHEMAS, `${name}.schema.json`))}\n\n`;
+};
+
 const NO_DIFF = 'No differences.\n';
 const LIMIT_DIFF = '~ select_permission public.article.user\n    + permission.limit: 10\n\nSummary: 0 added, 0 removed, 1 changed.\n';
 
@@ -72,13 +81,14 @@ describe('init → export → diff → apply (cli.md §5.1–§5.4)', () => {
     expect(init.stdout).toBe('');
     expect(lines(init.stderr)).toEqual(['Created project in proj.', 'Next steps:', '  cd proj', '  engine serve']);
     expect(readFileSync(join(dir, 'config.yaml'), 'utf8')).toBe(
-      `version: 2\nendpoint: ${e.url}\nmetadata_directory: metadata\nmigrations_directory: migrations\n` +
+      `${schemaLine(dir, 'config.yaml')}version: 2\nendpoint: ${e.url}\nmetadata_directory: metadata\nmigrations_directory: migrations\n` +
         'actions:\n  kind: synchronous\n  handler_webhook_baseurl: http://localhost:3000\n',
     );
     expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(['.engine/', '.env']);
     expect(existsSync(join(dir, '.env'))).toBe(false);
     expect(readdirSync(join(dir, 'migrations'))).toEqual([]);
-    expect(Object.fromEntries(snapshot(join(dir, 'metadata')))).toEqual(EMPTY_FILES);
+    expect(Object.fromEntries(snapshot(join(dir, 'metadata')))).toEqual(Object.fromEntries(Object.entries(EMPTY_FILES).map(
+      ([name, empty]) => [name, name.endsWith('.yaml') ? `${schemaLine(dir, `metadata/${name}`)}${empty}` : empty])));
 
     // §5.2: export writes the three changed files; messages on stderr, stdout empty.
     const exp = await run(dir, 'metadata', 'export');
@@ -87,9 +97,10 @@ describe('init → export → diff → apply (cli.md §5.1–§5.4)', () => {
     const expLines = lines(exp.stderr);
     expect(expLines.at(-1)).toBe('Metadata exported to metadata/ (3 changed, 6 unchanged).');
     expect(expLines.slice(0, -1).sort()).toEqual(['  updated metadata/actions.graphql', '  updated metadata/actions.yaml', '  updated metadata/tables.yaml']);
-    expect(readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8')).toBe(SEED_TABLES_YAML);
+    // The schema line of init is the files' header (cli.md §4.10), which export keeps.
+    expect(readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8')).toBe(schemaLine(dir, 'metadata/tables.yaml') + SEED_TABLES_YAML);
     expect(readFileSync(join(dir, 'metadata/actions.graphql'), 'utf8')).toBe(SEED_ACTIONS_GRAPHQL);
-    expect(readFileSync(join(dir, 'metadata/actions.yaml'), 'utf8')).toBe(SEED_ACTIONS_YAML);
+    expect(readFileSync(join(dir, 'metadata/actions.yaml'), 'utf8')).toBe(schemaLine(dir, 'metadata/actions.yaml') + SEED_ACTIONS_YAML);
     expect(readdirSync(parent).filter((n) => n.includes('engine-')), 'no temporary siblings').toEqual([]);
     expect(readdirSync(dir).filter((n) => n.includes('engine-')), 'no temporary siblings').toEqual([]);
 
