@@ -26,7 +26,7 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('--envfile <path>', 'environment file (default .env)'))
     .addOption(new Option('--no-color', 'no colour anywhere (env NO_COLOR)'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error (default info, env ENGINE_GRAPHQL_LOG_LEVEL)'))
-    .addOption(new Option('-o, --output <format>', 'text or json (default text)'))
+    .addOption(new Option('-o, --output <format>', 'text or json (default text); yaml for metadata export and build'))
     .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env ENGINE_GRAPHQL_TIMEOUT)'));
 }
 
