@@ -11,3 +11,20 @@ export function levenshtein(a: string, b: string): number {
   }
   return prev[b.length] ?? 0;
 }
+
+/**
+ * The candidate nearest to `word` within `maxDistance`, ties broken in code-point order; undefined when none is that
+ * close. One rule for every "did you mean" of the CLI (commands, config keys, metadata keys, operators).
+ */
+export function nearest(word: string, candidates: Iterable<string>, maxDistance = Infinity): string | undefined {
+  let best: string | undefined;
+  let bestDistance = maxDistance + 1;
+  for (const c of [...candidates].sort()) {
+    const d = levenshtein(word, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}

@@ -3,7 +3,7 @@ import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { addGlobalOptions, outputFor, type CommandAction, type GlobalFlags } from './globals.js';
 import { Output } from './output.js';
-import { levenshtein } from '../text.js';
+import { nearest } from '../text.js';
 import { registerServe } from './serve.js';
 import { registerVersion } from './version.js';
 import { registerMetadata } from './metadata.js';
@@ -42,8 +42,8 @@ function usageError(e: CommanderError, argv: string[]): CliError {
     case 'commander.unknownCommand': {
       const name = /'([^']+)'/.exec(msg)?.[1] ?? argv[0] ?? '';
       const names = cmd.commands.flatMap((c) => [c.name(), ...c.aliases()]);
-      const best = names.map((n) => [n, levenshtein(name, n)] as const).filter(([, d]) => d <= 2).sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))[0];
-      return new CliError('unknown-command', `unknown command "${name}" for "${commandPath(cmd)}"${best ? ` Did you mean "${best[0]}"?` : ''}`, 64);
+      const best = nearest(name, names, 2);
+      return new CliError('unknown-command', `unknown command "${name}" for "${commandPath(cmd)}"${best ? ` Did you mean "${best}"?` : ''}`, 64);
     }
     case 'commander.unknownOption': {
       const flag = /'([^']+)'/.exec(msg)?.[1] ?? '';

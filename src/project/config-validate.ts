@@ -1,4 +1,4 @@
-import { levenshtein } from '../text.js';
+import { levenshtein, nearest } from '../text.js';
 import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
 import { CliError } from '../errors.js';
 import { valueNode, type ConfigDocument } from './environment.js';
@@ -78,18 +78,8 @@ export function checkLogLevel(text: string): Check<LogLevel> {
   return LEVELS.includes(l) ? ok(l) : fail(`expected one of ${LEVELS.join(', ')}`);
 }
 
-/** The candidate with the smallest Levenshtein distance; ties go to the alphabetically first. */
-export { levenshtein };
-
-export function nearest(name: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const c of [...candidates].sort()) {
-    const d = levenshtein(name, c);
-    if (d < bestDistance) [best, bestDistance] = [c, d];
-  }
-  return best;
-}
+/** The candidate with the smallest Levenshtein distance, however far; ties go to the alphabetically first. */
+export { levenshtein, nearest };
 
 /** The keys of each mapping of a shape by dotted path (`''` for the root). */
 function levels(shape: ObjectShape, prefix = '', out: Record<string, readonly string[]> = {}): Record<string, readonly string[]> {

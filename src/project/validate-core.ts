@@ -24,6 +24,7 @@
  *   alternative (`manual_configuration`, `webhook_from_env`, `url_from_env`, `value_from_env`).
  */
 import { isHttpUrl, reservedEnv } from '../metadata/kinds/common.js';
+import { levenshtein, nearest as nearestWithin } from '../text.js';
 import type { Position, Problems } from './problems.js';
 import { isObj, named, qnameText, type Obj } from './shapes-core.js';
 import { lazyPosition, type YamlSource } from './yaml-source.js';
@@ -88,32 +89,10 @@ export class Ctx {
   }
 }
 
-export function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const sub = (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      cur.push(Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, sub));
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
-}
+export { levenshtein };
 
 /** The nearest candidate within distance 3, ties in code-point order; undefined when none is that close. */
-export function nearest(word: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 4;
-  for (const c of [...candidates].sort(cmp)) {
-    const d = levenshtein(word, c);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
+export const nearest = (word: string, candidates: Iterable<string>): string | undefined => nearestWithin(word, candidates, 3);
 
 export const didYouMean = (word: string, candidates: Iterable<string>): string => {
   const n = nearest(word, candidates);
