@@ -1,8 +1,8 @@
 import {
-  GraphQLError, Kind, parse, print, TokenKind,
+  Kind, parse, print, TokenKind,
   type DefinitionNode, type DocumentNode, type FieldDefinitionNode, type InputValueDefinitionNode, type Token,
 } from 'graphql';
-import { mergeActions, where, type Group, type MergeResult } from './actions-sdl.js';
+import { mergeActions, parseSdl, where, type Group, type MergeResult } from './actions-sdl.js';
 import { Problems, type Position } from './problems.js';
 import type { YamlSource } from './yaml-source.js';
 
@@ -123,15 +123,8 @@ export class DefinitionProblems extends Error {
 export function checkDefinition(name: string, source: { file: string; text: string }, current: CurrentActions): NewDefinition {
   const problems = new Problems();
   const text = source.text.replace(/^\uFEFF/, '');
-  let doc: DocumentNode;
-  try {
-    doc = parse(text);
-  } catch (e) {
-    if (!(e instanceof GraphQLError)) throw e;
-    const l = e.locations?.[0];
-    problems.error('graphql-syntax-error', e.message, { file: source.file, line: l?.line ?? 1, column: l?.column ?? 1 });
-    throw new DefinitionProblems(problems.list);
-  }
+  const doc = parseSdl(source.file, text, problems);
+  if (!doc) throw new DefinitionProblems(problems.list);
   const kept: DefinitionNode[] = [];
   const newTypes: { name: string; group: Group }[] = [];
   const fields: { name: string; pos: Position }[] = [];

@@ -54,20 +54,25 @@ export function namedTypeNode(t: TypeNode): NamedTypeNode {
   return t.kind === Kind.NAMED_TYPE ? t : namedTypeNode(t.type);
 }
 
-/** Reads actions.graphql; null when it does not parse (its checks are then skipped, not guessed). */
-function readSdl(file: string, raw: string, problems: Problems): Sdl | null {
-  const sdl: Sdl = { actions: new Map(), types: new Map() };
-  const text = raw.replace(/^\uFEFF/, '');
-  if (isBlankSdl(text)) return sdl;
-  let doc: DocumentNode;
+/** Parses SDL text; a syntax error is a `graphql-syntax-error` problem at its position, and null. */
+export function parseSdl(file: string, text: string, problems: Problems): DocumentNode | null {
   try {
-    doc = parse(text);
+    return parse(text);
   } catch (e) {
     if (!(e instanceof GraphQLError)) throw e;
     const l = e.locations?.[0];
     problems.error('graphql-syntax-error', e.message, { file, line: l?.line ?? 1, column: l?.column ?? 1 });
     return null;
   }
+}
+
+/** Reads actions.graphql; null when it does not parse (its checks are then skipped, not guessed). */
+function readSdl(file: string, raw: string, problems: Problems): Sdl | null {
+  const sdl: Sdl = { actions: new Map(), types: new Map() };
+  const text = raw.replace(/^\uFEFF/, '');
+  if (isBlankSdl(text)) return sdl;
+  const doc = parseSdl(file, text, problems);
+  if (!doc) return null;
   const tokPos = (t: Token): Position => ({ file, line: t.line, column: t.column });
   const nodePos = (n: ASTNode): Position => (n.loc ? tokPos(n.loc.startToken) : { file, line: 1, column: 1 });
   /** Where an element starts after its description (the keyword of a definition, the name of a field). */
