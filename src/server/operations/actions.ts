@@ -26,8 +26,10 @@ const setCustomTypes: Operation<CustomTypes> = {
   },
 };
 
-function missingAction(name: string, path: string) {
-  return badRequest('not-exists', path, `action with name "${name}" does not exist`);
+function requireAction(ctx: OpContext, name: string, path: string): Action {
+  const a = ctx.metadata.actions.get(name);
+  if (!a) throw badRequest('not-exists', path, `action with name "${name}" does not exist`);
+  return a;
 }
 
 function installAction(ctx: OpContext, a: Action): void {
@@ -65,8 +67,7 @@ const updateAction: Operation<{ name: string; definition: Action['definition']; 
     };
   },
   async run(ctx, args) {
-    const existing = ctx.metadata.actions.get(args.name);
-    if (!existing) throw missingAction(args.name, '$.args.name');
+    const existing = requireAction(ctx, args.name, '$.args.name');
     installAction(ctx, { ...existing, definition: args.definition, comment: args.comment === undefined ? existing.comment : args.comment });
     return SUCCESS;
   },
@@ -79,7 +80,7 @@ const dropAction: Operation<{ name: string; clearData: boolean }> = {
     return { name: graphqlName(req(o, 'name', path), at(path, 'name')), clearData: optBool(o, 'clear_data', path, true) };
   },
   async run(ctx, { name, clearData }) {
-    if (!ctx.metadata.actions.has(name)) throw missingAction(name, '$.args.name');
+    requireAction(ctx, name, '$.args.name');
     const md = cloneMetadata(ctx.metadata);
     md.actions.delete(name);
     ctx.apply(md);
@@ -117,8 +118,7 @@ const createActionPermission: Operation<PermArgs> = {
   write: true,
   parse: parsePermArgs,
   async run(ctx, p) {
-    const a = ctx.metadata.actions.get(p.action);
-    if (!a) throw missingAction(p.action, `$.args.${p.key}`);
+    const a = requireAction(ctx, p.action, `$.args.${p.key}`);
     if (p.role === 'admin') {
       const rec = actionPermRecord(p.action, p, 'cannot define permission for admin role');
       throw badRequest('constraint-violation', '$.args', rec.reason, [recordJson(rec)]);
@@ -139,8 +139,7 @@ const dropActionPermission: Operation<PermArgs> = {
   write: true,
   parse: parsePermArgs,
   async run(ctx, p) {
-    const a = ctx.metadata.actions.get(p.action);
-    if (!a) throw missingAction(p.action, `$.args.${p.key}`);
+    const a = requireAction(ctx, p.action, `$.args.${p.key}`);
     if (!a.permissions.some((x) => x.role === p.role)) {
       throw badRequest('not-exists', '$.args', `permission for role "${p.role}" is not defined on "${p.action}"`);
     }

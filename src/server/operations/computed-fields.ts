@@ -1,13 +1,11 @@
 import { badRequest } from '../../errors.js';
 import { at, comment, graphqlName, obj, optBool, qualifiedName, req, reqStr } from '../../metadata/reader.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
-import { cloneMetadata } from '../../metadata/document.js';
 import { parseComputedFieldDefinition } from '../../metadata/kinds/computed-fields.js';
 import type { ComputedField, QualifiedName } from '../../metadata/types.js';
-import { dependencyMessage, dependentsOf } from '../dependencies.js';
 import { cfId, cfPrefix, cfRecord } from '../kinds/computed-fields.js';
 import { op, SUCCESS, type Operation } from './operation.js';
-import { requireTracked, takenName } from './tables.js';
+import { addField, removeWithDependents, requireTracked } from './table-objects.js';
 
 const addComputedField: Operation<{ table: QualifiedName; cf: ComputedField }> = {
   write: true,
@@ -23,15 +21,9 @@ const addComputedField: Operation<{ table: QualifiedName; cf: ComputedField }> =
     };
   },
   async run(ctx, { table, cf }) {
-    requireTracked(ctx, table);
-    await ctx.refreshTables([table], [cf.definition.function]);
-    const entry = ctx.metadata.tables.get(qnKey(table));
-    const taken = takenName(ctx, table, cf.name);
-    if (taken) throw badRequest('already-exists', '$.args.name', `"${cf.name}" conflicts with an existing ${taken} of table ${qnQuoted(table)}`);
-    const md = cloneMetadata(ctx.metadata);
-    if (entry) md.tables.set(qnKey(table), { ...entry, computed_fields: [...entry.computed_fields, cf] });
-    ctx.apply(md, 'incremental', {
-      id: cfId(table, cf.name), table, prefix: cfPrefix(table, cf.name), record: () => cfRecord(table, cf, ''),
+    await addField(ctx, {
+      table, list: 'computed_fields', field: cf, refers: { tables: [], functions: [cf.definition.function] },
+      created: { id: cfId(table, cf.name), prefix: cfPrefix(table, cf.name), record: () => cfRecord(table, cf, '') },
     });
     return SUCCESS;
   },
@@ -53,12 +45,9 @@ const dropComputedField: Operation<{ table: QualifiedName; name: string; cascade
     if (!entry?.computed_fields.some((c) => c.name === name)) {
       throw badRequest('not-exists', '$.args.name', `computed field "${name}" does not exist in table ${qnQuoted(table)}`);
     }
-    const deps = dependentsOf(ctx.cache, [{ kind: 'computed_field', table, name }], new Set(), cascade);
-    if (deps.length > 0 && !cascade) throw badRequest('dependency-error', '$.args', dependencyMessage(deps));
-    const md = cloneMetadata(ctx.metadata);
-    md.tables.set(qnKey(table), { ...entry, computed_fields: entry.computed_fields.filter((c) => c.name !== name) });
-    for (const d of deps) d.remove(md);
-    ctx.apply(md);
+    removeWithDependents(ctx, { kind: 'computed_field', table, name }, new Set(), cascade, (md) => {
+      md.tables.set(qnKey(table), { ...entry, computed_fields: entry.computed_fields.filter((c) => c.name !== name) });
+    });
     return SUCCESS;
   },
 };

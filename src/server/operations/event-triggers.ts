@@ -1,15 +1,14 @@
 import { badRequest, parseFailed } from '../../errors.js';
 import { at, obj, optBool, qualifiedName, req, str } from '../../metadata/reader.js';
 import type { Json } from '../../metadata/json.js';
-import { qnEqual, qnKey } from '../../metadata/names.js';
-import { cloneMetadata } from '../../metadata/document.js';
+import { qnEqual } from '../../metadata/names.js';
 import { parseEventTriggerArgs } from '../../metadata/kinds/event-triggers.js';
 import type { EventTrigger, QualifiedName, TableEntry } from '../../metadata/types.js';
 import { etId, etPrefix, etRecord } from '../kinds/event-triggers.js';
 import type { OpContext } from '../context.js';
-import { sessionJson } from './run-sql.js';
+import { setSessionVariables } from './run-sql.js';
 import { op, SUCCESS, type Operation } from './operation.js';
-import { requireTracked } from './tables.js';
+import { requireTracked, withEntry } from './table-objects.js';
 
 /** The table entry holding the named event trigger (names are unique across tables). */
 export function findTrigger(ctx: OpContext, name: string): { entry: TableEntry; trigger: EventTrigger } | undefined {
@@ -37,11 +36,9 @@ const createEventTrigger: Operation<{ table: QualifiedName; trigger: EventTrigge
     if (existing && !qnEqual(existing.entry.table, table)) {
       throw badRequest('not-supported', '$.args.table', `cannot replace table or schema for trigger "${trigger.name}"`);
     }
-    const md = cloneMetadata(ctx.metadata);
-    const entry = md.tables.get(qnKey(table));
-    if (entry) {
-      md.tables.set(qnKey(table), { ...entry, event_triggers: [...entry.event_triggers.filter((e) => e.name !== trigger.name), trigger] });
-    }
+    const md = withEntry(ctx, table, (entry) => ({
+      event_triggers: [...entry.event_triggers.filter((e) => e.name !== trigger.name), trigger],
+    }));
     ctx.apply(md, 'incremental', {
       id: etId(trigger.name), table, prefix: etPrefix(table, trigger.name), record: () => etRecord(table, trigger, ''),
     });
@@ -55,10 +52,7 @@ const deleteEventTrigger: Operation<string> = {
   async run(ctx, name) {
     const found = findTrigger(ctx, name);
     if (!found) throw missing(name);
-    const md = cloneMetadata(ctx.metadata);
-    const t = found.entry.table;
-    md.tables.set(qnKey(t), { ...found.entry, event_triggers: found.entry.event_triggers.filter((e) => e.name !== name) });
-    ctx.apply(md);
+    ctx.apply(withEntry(ctx, found.entry.table, (entry) => ({ event_triggers: entry.event_triggers.filter((e) => e.name !== name) })));
     return SUCCESS;
   },
 };
@@ -77,7 +71,7 @@ const invokeEventTrigger: Operation<{ name: string; payload: Json }> = {
     if (!found.trigger.definition.enable_manual) {
       throw badRequest('not-supported', '$.args.name', `manual mode is not enabled for event trigger "${name}"`);
     }
-    await ctx.tx.query("SELECT set_config('engine.session_variables', $1, true)", [sessionJson(ctx.sessionVariables)]);
+    await setSessionVariables(ctx);
     const t = found.entry.table;
     const rows = await ctx.tx.query<{ id: string }>(
       `SELECT engine_catalog.insert_event_log($1, $2, $3, 'MANUAL', jsonb_build_object('old', NULL, 'new', $4::jsonb))::text AS id`,

@@ -1,7 +1,7 @@
 import { ApiError, badRequest, parseFailed } from '../../errors.js';
 import { arr, at, idx, obj, oneOf, str } from '../../metadata/reader.js';
 import { isObject, type Json } from '../../metadata/json.js';
-import { metadataOperations, LOCKING_READS, EXPORT_METADATA, noArgs } from './metadata.js';
+import { metadataOperations } from './metadata.js';
 import { relationshipOperations } from './relationships.js';
 import { sqlOperations } from './run-sql.js';
 import { tableOperations } from './tables.js';
@@ -9,7 +9,6 @@ import { permissionOperations } from './permissions.js';
 import { computedFieldOperations } from './computed-fields.js';
 import { actionOperations } from './actions.js';
 import { eventTriggerOperations } from './event-triggers.js';
-import type { OpContext } from '../context.js';
 import { op, type Operation } from './operation.js';
 
 export interface Envelope {
@@ -43,22 +42,13 @@ const bulk: Operation<Json[]> = {
         const env = parseEnvelope(items[i], '$');
         const operation = OPERATIONS[env.type] as Operation<unknown>;
         const args = operation.parse(requireArgs(env, '$'), '$.args');
-        results.push(await runOperation(ctx, env.type, operation, args));
+        results.push(await operation.run(ctx, args));
       } catch (e) {
         if (e instanceof ApiError) throw e.withPathPrefix(prefix);
         throw e;
       }
     }
     return results;
-  },
-};
-
-/** export_metadata is served from the engine's serialised cache; this entry only makes it a known operation. */
-const exportMetadata: Operation<null> = {
-  write: false,
-  parse: noArgs,
-  async run(ctx) {
-    return ctx.exportDocument();
   },
 };
 
@@ -71,22 +61,17 @@ export const OPERATIONS: Record<string, Operation<unknown>> = {
   ...actionOperations,
   ...eventTriggerOperations,
   ...metadataOperations,
-  [EXPORT_METADATA]: op(exportMetadata),
   bulk: op(bulk),
 };
 
-async function runOperation(ctx: OpContext, _type: string, operation: Operation<unknown>, args: unknown): Promise<Json> {
-  return operation.run(ctx, args);
-}
-
-/** Does the request need the metadata lock? Writing operations do, and bulks holding one, and reload. */
+/** Does the request need the metadata lock? Writing operations do, bulks holding one, and reads declaring `locks`. */
 export function needsLock(type: string, args: Json | undefined): boolean {
   if (type === 'bulk') {
     if (!Array.isArray(args)) return false;
     return args.some((item) => isObject(item) && typeof item['type'] === 'string' && needsLock(item['type'], item['args']));
   }
   const operation = OPERATIONS[type];
-  return !!operation && (operation.write || LOCKING_READS.has(type));
+  return !!operation && (operation.write || operation.locks === true);
 }
 
 export const accessDenied = (): ApiError => badRequest('access-denied', '$.args', 'restricted access : admin only');

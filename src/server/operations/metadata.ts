@@ -10,7 +10,7 @@ import { resolve } from '../schema-cache.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 
 /** Operations whose args are `{}`: any object is fine (unknown keys are ignored), anything else is not. */
-export const noArgs: Operation<null>['parse'] = (args, path) => {
+const noArgs: Operation<null>['parse'] = (args, path) => {
   obj(args, path);
   return null;
 };
@@ -126,6 +126,7 @@ const dropInconsistentMetadata: Operation<null> = {
 
 const reloadMetadata: Operation<null> = {
   write: false,
+  locks: true,
   parse: noArgs,
   async run(ctx) {
     await ctx.refreshAll();
@@ -143,8 +144,17 @@ const getInconsistentMetadata: Operation<null> = {
   },
 };
 
-/** export_metadata is answered by the engine from its serialised cache (see Engine.execute). */
-export const EXPORT_METADATA = 'export_metadata';
+/**
+ * A top-level export_metadata is answered by the engine from its serialised cache (see Engine.execute); this run
+ * answers it inside a bulk, where earlier steps may have changed the metadata.
+ */
+const exportMetadata: Operation<null> = {
+  write: false,
+  parse: noArgs,
+  async run(ctx) {
+    return ctx.exportDocument();
+  },
+};
 
 export const metadataOperations: Record<string, Operation<unknown>> = {
   replace_metadata: op(replaceMetadata),
@@ -152,7 +162,5 @@ export const metadataOperations: Record<string, Operation<unknown>> = {
   drop_inconsistent_metadata: op(dropInconsistentMetadata),
   reload_metadata: op(reloadMetadata),
   get_inconsistent_metadata: op(getInconsistentMetadata),
+  export_metadata: op(exportMetadata),
 };
-
-/** Operations that are not writing but still take the metadata lock (reload rebuilds the shared cache). */
-export const LOCKING_READS = new Set(['reload_metadata']);

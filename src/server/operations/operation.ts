@@ -5,6 +5,8 @@ import type { OpContext } from '../context.js';
 export interface Operation<A = unknown> {
   /** Writing operations take the metadata lock and are subject to the consistency rules (column W, §4.0). */
   write: boolean;
+  /** A reading operation that still takes the metadata lock, because it swaps in a rebuilt shared cache. */
+  locks?: boolean;
   parse(args: Json, path: string): A;
   run(ctx: OpContext, args: A): Promise<Json>;
 }

@@ -1,14 +1,13 @@
 import { badRequest } from '../../errors.js';
 import { at, comment, exclusive, obj, oneOf, opt, qualifiedName, req, roleName } from '../../metadata/reader.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
-import { cloneMetadata } from '../../metadata/document.js';
 import { parsePermissionDef, permField } from '../../metadata/kinds/permissions.js';
 import { PERM_KINDS, type PermKind, type Permission, type QualifiedName } from '../../metadata/types.js';
 import { recordJson } from '../inconsistency.js';
 import { permId, permPrefix, permRecord } from '../kinds/permissions.js';
 import type { OpContext } from '../context.js';
 import { op, SUCCESS, type Operation } from './operation.js';
-import { requireTracked } from './tables.js';
+import { requireTracked, withEntry } from './table-objects.js';
 
 interface CreateArgs {
   table: QualifiedName;
@@ -25,13 +24,11 @@ function notDefined(kind: PermKind, table: QualifiedName, role: string) {
 
 /** Replaces (or with `perm` null removes) one permission of a table in a copy of the metadata. */
 function withPermission(ctx: OpContext, table: QualifiedName, kind: PermKind, role: string, perm: Permission | null) {
-  const md = cloneMetadata(ctx.metadata);
-  const entry = md.tables.get(qnKey(table));
-  if (!entry) return md;
   const field = permField(kind);
-  const others = entry[field].filter((p) => p.role !== role);
-  md.tables.set(qnKey(table), { ...entry, [field]: perm ? [...others, perm] : others });
-  return md;
+  return withEntry(ctx, table, (entry) => {
+    const others = entry[field].filter((p) => p.role !== role);
+    return { [field]: perm ? [...others, perm] : others };
+  });
 }
 
 function createPermission(kind: PermKind): Operation<CreateArgs> {

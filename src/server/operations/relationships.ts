@@ -1,13 +1,11 @@
 import { badRequest } from '../../errors.js';
 import { at, comment, graphqlName, obj, optBool, qualifiedName, req, reqStr } from '../../metadata/reader.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
-import { cloneMetadata } from '../../metadata/document.js';
 import { parseUsing } from '../../metadata/kinds/relationships.js';
 import type { QualifiedName, RelKind, Relationship } from '../../metadata/types.js';
-import { dependencyMessage, dependentsOf } from '../dependencies.js';
 import { relId, relPrefix, relationshipRecord } from '../kinds/relationships.js';
 import { op, SUCCESS, type Operation } from './operation.js';
-import { requireTracked, takenName } from './tables.js';
+import { addField, removeWithDependents, requireTracked } from './table-objects.js';
 
 interface CreateArgs {
   table: QualifiedName;
@@ -29,23 +27,13 @@ function createRelationship(kind: RelKind): Operation<CreateArgs> {
       };
     },
     async run(ctx, { table, rel }) {
-      requireTracked(ctx, table);
       const remote = 'manual_configuration' in rel.using
         ? [rel.using.manual_configuration.remote_table]
         : typeof rel.using.foreign_key_constraint_on === 'string' ? [] : [rel.using.foreign_key_constraint_on.table];
-      await ctx.refreshTables([table, ...remote]);
-      const taken = takenName(ctx, table, rel.name);
-      if (taken) {
-        throw badRequest('already-exists', '$.args.name', `"${rel.name}" conflicts with an existing ${taken} of table ${qnQuoted(table)}`);
-      }
-      const md = cloneMetadata(ctx.metadata);
-      const entry = md.tables.get(qnKey(table));
-      if (!entry) return SUCCESS;
-      const field = kind === 'object' ? 'object_relationships' : 'array_relationships';
-      md.tables.set(qnKey(table), { ...entry, [field]: [...entry[field], rel] });
-      ctx.apply(md, 'incremental', {
-        id: relId(kind, table, rel.name), table, prefix: relPrefix(table, rel.name),
-        record: () => relationshipRecord(kind, table, rel, ''),
+      await addField(ctx, {
+        table, list: kind === 'object' ? 'object_relationships' : 'array_relationships', field: rel,
+        refers: { tables: remote, functions: [] },
+        created: { id: relId(kind, table, rel.name), prefix: relPrefix(table, rel.name), record: () => relationshipRecord(kind, table, rel, '') },
       });
       return SUCCESS;
     },
@@ -65,19 +53,13 @@ const dropRelationship: Operation<{ table: QualifiedName; name: string; cascade:
   async run(ctx, { table, name, cascade }) {
     requireTracked(ctx, table);
     const entry = ctx.metadata.tables.get(qnKey(table));
-    const kind: RelKind | null = entry?.object_relationships.some((r) => r.name === name)
-      ? 'object'
-      : entry?.array_relationships.some((r) => r.name === name) ? 'array' : null;
-    if (!entry || !kind) {
+    const list = (['object_relationships', 'array_relationships'] as const).find((l) => entry?.[l].some((r) => r.name === name));
+    if (!entry || !list) {
       throw badRequest('not-exists', '$.args.relationship', `relationship "${name}" does not exist in table ${qnQuoted(table)}`);
     }
-    const deps = dependentsOf(ctx.cache, [{ kind: 'relationship', table, name }], new Set(), cascade);
-    if (deps.length > 0 && !cascade) throw badRequest('dependency-error', '$.args', dependencyMessage(deps));
-    const md = cloneMetadata(ctx.metadata);
-    const field = kind === 'object' ? 'object_relationships' : 'array_relationships';
-    md.tables.set(qnKey(table), { ...entry, [field]: entry[field].filter((r) => r.name !== name) });
-    for (const d of deps) d.remove(md);
-    ctx.apply(md);
+    removeWithDependents(ctx, { kind: 'relationship', table, name }, new Set(), cascade, (md) => {
+      md.tables.set(qnKey(table), { ...entry, [list]: entry[list].filter((r) => r.name !== name) });
+    });
     return SUCCESS;
   },
 };

@@ -5,6 +5,7 @@ import type { Json } from '../../metadata/json.js';
 import { introspect } from '../db-catalog.js';
 import { reconcile } from '../sql-reconcile.js';
 import { resolve } from '../schema-cache.js';
+import type { OpContext } from '../context.js';
 import { op, type Operation } from './operation.js';
 
 interface RunSqlArgs {
@@ -81,7 +82,7 @@ const runSql: Operation<RunSqlArgs> = {
     }
     const checking = args.checkConsistency && !args.readOnly;
     const before = checking ? await introspect(ctx.tx) : null;
-    await ctx.tx.query("SELECT set_config('engine.session_variables', $1, true)", [sessionJson(ctx.sessionVariables)]);
+    await setSessionVariables(ctx);
     let result;
     try {
       if (args.readOnly) {
@@ -105,10 +106,14 @@ const runSql: Operation<RunSqlArgs> = {
   },
 };
 
-export function sessionJson(vars: Record<string, string>): string {
+/**
+ * Hands the caller's session variables to SQL run in this transaction (the event-log insert records them), for the
+ * rest of the transaction only; keys are sorted so the stored JSON does not depend on header order.
+ */
+export async function setSessionVariables(ctx: OpContext): Promise<void> {
   const sorted: Record<string, string> = {};
-  for (const k of Object.keys(vars).sort()) sorted[k] = vars[k] as string;
-  return JSON.stringify(sorted);
+  for (const k of Object.keys(ctx.sessionVariables).sort()) sorted[k] = ctx.sessionVariables[k] as string;
+  await ctx.tx.query("SELECT set_config('engine.session_variables', $1, true)", [JSON.stringify(sorted)]);
 }
 
 export const sqlOperations: Record<string, Operation<unknown>> = { run_sql: op(runSql) };

@@ -1,47 +1,15 @@
 import { badRequest } from '../../errors.js';
 import { at, obj, optBool, qualifiedName, req, isFunctionArgsObject } from '../../metadata/reader.js';
-import type { Json } from '../../metadata/json.js';
-import { qnKey, qnQuoted } from '../../metadata/names.js';
+import { qnJson, qnKey, qnQuoted } from '../../metadata/names.js';
 import { cloneMetadata, newTableEntry } from '../../metadata/document.js';
-import { parseFunctionEntry } from '../../metadata/kinds/functions.js';
+import { functionEntryJson, parseFunctionEntry } from '../../metadata/kinds/functions.js';
 import type { QualifiedName } from '../../metadata/types.js';
-import type { OpContext } from '../context.js';
-import { dependencyMessage, dependentsOf } from '../dependencies.js';
 import { tableId } from '../schema-cache.js';
 import { functionId, functionPrefix, resolveFunction } from '../kinds/functions.js';
 import { op, SUCCESS, type Operation } from './operation.js';
-import { functionEntryJson } from '../../metadata/kinds/functions.js';
-import { qnJson } from '../../metadata/names.js';
+import { removeWithDependents } from './table-objects.js';
 
 const SYSTEM_SCHEMAS = ['engine_catalog', 'pg_catalog', 'information_schema'];
-
-/** The "common table check" (§4.0): the named table must be tracked. */
-export function requireTracked(ctx: OpContext, table: QualifiedName, path = '$.args.table'): void {
-  if (!ctx.metadata.tables.has(qnKey(table))) throw badRequest('not-exists', path, `table ${qnQuoted(table)} does not exist`);
-}
-
-/**
- * What already uses `name` on a table: a column, or a relationship or computed field of its metadata entry
- * (consistent or not: inconsistent objects keep their names, §3.4).
- */
-export function takenName(ctx: OpContext, table: QualifiedName, name: string): 'column' | 'relationship' | 'computed field' | undefined {
-  if (ctx.cache.catalog.tables.get(qnKey(table))?.columns.has(name)) return 'column';
-  const entry = ctx.metadata.tables.get(qnKey(table));
-  if (entry && [...entry.object_relationships, ...entry.array_relationships].some((r) => r.name === name)) return 'relationship';
-  if (entry?.computed_fields.some((c) => c.name === name)) return 'computed field';
-  return undefined;
-}
-
-/** Removes a table (and, with cascade, its dependents) from the metadata; fails on dependents without cascade. */
-export function untrack(ctx: OpContext, table: QualifiedName, cascade: boolean): void {
-  const owners = new Set([qnKey(table)]);
-  const deps = dependentsOf(ctx.cache, [{ kind: 'table', table }], owners, cascade);
-  if (deps.length > 0 && !cascade) throw badRequest('dependency-error', '$.args', dependencyMessage(deps));
-  const md = cloneMetadata(ctx.metadata);
-  md.tables.delete(qnKey(table));
-  for (const d of deps) d.remove(md);
-  ctx.apply(md);
-}
 
 const trackTable: Operation<QualifiedName> = {
   write: true,
@@ -75,7 +43,8 @@ const untrackTable: Operation<{ table: QualifiedName; cascade: boolean }> = {
     if (!ctx.metadata.tables.has(qnKey(table))) {
       throw badRequest('already-untracked', '$.args', `view/table already untracked : ${qnQuoted(table)}`);
     }
-    untrack(ctx, table, cascade);
+    // The table's own objects go with its entry, so they are not dependents to report.
+    removeWithDependents(ctx, { kind: 'table', table }, new Set([qnKey(table)]), cascade, (md) => md.tables.delete(qnKey(table)));
     return SUCCESS;
   },
 };
@@ -121,5 +90,3 @@ export const tableOperations: Record<string, Operation<unknown>> = {
   track_function: op(trackFunction),
   untrack_function: op(untrackFunction),
 };
-
-export type { Json };
