@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
@@ -147,4 +148,29 @@ export async function startTestEngine(opts: { adminSecret?: string } = {}): Prom
     },
   };
   return te;
+}
+
+/**
+ * One engine for the calling test file (or describe block), reset before each test and then brought to the file's
+ * starting point by `setup`, closed after the last test. The engine only exists once beforeAll has run, so this
+ * returns a stand-in that forwards to it: test bodies keep writing `e.sql(…)` without an accessor call.
+ * Setup runs in the same hook as the reset, so it never depends on how the runner orders sibling hooks.
+ */
+export function useTestEngine(opts: { adminSecret?: string; setup?: (e: TestEngine) => Promise<void> } = {}): TestEngine {
+  let current: TestEngine | undefined;
+  beforeAll(async () => {
+    current = await startTestEngine({ adminSecret: opts.adminSecret });
+  });
+  afterAll(async () => current?.close());
+  beforeEach(async () => {
+    await current?.reset();
+    if (current) await opts.setup?.(current);
+  });
+  // The engine exists only once beforeAll ran; the proxy lets test bodies hold `e` from the file's top level.
+  return new Proxy({} as TestEngine, {
+    get(_, key) {
+      if (!current) throw new Error('useTestEngine: the engine is used outside a test or hook');
+      return Reflect.get(current, key);
+    },
+  });
 }

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { err, expectError, exported, write } from '../helpers/assertions.js';
 
 // engine-api.md §4.6.2–§4.6.3 (actions, action permissions), §4.0 (Header, URL template), §4.8.2 step 3, §6.1–§6.3,
 // §7 rows 8–17, 53–60, 79.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await write(e, { type: 'set_custom_types', args: TYPES }); // resource_version 2
-});
+} });
 
 type Obj = Record<string, unknown>;
 const TYPES = {

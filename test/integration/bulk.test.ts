@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { post, useTestEngine } from '../helpers/engine.js';
 import { fails } from '../helpers/assertions.js';
 
 // engine-api.md §4.8.7 `bulk` (and §3.3 for its transaction and resource_version, §7 row 80 for its errors).
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 const SUCCESS = { message: 'success' };
 const CMD_OK = { result_type: 'CommandOk', result: null };

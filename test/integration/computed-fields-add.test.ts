@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
 
 // add_computed_field (engine-api.md §4.5.1), its export (§6.1–§6.3), the §1.7 multi-reason layout, the §3.4
 // constraint-violation records; §7 rows 10, 24, 38, 47, 48, 49.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id int primary key, first_name text, last_name text);
     create table article (id int primary key, author_id int references author(id), title text);
     create table secret (id int primary key, author_id int);
@@ -48,7 +42,7 @@ beforeEach(async () => {
     { type: 'track_table', args: { schema: 'billing', name: 'customer' } },
     { type: 'create_array_relationship', args: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } } },
   ] });
-});
+} });
 
 const add = (table: unknown, name: string, definition: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   ({ type: 'add_computed_field', args: { table, name, definition, ...extra } });

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { dependencyError, err, expectError, exportedWithBody, qt, runSql, write } from '../helpers/assertions.js';
 
 // drop_computed_field (engine-api.md §4.5.2), computed-field dependencies (§3.5), run_sql consistency checks on
 // computed-field functions (§4.1.1 step 5), replace_metadata with computed fields (§4.8.2, §3.4);
 // §7 rows 23, 24, 26, 28, 29, 50.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id int primary key, first_name text, last_name text);
     create table article (id int primary key, author_id int references author(id), title text);
     create function author_full_name(a author) returns text stable language sql as $$ select a.first_name || ' ' || a.last_name $$;
@@ -23,7 +17,7 @@ beforeEach(async () => {
     { type: 'track_table', args: 'article' },
     { type: 'create_array_relationship', args: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } } },
   ] });
-});
+} });
 
 const AUTHOR = qt('author');
 const ARTICLES_REL = { name: 'articles', using: { foreign_key_constraint_on: { table: qt('article'), column: 'author_id' } } };

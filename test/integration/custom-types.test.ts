@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
 
 // engine-api.md §4.6.1 (set_custom_types), §3.4 rules 1–2, §6.1–§6.3 (custom_types export), §1.7 (reason lists),
 // §7 rows 8, 10, 11, 22, 51, 52.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id int primary key, name text);
     create table article (id int primary key, author_id int, title text);
     create table draft (id int primary key);
     create type mood as enum ('up', 'down');
     create domain posint as int check (value > 0)`);
   await e.ok({ type: 'bulk', args: [{ type: 'track_table', args: 'author' }, { type: 'track_table', args: 'article' }] });
-});
+} });
 
 type Obj = Record<string, unknown>;
 const set = (args: unknown) => ({ type: 'set_custom_types', args });

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { Engine } from '../../src/server/engine.js';
 
 // The event rows written by the database triggers of event triggers (engine-api.md §3.2, §4.7.1), archiving
 // (§4.7.2), reinstalling at start-up and reload (§3.1, §4.8.4), invoke_event_trigger and redeliver_event
 // (§4.7.3–4.7.4, §7 rows 67, 70–73). Delivery is not exercised: only the rows and their states.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id int primary key, name text, age int, bio text);
     create table article (id int primary key, title text)`);
   await e.ok({ type: 'bulk', args: [{ type: 'track_table', args: 'author' }, { type: 'track_table', args: 'article' }] });
-});
+} });
 
 const ADMIN = { 'x-engine-role': 'admin' };
 const create = (name: string, args: Record<string, unknown>) =>

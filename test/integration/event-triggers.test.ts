@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 
 // create_event_trigger / delete_event_trigger: metadata, export shape (§6), the database triggers and
 // functions they install (§4.7.1–4.7.2), every error of §7 rows 9, 12, 13, 16, 17, 24, 61–69, and
 // replace_metadata installing the same triggers as the individual calls (§4.8.2).
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id serial primary key, name text, age int);
     create table article (id serial primary key, title text, body text);
     create schema billing; create table billing.invoice (id int primary key, total int);
     create table other (id int)`);
   await e.ok({ type: 'bulk', args: [{ type: 'track_table', args: 'author' }, { type: 'track_table', args: 'article' },
     { type: 'track_table', args: { schema: 'billing', name: 'invoice' } }] });
-});
+} });
 
 const URL_ = 'http://localhost:1/hook';
 const RETRY = { num_retries: 0, interval_sec: 10, timeout_sec: 60 };

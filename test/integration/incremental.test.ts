@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import fc from 'fast-check';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { useTestEngine } from '../helpers/engine.js';
 import { resolve } from '../../src/server/schema-cache.js';
 import { recordJson } from '../../src/server/inconsistency.js';
 import { documentJson, documentText } from '../../src/metadata/document.js';
@@ -10,12 +10,7 @@ import { documentJson, documentText } from '../../src/metadata/document.js';
  * hold both shortcuts to the slow, obvious path: after random sequences of operations, the cache equals a full
  * resolve, the stored document equals the canonical serialisation, and both equal what a fresh start reads.
  */
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 const TABLES = ['a', 'b', 'c'];
 

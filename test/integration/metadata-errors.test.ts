@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { expectErrorKeys } from '../helpers/assertions.js';
 
 // replace_metadata parse errors and duplicates, in both argument forms (engine-api.md §4.8.2 steps 1 and 3,
 // §6.5; §7 rows 74–77 and 79). In the second form the paths start with $.args.metadata.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  // Each test starts from the same metadata: author tracked (resource_version 2).
-  await e.reset();
+// Each test starts from the same metadata: author tracked (resource_version 2).
+const e = useTestEngine({ setup: async () => {
   await e.sql('create table author (id serial primary key, name text); create table article (id serial primary key, author_id int references author(id))');
   await e.ok({ type: 'track_table', args: 'author' });
-});
+} });
 
 interface Case {
   name: string;

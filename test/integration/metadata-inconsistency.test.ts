@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { exported, qt } from '../helpers/assertions.js';
 
 // clear_metadata, reload_metadata, get_inconsistent_metadata, drop_inconsistent_metadata (engine-api.md §4.8.3–6,
 // §3.4; §7 row 23).
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 const op = (type: string) => ({ type, args: {} });
 const CONSISTENT = { is_consistent: true, inconsistent_objects: [] };

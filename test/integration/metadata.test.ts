@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { expectErrorKeys, exported, qt } from '../helpers/assertions.js';
 
 // export_metadata and replace_metadata (engine-api.md §4.8.1–2, §6; §7 rows 23, 78). Parse errors and
 // duplicates are in metadata-errors.test.ts; clear/reload/inconsistency operations in metadata-inconsistency.test.ts.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 const replace = (args: unknown) => ({ type: 'replace_metadata', args });
 const EXPORT = { type: 'export_metadata', args: {} };

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { exported, qt, write } from '../helpers/assertions.js';
-import { create, drop, e, INVOICE, KINDS, setComment, usePermissionsEngine, type Kind, type Obj } from './permissions-fixtures.js';
+import { create, drop, INVOICE, permissionsDoc, setComment, usePermissionsEngine, type Obj, type Perms } from './permissions-fixtures.js';
 
 // engine-api.md §4.3 (permissions), §6.1–§6.3 (export shape of permissions): creating, dropping and commenting.
 // Errors: permissions-errors.test.ts. Dependencies, renames and replace_metadata: permissions-deps.test.ts.
 
-usePermissionsEngine();
+const e = usePermissionsEngine();
 
 // The exported document: the tables of the setup with the given permission lists (§6.1 key order, §6.3 table order).
-type Perms = Partial<Record<Kind, unknown[]>>;
 const BASE: [string, Obj][] = [
   ['billing.invoice', { table: INVOICE }],
   ['article', { table: qt('article'), object_relationships: [{ name: 'author', using: { foreign_key_constraint_on: 'author_id' } }] }],
@@ -23,17 +22,7 @@ const BASE: [string, Obj][] = [
     ],
   }],
 ];
-function doc(perms: Record<string, Perms> = {}): string {
-  const tables = BASE.map(([key, entry]) => {
-    const out: Obj = { ...entry };
-    for (const kind of KINDS) {
-      const list = perms[key]?.[kind];
-      if (list && list.length > 0) out[`${kind}_permissions`] = list;
-    }
-    return out;
-  });
-  return JSON.stringify({ version: 2, tables });
-}
+const doc = (perms: Record<string, Perms> = {}): string => permissionsDoc(BASE, perms);
 
 describe('creating, dropping and commenting permissions', () => {
   it('creates permissions of every kind and exports them in the §6.1 shape, sorted by role', async () => {

@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { dependencyError, expectError, exported, qt, runSql, write } from '../helpers/assertions.js';
+import { create, INVOICE, permissionsDoc, type Obj, type Perms } from './permissions-fixtures.js';
 
 // Permissions as dependents (engine-api.md §3.5, §4.1.1 step 5, §4.1.3, §4.2, §4.5.2; §7 row 26), renames
 // rewriting permissions (§4.1.1 step 5), and replace_metadata with permissions (§4.8.2, §6.1–§6.3).
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id int primary key, name text, active boolean default true);
     create table article (id int primary key, author_id int references author(id), editor_id int, title text, category text, published boolean);
     create table flag (id int primary key, enabled boolean);
@@ -24,21 +19,13 @@ beforeEach(async () => {
     { type: 'create_array_relationship', args: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } } },
     { type: 'add_computed_field', args: { table: 'author', name: 'full_name', definition: { function: 'author_full_name' } } },
   ] });
-});
-
-type Kind = 'insert' | 'select' | 'update' | 'delete';
-type Obj = Record<string, unknown>;
-const KINDS: Kind[] = ['insert', 'select', 'update', 'delete'];
-const INVOICE = qt('invoice', 'billing');
-const create = (kind: Kind, table: unknown, role: string, permission: unknown, extra: Obj = {}) =>
-  ({ type: `create_${kind}_permission`, args: { table, role, permission, ...extra } });
+} });
 
 const commandOk = { result_type: 'CommandOk', result: null };
 
 const consistent = async () => expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
 
 // The exported document for the setup's tables plus permission lists (§6.1, §6.3).
-type Perms = Partial<Record<Kind, unknown[]>>;
 const ARTICLE_REL = [{ name: 'author', using: { foreign_key_constraint_on: 'author_id' } }];
 const AUTHOR_BASE = {
   table: qt('author'),
@@ -51,17 +38,7 @@ const BASE: [string, Obj][] = [
   ['author', AUTHOR_BASE],
   ['flag', { table: qt('flag') }],
 ];
-function doc(perms: Record<string, Perms> = {}, base: [string, Obj][] = BASE): string {
-  const tables = base.map(([key, entry]) => {
-    const out: Obj = { ...entry };
-    for (const kind of KINDS) {
-      const list = perms[key]?.[kind];
-      if (list && list.length > 0) out[`${kind}_permissions`] = list;
-    }
-    return out;
-  });
-  return JSON.stringify({ version: 2, tables });
-}
+const doc = (perms: Record<string, Perms> = {}, base: [string, Obj][] = BASE): string => permissionsDoc(base, perms);
 const without = (key: string, patch?: Obj): [string, Obj][] =>
   BASE.flatMap(([k, v]): [string, Obj][] => (k !== key ? [[k, v]] : patch ? [[k, patch]] : []));
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { err, expectError, qt, write } from '../helpers/assertions.js';
-import { create, drop, e, INVOICE, KINDS, setComment, usePermissionsEngine, type Kind, type Obj, type Q } from './permissions-fixtures.js';
+import { create, drop, INVOICE, KINDS, setComment, usePermissionsEngine, type Kind, type Obj, type Q } from './permissions-fixtures.js';
 
 // engine-api.md §4.3 (permissions), §4.4 (BoolExp reasons through the API), §3.4 (constraint violations),
 // §7 rows 14, 15, 20, 24, 41–46: the errors of the permission operations. Creating and exporting: permissions-crud.test.ts.
 
-usePermissionsEngine();
+const e = usePermissionsEngine();
 
 const qtOf = (t: Q) => (typeof t === 'string' ? qt(t) : qt(t.name, t.schema));
 const tableText = (t: Q) => (qtOf(t).schema === 'public' ? qtOf(t).name : `${qtOf(t).schema}.${qtOf(t).name}`);

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { useTestEngine, type TestEngine } from '../helpers/engine.js';
 import { qt } from '../helpers/assertions.js';
 
 // Shared by permissions-crud.test.ts and permissions-errors.test.ts: the engine with the tables, views, relationships
-// and computed fields permissions are defined on, and builders of the permission operations.
+// and computed fields permissions are defined on. Also by permissions-deps.test.ts (its own tables): the builders of the
+// permission operations and of the exported document, so the three files agree on the §6.1 shape.
 
-export let e: TestEngine;
-
-/** Registers the hooks: one engine for the file, reset to the setup before each test. */
-export function usePermissionsEngine(): void {
-  beforeAll(async () => {
-    e = await startTestEngine();
-  });
-  afterAll(async () => e?.close());
-  beforeEach(async () => {
-    await e.reset();
+/** One engine for the file, reset to the setup before each test. */
+export function usePermissionsEngine(): TestEngine {
+  return useTestEngine({ setup: async (e) => {
     await e.sql(`create table author (id int primary key, name text, active boolean default true, info jsonb, created_at timestamptz);
     create table article (id int primary key, author_id int references author(id), editor_id int, title text, category text,
       published boolean default false, created_at timestamptz, published_on date);
@@ -32,7 +25,7 @@ export function usePermissionsEngine(): void {
       { type: 'add_computed_field', args: { table: 'author', name: 'full_name', definition: { function: 'author_full_name' } } },
       { type: 'add_computed_field', args: { table: 'author', name: 'latest', definition: { function: 'author_latest' } } },
     ] });
-  });
+  } });
 }
 
 export type Kind = 'insert' | 'select' | 'update' | 'delete';
@@ -45,3 +38,17 @@ export const create = (kind: Kind, table: Q, role: string, permission: unknown, 
   ({ type: `create_${kind}_permission`, args: { table, role, permission, ...extra } });
 export const drop = (kind: Kind, table: Q, role: string) => ({ type: `drop_${kind}_permission`, args: { table, role } });
 export const setComment = (args: Obj) => ({ type: 'set_permission_comment', args });
+
+export type Perms = Partial<Record<Kind, unknown[]>>;
+/** The exported document of the given [sort key, table entry] pairs with their permission lists (§6.1 key order). */
+export function permissionsDoc(base: [string, Obj][], perms: Record<string, Perms> = {}): string {
+  const tables = base.map(([key, entry]) => {
+    const out: Obj = { ...entry };
+    for (const kind of KINDS) {
+      const list = perms[key]?.[kind];
+      if (list && list.length > 0) out[`${kind}_permissions`] = list;
+    }
+    return out;
+  });
+  return JSON.stringify({ version: 2, tables });
+}

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
 
 // engine-api.md §4.2 (relationships), §3.4 (consistency rules), §6.1/§6.4 (export shape), §7 rows 10, 12–13, 21–22, 38–40.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => {
-  await e.reset();
+const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id int primary key, name text);
     create table article (id int primary key, author_id int references author(id), editor_id int, title text);
     create table draft (id int primary key, author_id int references author(id));
@@ -22,7 +16,7 @@ beforeEach(async () => {
     create table billing.account (id int primary key);
     create table billing.invoice (id int primary key, customer_id int references author(id), account_id int references billing.account(id), total int)`);
   for (const t of ['author', 'article', 'book', 'pair', 'pair_ref', { schema: 'billing', name: 'invoice' }]) await write(e, { type: 'track_table', args: t });
-});
+} });
 
 type Q = string | { schema?: string; name: string };
 const qtOf = (t: Q) => (typeof t === 'string' ? qt(t) : qt(t.name, t.schema));

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { dependencyError, expectErrorKeys, exportedWithBody, qt, relationExists, runSql } from '../helpers/assertions.js';
 
 // run_sql consistency checks (engine-api.md §4.1.1 steps 5–6, §3.4, §3.5; §7 rows 22, 26, 27).
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 const fk = (column: string) => ({ foreign_key_constraint_on: column });
 const fkArr = (table: string, column: string) => ({ foreign_key_constraint_on: { table: qt(table), column } });

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 import { expectErrorKeys, relationExists, runSql } from '../helpers/assertions.js';
 
 // run_sql (engine-api.md §4.1.1 steps 1–4, §3.3, §2.4): result shapes, PostgreSQL errors, read_only,
 // session variables, resource_version. The consistency checks of step 5 are in run-sql-consistency.test.ts.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 /** The §4.1.1 step 3 error body. */
 const pgError = (statement: string, message: string, statusCode: string, description: string | null = null, hint: string | null = null) => ({

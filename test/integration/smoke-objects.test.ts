@@ -1,12 +1,7 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 it('permissions, computed fields, actions and event triggers work together', async () => {
   await e.sql(`create table author (id serial primary key, name text, active boolean default true);

@@ -1,12 +1,7 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { expect, it } from 'vitest';
+import { useTestEngine } from '../helpers/engine.js';
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 it('state() sees metadata, version and schema changes', async () => {
   const s0 = await e.state();

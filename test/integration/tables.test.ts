@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXTERNAL_URL, startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { EXTERNAL_URL, useTestEngine } from '../helpers/engine.js';
 import { err, expectError, exported, qt, writeAndReexport } from '../helpers/assertions.js';
 
 // engine-api.md §4.1.2–§4.1.3 (track_table, untrack_table), §4.0 common table check, §3.5 table dependents.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 const doc = (tables: unknown[]) => JSON.stringify({ version: 2, tables });
 

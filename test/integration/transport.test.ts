@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { post, useTestEngine } from '../helpers/engine.js';
 import { fails } from '../helpers/assertions.js';
 
 // engine-api.md §1: routes, request processing order, success headers, error envelope, parse errors.
 
-let e: TestEngine;
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => e?.close());
-beforeEach(async () => e.reset());
+const e = useTestEngine();
 
 const NOT_FOUND = '{"path":"$","error":"resource does not exist","code":"not-found"}';
 const JSON_TYPE = 'application/json; charset=utf-8';
