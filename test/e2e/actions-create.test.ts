@@ -9,28 +9,18 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, graphql } from 'graphql';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  BIN, childEnv, jsonDoc, removeTempDirs, SEED_ACTIONS_GRAPHQL, SEED_ACTIONS_YAML, SEED_METADATA, SEED_SQL, show, snapshot, tempDir,
-  type CliResult,
+  BIN, childEnv, jsonDoc, SEED_ACTIONS_GRAPHQL, SEED_ACTIONS_YAML, seedEngine, show, snapshot, tempDir, useTestEngine, type CliResult,
 } from './cli-helpers.js';
 
-let e: TestEngine;
-
-beforeAll(async () => {
+// Before useTestEngine, so that a stale build fails with this message rather than start an engine first.
+beforeAll(() => {
   if (!existsSync(fileURLToPath(new URL('../../dist/cli/actions-create.js', import.meta.url)))) throw new Error('run `npm run build` first');
-  e = await startTestEngine();
 });
-afterAll(async () => {
-  await e.close();
-});
-beforeEach(async () => {
-  await e.reset();
-  await e.sql(SEED_SQL);
-  await e.ok(SEED_METADATA);
-});
-afterEach(removeTempDirs);
+const e = useTestEngine();
+// After the reset of useTestEngine: before hooks run in the order they were registered.
+beforeEach(() => seedEngine(e));
 
 /** Runs the bin with `input` on stdin (a pipe: never interactive). */
 function run(cwd: string, args: string[], input = '', env: Record<string, string> = {}): Promise<CliResult> {

@@ -5,10 +5,9 @@
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
 import {
-  barrierProxy, cli, jsonDoc, lineOf, lines, removeTempDirs, SEED_METADATA, SEED_SQL, show, spawnCli, tempDir, type CliResult,
+  barrierProxy, cli, engineExport, initProject, jsonDoc, lineOf, lines, seedEngine, show, spawnCli, tempDir, useTestEngine, type CliResult,
 } from './cli-helpers.js';
 
 const SECRET = 'S3cret-e2e-7d1f0b';
@@ -17,34 +16,11 @@ const NETWORK_HINT = "hint: start a local engine with 'engine serve', or set --e
 const AUTH_HINT = 'pass --admin-secret or set ENGINE_GRAPHQL_ADMIN_SECRET (environment, .env, or admin_secret: ${VAR} in config.yaml)';
 const DEAD = 'http://127.0.0.1:1';
 
-let e: TestEngine;
+const e = useTestEngine({ adminSecret: SECRET });
 
-beforeAll(async () => {
-  e = await startTestEngine({ adminSecret: SECRET });
-});
+const seed = (): Promise<void> => seedEngine(e);
 
-afterAll(async () => {
-  await e?.close();
-});
-
-beforeEach(async () => {
-  await e.reset();
-});
-
-afterEach(async () => {
-  await removeTempDirs();
-});
-
-async function seed(): Promise<void> {
-  await e.sql(SEED_SQL);
-  await e.ok(SEED_METADATA);
-}
-
-async function engineVersion(): Promise<number> {
-  const r = await e.query({ type: 'export_metadata', args: {} });
-  expect(r.status, r.text).toBe(200);
-  return Number(r.headers.get('x-engine-resource-version'));
-}
+const engineVersion = async (): Promise<number> => (await engineExport(e)).version;
 
 /** Runs the CLI with the admin secret in the environment (unless `env` overrides the environment). */
 const run = (cwd: string, args: string[], env: Record<string, string> = { ENGINE_GRAPHQL_ADMIN_SECRET: SECRET }): Promise<CliResult> =>
@@ -52,10 +28,7 @@ const run = (cwd: string, args: string[], env: Record<string, string> = { ENGINE
 
 /** A project pointing at the engine, with the engine's metadata exported into it. */
 async function project(name = 'proj'): Promise<string> {
-  const parent = await tempDir();
-  const init = await run(parent, ['init', name, '--endpoint', e.url]);
-  expect(init.code, show(init)).toBe(0);
-  const dir = join(parent, name);
+  const { dir } = await initProject(e.url, name, { ENGINE_GRAPHQL_ADMIN_SECRET: SECRET });
   const exp = await run(dir, ['metadata', 'export']);
   expect(exp.code, show(exp)).toBe(0);
   return dir;

@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
+import { useTestEngine as useEngine, type TestEngine } from '../helpers/engine.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
 
@@ -113,6 +114,37 @@ export async function tempDir(prefix = 'engine-cli-'): Promise<string> {
 
 export async function removeTempDirs(): Promise<void> {
   for (const d of tempDirs.splice(0)) await rm(d, { recursive: true, force: true });
+}
+
+/**
+ * The engine lifecycle of test/helpers/engine.ts (registered in the calling scope: a file, or a describe so that a
+ * skipped one starts nothing), plus the temporary directories of each test removed after it.
+ */
+export function useTestEngine(opts: { adminSecret?: string } = {}): TestEngine {
+  const e = useEngine(opts);
+  afterEach(removeTempDirs);
+  return e;
+}
+
+/** Gives the engine the tables and metadata of SEED_SQL and SEED_METADATA. */
+export async function seedEngine(e: TestEngine): Promise<void> {
+  await e.sql(SEED_SQL);
+  await e.ok(SEED_METADATA);
+}
+
+/** The engine's export_metadata body and resource version. */
+export async function engineExport(e: TestEngine): Promise<{ text: string; version: number }> {
+  const r = await e.query({ type: 'export_metadata', args: {} });
+  expect(r.status, r.text).toBe(200);
+  return { text: r.text, version: Number(r.headers.get('x-engine-resource-version')) };
+}
+
+/** `engine init <name> --endpoint <endpoint>` in a fresh temporary directory; `dir` is the project's. */
+export async function initProject(endpoint: string, name = 'proj', env?: Record<string, string>): Promise<{ parent: string; dir: string; init: CliResult }> {
+  const parent = await tempDir();
+  const init = await cli(['init', name, '--endpoint', endpoint], { cwd: parent, env });
+  expect(init.code, show(init)).toBe(0);
+  return { parent, dir: join(parent, name), init };
 }
 
 /** Every file below `dir` (relative path → bytes as latin1 text), for byte-for-byte comparisons. */

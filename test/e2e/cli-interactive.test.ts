@@ -7,9 +7,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
-import { BIN, childEnv, CLI_TIMEOUT_MS, removeTempDirs, SEED_METADATA, SEED_SQL, tempDir } from './cli-helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { TestEngine } from '../helpers/engine.js';
+import { BIN, childEnv, CLI_TIMEOUT_MS, seedEngine, tempDir, useTestEngine } from './cli-helpers.js';
 
 const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
 const PROMPT = 'Continue? [y/N]';
@@ -78,29 +78,15 @@ async function exported(): Promise<string> {
 }
 
 async function seed(): Promise<string> {
-  await e.sql(SEED_SQL);
-  await e.ok(SEED_METADATA);
+  await seedEngine(e);
   const before = await exported();
   expect(before).not.toBe('{"version":2,"tables":[]}');
   return before;
 }
 
 describe.skipIf(!HAS_SCRIPT)('interactive runs under a pseudo-terminal (cli.md §3.3, §5.7)', () => {
-  beforeAll(async () => {
-    e = await startTestEngine();
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
-
-  beforeEach(async () => {
-    await e.reset();
-  });
-
-  afterEach(async () => {
-    await removeTempDirs();
-  });
+  // Registered here, not for the file, so that no engine starts where `script` is missing.
+  e = useTestEngine();
 
   const clear = (cwd: string, answer: string, env?: Record<string, string>) =>
     inPty(['metadata', 'clear', '--endpoint', e.url], { cwd, waitFor: PROMPT, answer, ...(env ? { env } : {}) });

@@ -6,27 +6,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
 import {
-  cli, EMPTY_FILES, jsonDoc, removeTempDirs, SEED_ACTIONS_GRAPHQL, SEED_ACTIONS_YAML, SEED_METADATA, SEED_SQL, SEED_TABLES_YAML, show,
-  snapshot, tempDir, type CliResult,
+  cli, EMPTY_FILES, jsonDoc, SEED_ACTIONS_GRAPHQL, SEED_ACTIONS_YAML, SEED_METADATA, SEED_SQL, SEED_TABLES_YAML, show, snapshot, tempDir,
+  useTestEngine, type CliResult,
 } from './cli-helpers.js';
 
-let e: TestEngine;
-
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => {
-  await e?.close();
-});
-beforeEach(async () => {
-  await e.reset();
-});
-afterEach(async () => {
-  await removeTempDirs();
-});
+const e = useTestEngine();
 
 const CONFIG = (endpoint: string) => `# a version 1 project
 version: 1 # legacy

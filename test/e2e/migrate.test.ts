@@ -1,36 +1,19 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { relationExists } from '../helpers/assertions.js';
+import { BIN, tempDir, useTestEngine } from './cli-helpers.js';
 
 // `engine migrate create|apply|status` (cli.md §5.13–§5.15) through the real binary against a real engine. The engine
 // runs in this process, so the CLI is always spawned asynchronously.
 
-const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
-
-let e: TestEngine;
+const e = useTestEngine();
 let project: string;
-const dirs: string[] = [];
 
-beforeAll(async () => {
-  e = await startTestEngine();
-});
-afterAll(async () => {
-  await e?.close();
-});
 beforeEach(async () => {
-  await e.reset();
-  project = await mkdtemp(join(tmpdir(), 'engine-migrate-'));
-  dirs.push(project);
+  project = await tempDir('engine-migrate-');
   writeFileSync(join(project, 'config.yaml'), `version: 2\nendpoint: ${e.url}\n`);
-});
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
 interface Result {

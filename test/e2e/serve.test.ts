@@ -1,67 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+/**
+ * End-to-end: `engine serve` with the real bin — the embedded database, restarts, the data directory lock, ports,
+ * settings and connection errors, and an external PostgreSQL when ENGINE_TEST_DATABASE_URL is set. The version and
+ * help commands are in version.test.ts.
+ */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Server as NetServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_URL, post } from '../helpers/engine.js';
+import { tempDir } from './cli-helpers.js';
+import { busyPort, cleanups, finished, run, stopAll, type Proc } from './process-helpers.js';
 
-const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
 const PORT_REASON = 'expected an integer from 0 to 65535';
 
-interface Proc {
-  child: ChildProcess;
-  out: () => string;
-  err: () => string;
-  lines: () => string[];
-  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const procs: Proc[] = [];
-const dirs: string[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.closed;
-    }
-  }
-  for (const c of cleanups.splice(0)) await c();
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'engine-serve-'));
-  dirs.push(d);
-  return d;
-}
-
-/** The child's environment: no ENGINE_GRAPHQL_* leaking in from the test runner, no colour. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ENGINE_GRAPHQL_')) env[k] = v;
-  return { ...env, NO_COLOR: '1', ...extra };
-}
-
-function run(args: string[], cwd: string, env: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal })),
-  );
-  const p: Proc = { child, out: () => out, err: () => err, lines: () => err.split('\n').filter((l) => l !== ''), closed };
-  procs.push(p);
-  return p;
-}
+afterEach(stopAll);
 
 /** Polls `probe` until it returns a value, failing at the deadline or when the process ends first. */
 async function until<T>(p: Proc, probe: () => T | null | undefined, what: string, ms = 45_000): Promise<T> {
@@ -88,18 +41,6 @@ function untilJson(p: Proc): Promise<{ url: string; warnings: unknown }> {
   }, 'the JSON document');
 }
 
-async function finished(p: Proc, ms = 30_000): Promise<number | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`process did not exit within ${ms} ms\nstderr: ${p.err()}`)), ms);
-  });
-  try {
-    return (await Promise.race([p.closed, timeout])).code;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 const LISTENING = /^Engine listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
 
 /** `engine serve --port 0 --data-dir <dataDir>` in text mode, resolved once it listens. */
@@ -118,18 +59,6 @@ async function ok(url: string, body: unknown, headers: Record<string, string> = 
 }
 
 const noSecretWarning = (url: string) => `warning: no admin secret is set; anyone who can reach ${url} has admin access`;
-
-/** busyPort: held by a listener until the end of the test; freePort: was free a moment ago, nothing listens. */
-async function busyPort(keep = true): Promise<number> {
-  const server: NetServer = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as { port: number }).port;
-  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  if (keep) cleanups.push(close);
-  else await close();
-  return port;
-}
-const freePort = () => busyPort(false);
 
 describe('engine serve: embedded database', { timeout: 120_000 }, () => {
   it('text mode: banner lines, pid file, healthz and version; SIGINT stops cleanly', async () => {
@@ -352,68 +281,5 @@ describe('engine serve: settings and connection errors', () => {
     expect(await finished(p)).toBe(0);
     expect(p.lines().at(-1)).toBe('Engine stopped.');
     expect(existsSync(join(cwd, '.engine'))).toBe(false);
-  });
-});
-
-describe('engine: version and help', () => {
-  it('--version prints only the CLI version', async () => {
-    const p = run(['--version'], await tempDir());
-    expect(await finished(p)).toBe(0);
-    expect(p.out()).toBe('0.1.0\n');
-    expect(p.err()).toBe('');
-  });
-
-  it('engine alone prints the top-level help, exit 0', async () => {
-    const p = run([], await tempDir());
-    expect(await finished(p)).toBe(0);
-    expect(p.out()).toMatch(/^Usage: engine /);
-    expect(p.out()).toMatch(/^\s+serve\b/m);
-    expect(p.out()).toMatch(/^\s+version\b/m);
-    expect(p.err()).toBe('');
-  });
-
-  it('engine version with nothing listening: server unavailable after the retries, exit 0 (text and JSON)', async () => {
-    const cwd = await tempDir();
-    const endpoint = `http://127.0.0.1:${await freePort()}`;
-    const message = `cannot connect to the engine at ${endpoint} (connection refused)`;
-    const started = Date.now();
-    const t = run(['version', '--endpoint', endpoint], cwd);
-    const j = run(['version', '--endpoint', endpoint, '-o', 'json'], cwd);
-    expect(await finished(t)).toBe(0);
-    expect(t.out()).toBe(`cli: 0.1.0\nserver: unavailable (${message})\n`);
-    expect(await finished(j)).toBe(0);
-    expect(JSON.parse(j.out())).toEqual({ ok: true, cli: '0.1.0', server: null, endpoint, server_error: { code: 'network-error', message }, warnings: [] });
-    // cli.md §3.6: GET /v1/version is retried 3 times on a connection error, after 0.5 s, 1 s and 2 s.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(3_400);
-  });
-
-  it('engine version in a project whose config cannot be read: server unavailable with the reason, exit 0', async () => {
-    const cwd = await tempDir();
-    writeFileSync(join(cwd, 'config.yaml'), 'version: 2\nendpoint: ${QUICK_UNSET_ENDPOINT}\n');
-    const t = run(['version'], cwd);
-    const j = run(['version', '-o', 'json'], cwd);
-    expect(await finished(t)).toBe(0);
-    expect(t.out()).toMatch(/^cli: 0\.1\.0\nserver: unavailable \(.*QUICK_UNSET_ENDPOINT.*\)\n$/);
-    expect(await finished(j)).toBe(0);
-    const doc = JSON.parse(j.out()) as { server: unknown; endpoint: unknown; server_error: { code: string } };
-    expect(doc).toMatchObject({ ok: true, cli: '0.1.0', server: null, endpoint: null });
-    expect(doc.server_error.code).toBe('env-var-missing');
-  });
-
-  it('engine version retries GET /v1/version after a 503 (cli.md §3.6)', async () => {
-    let hits = 0;
-    const http = createHttpServer((req, res) => {
-      hits++;
-      if (req.url !== '/v1/version') res.writeHead(404).end();
-      else if (hits === 1) res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"9.9.9"}');
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
-    cleanups.push(() => new Promise<void>((resolve) => http.close(() => resolve())));
-    const endpoint = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
-    const p = run(['version', '--endpoint', endpoint], await tempDir());
-    expect(await finished(p)).toBe(0);
-    expect(p.out()).toBe(`cli: 0.1.0\nserver: 9.9.9 (${endpoint})\n`);
-    expect(hits).toBe(2);
   });
 });

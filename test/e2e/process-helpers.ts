@@ -1,0 +1,76 @@
+/**
+ * Helpers for the end-to-end tests that start `engine` processes which may outlive a test (serve) or servers of the
+ * test's own: everything started is tracked so that `stopAll` (the files' afterEach) can stop it, even after a failure.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server as NetServer } from 'node:net';
+import { BIN, removeTempDirs } from './cli-helpers.js';
+
+export interface Proc {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  lines: () => string[];
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const procs: Proc[] = [];
+/** Run by `stopAll` after the processes are stopped, before the temporary directories are removed. */
+export const cleanups: (() => Promise<void>)[] = [];
+
+/** Kills what is still running first, so that no process holds a directory that is then removed. */
+export async function stopAll(): Promise<void> {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.closed;
+    }
+  }
+  for (const c of cleanups.splice(0)) await c();
+  await removeTempDirs();
+}
+
+/** The child's environment: no ENGINE_GRAPHQL_* leaking in from the test runner, no colour. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ENGINE_GRAPHQL_')) env[k] = v;
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+export function run(args: string[], cwd: string, env: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  const p: Proc = { child, out: () => out, err: () => err, lines: () => err.split('\n').filter((l) => l !== ''), closed };
+  procs.push(p);
+  return p;
+}
+
+export async function finished(p: Proc, ms = 30_000): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`process did not exit within ${ms} ms\nstderr: ${p.err()}`)), ms);
+  });
+  try {
+    return (await Promise.race([p.closed, timeout])).code;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** busyPort: held by a listener until the end of the test; freePort: was free a moment ago, nothing listens. */
+export async function busyPort(keep = true): Promise<number> {
+  const server: NetServer = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as { port: number }).port;
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  if (keep) cleanups.push(close);
+  else await close();
+  return port;
+}
+export const freePort = () => busyPort(false);
