@@ -75,11 +75,11 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
     expect(run.stdout).toContain('(publishArticle, requestReview)');
   });
 
-  it('stops the engine and finishes within 30 s', () => {
+  // How long it takes is measured by npm run bench, not asserted here (issue 11: no wall-clock assertions).
+  it('stops the engine and reports its duration', () => {
     expect(run.stderr).toContain('Engine stopped.');
     const seconds = Number(/Done in ([\d.]+) s/.exec(run.stdout)?.[1]);
     expect(seconds).toBeGreaterThan(0);
-    expect(seconds).toBeLessThan(30);
   });
 
   it('leaves the example as written (it is in export form) and adds the second action to both action files', () => {

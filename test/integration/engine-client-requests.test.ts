@@ -112,10 +112,9 @@ describe('retries (cli.md §3.6)', () => {
 
   it('waits 0.5 s before the first retry by default', async () => {
     const s = await fake((_q, res, n) => (n === 0 ? json(res, 502, '') : json(res, 200, { version: 2 })));
-    const { c } = client(s.url, { retryDelaysMs: undefined });
-    const t0 = Date.now();
+    const { c, logs } = client(s.url, { retryDelaysMs: undefined });
     await c.exportMetadata();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(480);
+    expect(logs.filter((l) => l.startsWith('debug: retrying'))).toEqual(['debug: retrying export_metadata in 500 ms after HTTP 502 Bad Gateway (attempt 2/4)']);
     expect(s.requests).toHaveLength(2);
   });
 
@@ -189,10 +188,7 @@ describe('timeouts (cli.md §3.6)', () => {
   it('times out a server that never answers, without retrying', async () => {
     const s = await fake(() => {});
     const { c } = client(s.url, { timeoutSeconds: 1 });
-    const t0 = Date.now();
     const e = await failure(c.exportMetadata());
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
-    expect(Date.now() - t0).toBeLessThan(3000);
     expect(s.requests).toHaveLength(1);
     expect(summary(e)).toEqual({ code: 'timeout', exitCode: 1, location: { hint: 'increase --timeout or ENGINE_GRAPHQL_TIMEOUT' },
       message: `the engine at ${s.url} did not respond within 1s` });

@@ -1,5 +1,6 @@
 import { badRequest } from '../../errors.js';
 import { pgErrorInfo } from '../../db/database.js';
+import { scanTransactionControl } from '../../db/transaction-control.js';
 import { obj, optBool, reqStr } from '../../metadata/reader.js';
 import type { Json } from '../../metadata/json.js';
 import { introspect } from '../db-catalog.js';
@@ -15,45 +16,24 @@ interface RunSqlArgs {
   readOnly: boolean;
 }
 
-/** Statements that would end the request's transaction behind the engine's back. */
-const TX_CONTROL = /^\s*(begin|commit|rollback|end|abort|start\s+transaction)\b/i;
+const TX_CONTROL_MESSAGE = 'transaction control statements (BEGIN, COMMIT, ROLLBACK) are not allowed in run_sql';
 
-function splitStatements(sql: string): string[] {
-  // Good enough to find statement starts: skips quoted strings, quoted identifiers, comments and dollar quotes.
-  const out: string[] = [];
-  let cur = '';
-  for (let i = 0; i < sql.length; i++) {
-    const c = sql[i] as string;
-    const rest = sql.slice(i);
-    const dollar = /^\$[A-Za-z_0-9]*\$/.exec(rest);
-    if (c === "'" || c === '"') {
-      const end = sql.indexOf(c, i + 1);
-      const j = end < 0 ? sql.length : end;
-      cur += sql.slice(i, j + 1);
-      i = j;
-    } else if (rest.startsWith('--')) {
-      const end = sql.indexOf('\n', i);
-      i = end < 0 ? sql.length : end;
-      cur += ' ';
-    } else if (rest.startsWith('/*')) {
-      const end = sql.indexOf('*/', i + 2);
-      i = end < 0 ? sql.length : end + 1;
-      cur += ' ';
-    } else if (dollar) {
-      const tag = dollar[0];
-      const end = sql.indexOf(tag, i + tag.length);
-      const j = end < 0 ? sql.length : end + tag.length - 1;
-      cur += sql.slice(i, j + 1);
-      i = j;
-    } else if (c === ';') {
-      out.push(cur);
-      cur = '';
-    } else {
-      cur += c;
-    }
-  }
-  out.push(cur);
-  return out;
+/**
+ * Refuses transaction control found by PostgreSQL's own parser, before anything runs. The statement is named in
+ * `internal` (admin only) with its line and column.
+ */
+async function refuseTransactionControl(sql: string): Promise<void> {
+  const found = (await scanTransactionControl(sql)).statements[0];
+  if (!found) return;
+  throw badRequest('not-supported', '$.args', TX_CONTROL_MESSAGE, {
+    statement: sql.slice(found.offset, found.end).trim(), line: found.line, column: found.column,
+  });
+}
+
+/** The id of the request's transaction (assigning one if it has none yet). */
+async function transactionId(ctx: OpContext): Promise<string> {
+  const rows = await ctx.tx.query<{ id: string }>('SELECT txid_current()::text AS id');
+  return (rows[0] as { id: string }).id;
 }
 
 function postgresError(sql: string, e: unknown): never {
@@ -77,12 +57,11 @@ const runSql: Operation<RunSqlArgs> = {
     };
   },
   async run(ctx, args) {
-    if (splitStatements(args.sql).some((s) => TX_CONTROL.test(s))) {
-      throw badRequest('not-supported', '$.args', 'transaction control statements (BEGIN, COMMIT, ROLLBACK) are not allowed in run_sql');
-    }
+    await refuseTransactionControl(args.sql);
     const checking = args.checkConsistency && !args.readOnly;
     const before = checking ? await introspect(ctx.tx) : null;
     await setSessionVariables(ctx);
+    const txBefore = await transactionId(ctx);
     let result;
     try {
       if (args.readOnly) {
@@ -96,6 +75,11 @@ const runSql: Operation<RunSqlArgs> = {
       }
     } catch (e) {
       postgresError(args.sql, e);
+    }
+    // Fail closed: should anything the parser did not see have ended the request's transaction, the rest of this
+    // request must not run in another one (it would be committed on its own).
+    if ((await transactionId(ctx)) !== txBefore) {
+      throw badRequest('not-supported', '$.args', TX_CONTROL_MESSAGE, { reason: "the SQL ended the request's transaction" });
     }
     const after = await introspect(ctx.tx);
     if (before) reconcile(ctx, before, after, args.cascade);
