@@ -1,5 +1,6 @@
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
+import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 
 type Parsers = Record<number, (x: string) => string>;
 const identity = (x: string): string => x;
@@ -7,14 +8,29 @@ const identity = (x: string): string => x;
 
 type PgliteLike = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
-function queryable(q: PgliteLike, textParsers: () => Parsers): Queryable {
+/**
+ * PostgreSQL's hint for an extension it lacks ("must first be installed on the system") cannot be followed for the
+ * embedded engine; ours names what it has and the way out.
+ */
+function withExtensionHint(e: unknown): unknown {
+  const err = e as { code?: unknown; message?: unknown; hint?: unknown };
+  const m = typeof err?.message === 'string' ? /^extension "(.+)" is not available$/.exec(err.message) : null;
+  if (err?.code === '0A000' && m) {
+    err.hint = `the embedded engine (PGlite) does not ship extension "${m[1]}"; it has ${[...EMBEDDED_EXTENSIONS.keys()].sort().join(', ')}. ` +
+      'Run the engine on a PostgreSQL server that has it: engine serve --database-url postgres://…';
+  }
+  return e;
+}
+
+function queryable(q: PgliteLike, textParsers: () => Parsers, extensions: ExtensionLoader): Queryable {
   return {
     async query<T extends Row>(sql: string, params: unknown[] = []): Promise<T[]> {
-      const r = await q.query<T>(sql, params);
+      const r = await q.query<T>(sql, params).catch((e: unknown) => Promise.reject(withExtensionHint(e)));
       return r.rows;
     },
     async runScript(sql: string): Promise<ScriptResult> {
-      const results = await q.exec(sql, { rowMode: 'array', parsers: textParsers() });
+      await extensions.prepare(sql);
+      const results = await q.exec(sql, { rowMode: 'array', parsers: textParsers() }).catch((e: unknown) => Promise.reject(withExtensionHint(e)));
       const last = results[results.length - 1] as (typeof results)[number] & { command?: string };
       const fields = last?.fields.map((f) => f.name) ?? [];
       const hasRows = fields.length > 0 || ROW_COMMANDS.has(last?.command ?? '');
@@ -28,21 +44,25 @@ export class PgliteDatabase implements Database {
   private readonly db: PGlite;
   private readonly q: Queryable;
   private readonly textParsers: Parsers;
+  private readonly extensions: ExtensionLoader;
 
-  private constructor(db: PGlite, textParsers: Parsers) {
+  private constructor(db: PGlite, textParsers: Parsers, extensions: ExtensionLoader) {
     this.db = db;
     this.textParsers = textParsers;
-    this.q = queryable(db, () => this.textParsers);
+    this.extensions = extensions;
+    this.q = queryable(db, () => this.textParsers, extensions);
   }
 
   /** Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. */
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
     const db = await PGlite.create(dataDir);
+    const extensions = new ExtensionLoader(db);
+    await extensions.loadInstalled();
     // PGlite parses every type it knows (arrays included) into JS values; run_sql wants PostgreSQL's text
     // output, so every known type gets the identity parser (types created later have no parser: text already).
     const oids = await db.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_type');
     const textParsers: Parsers = Object.fromEntries([...Object.keys(types.parsers).map(Number), ...oids.rows.map((r) => r.oid)].map((o) => [o, identity]));
-    return new PgliteDatabase(db, textParsers);
+    return new PgliteDatabase(db, textParsers, extensions);
   }
 
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
@@ -54,7 +74,7 @@ export class PgliteDatabase implements Database {
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => fn(queryable(tx, () => this.textParsers)));
+    return this.db.transaction((tx) => fn(queryable(tx, () => this.textParsers, this.extensions)));
   }
 
   async close(): Promise<void> {
