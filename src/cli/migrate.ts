@@ -88,7 +88,8 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
     const local = m.readMigrations(dir);
     for (const w of local.warnings) out.warn(w.code, w.message);
     const state = await m.readState(client);
-    const steps = m.plan(local.migrations, state.applied, sel, dir);
+    const { unwrapTransactions } = await import('../project/migration-sql.js');
+    const steps = await unwrapTransactions(m.plan(local.migrations, state.applied, sel, dir));
     // The wording of cli.md §5.14; warned before anything runs, and on --dry-run too (it is what would happen).
     for (const s of steps) if (s.outOfOrder) out.warn('migration-out-of-order', `applying out-of-order migration ${s.migration.version}`);
     const entry = (s: (typeof steps)[number], status: 'applied' | 'pending' | 'failed') => ({
