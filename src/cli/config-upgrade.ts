@@ -21,7 +21,10 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
   const plan = u.planUpgrade({
     projectDir: config.projectDir as string, configFile, migrationsDir: config.migrationsDirectory, metadataDir: config.metadataDirectory,
   }, (w) => out.warn(w.code, w.message));
+  const { upgradeWarnings } = await import('../project/upgrade-steps.js');
+  const warnings = upgradeWarnings(plan.migrations, shownPath(plan.report), shownPath(config.metadataDirectory));
   if (dryRun) {
+    for (const w of warnings) out.warn(w.code, w.message);
     const steps = u.describePlan(plan);
     if (out.mode === 'text') out.data(steps.join('\n'));
     out.logger.info('Dry run: nothing was changed.');
@@ -40,17 +43,11 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
     },
   });
   const report = shownPath(result.report);
-  const mdDir = shownPath(config.metadataDirectory);
-  for (const s of result.notConverted) {
-    out.warn('step-not-converted', `${s.file} step ${s.step} (${s.type}) was not converted to SQL; check that ${mdDir}/ contains its effect (see ${report})`);
-  }
-  for (const s of result.converted) {
-    if (s.cascade) out.warn('step-cascade-ignored', `${s.file} step ${s.step} (run_sql) has cascade: true, which SQL cannot express (see ${report})`);
-  }
+  for (const w of warnings) out.warn(w.code, w.message);
   out.logger.info('Project upgraded to config version 2.');
   out.success({
     backup: shownPath(result.backup), report, converted: result.converted, not_converted: result.notConverted,
-    moved: result.moved, removed: result.removed,
+    moved: result.moved, removed: result.removed, left_behind: result.leftBehind,
   });
 }
 

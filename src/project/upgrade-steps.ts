@@ -38,11 +38,15 @@ export interface MigrationsPlan {
   actions: MigrationAction[];
   converted: ConvertedStep[];
   notConverted: NotConvertedStep[];
+  /** Project-relative paths of files in the migrations directory that are not migrations engine runs (`.up.py` …). */
+  leftBehind: string[];
 }
 
 const VERSION_DIR = /^(\d+)_(.+)$/;
 const FLAT_FILE = /^(\d+_.+)\.(up|down)\.(sql|yaml|yml)$/;
 const YAML_NAMES = { up: ['up.yaml', 'up.yml'], down: ['down.yaml', 'down.yml'] } as const;
+const KNOWN_IN_VERSION = new Set(['up.sql', 'down.sql', ...YAML_NAMES.up, ...YAML_NAMES.down]);
+const METADATA_SOURCES = new Set(['metadata.yaml', 'metadata.json']);
 
 type Direction = 'up' | 'down';
 
@@ -128,7 +132,7 @@ function versionOf(versions: Map<string, Version>, migrationsDir: string, name: 
  * project-relative path (named in metadata-only `up.sql` files).
  */
 export function planMigrations(migrationsDir: string, rel: (p: string) => string, report: string): MigrationsPlan {
-  const plan: MigrationsPlan = { actions: [], converted: [], notConverted: [] };
+  const plan: MigrationsPlan = { actions: [], converted: [], notConverted: [], leftBehind: [] };
   if (!isDir(migrationsDir)) return plan;
   const versions = new Map<string, Version>();
   const invalid = (path: string, message: string) => new CliError('migration-invalid', `${rel(path)}: ${message}`, 1);
@@ -148,6 +152,9 @@ export function planMigrations(migrationsDir: string, rel: (p: string) => string
     }
     if (VERSION_DIR.test(entry) && isDir(path)) {
       const v = versionOf(versions, migrationsDir, entry);
+      for (const inner of readdirSync(path).sort(byCodePoint)) {
+        if (!inner.startsWith('.') && !KNOWN_IN_VERSION.has(inner)) plan.leftBehind.push(rel(join(path, inner)));
+      }
       for (const direction of ['up', 'down'] as const) {
         const file = join(path, `${direction}.sql`);
         if (isFile(file)) {
@@ -156,7 +163,10 @@ export function planMigrations(migrationsDir: string, rel: (p: string) => string
         }
         for (const y of YAML_NAMES[direction]) if (isFile(join(path, y))) v.yaml[direction].push(join(path, y));
       }
+      continue;
     }
+    // The project's metadata files are converted by step 5; anything else stays as it was, and is said to.
+    if (!METADATA_SOURCES.has(entry)) plan.leftBehind.push(rel(path));
   }
   for (const v of [...versions.values()].sort((a, b) => byCodePoint(a.name, b.name))) planVersion(v, plan, rel, report);
   return plan;
@@ -219,7 +229,24 @@ export function describeMigrations(plan: MigrationsPlan, rel: (p: string) => str
   }
   for (const s of plan.notConverted) out.push(`not converted: ${s.file} step ${s.step} (${s.type})`);
   for (const s of plan.converted) if (s.cascade) out.push(`cascade not kept: ${s.file} step ${s.step} (run_sql with cascade: true)`);
+  for (const f of plan.leftBehind) out.push(`leave ${f} (not a migration engine runs)`);
   return out;
+}
+
+/** The warnings of an upgrade, printed by the real run and, identically, by its dry run. */
+export function upgradeWarnings(plan: MigrationsPlan, report: string, metadataDir: string): { code: string; message: string }[] {
+  return [
+    ...plan.notConverted.map((s) => ({
+      code: 'step-not-converted',
+      message: `${s.file} step ${s.step} (${s.type}) was not converted to SQL; check that ${metadataDir}/ contains its effect (see ${report})`,
+    })),
+    ...plan.converted.filter((s) => s.cascade).map((s) => ({
+      code: 'step-cascade-ignored', message: `${s.file} step ${s.step} (run_sql) has cascade: true, which SQL cannot express (see ${report})`,
+    })),
+    ...plan.leftBehind.map((f) => ({
+      code: 'file-left-behind', message: `${f} is not a migration engine runs; it was left as it is (see ${report})`,
+    })),
+  ];
 }
 
 /** Whether the migrations directory exists (step 3 backs it up only then). */

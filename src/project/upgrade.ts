@@ -178,6 +178,7 @@ export interface UpgradeResult {
   report: string;
   converted: MigrationsPlan['converted'];
   notConverted: MigrationsPlan['notConverted'];
+  leftBehind: string[];
   moved: { from: string; to: string }[];
   removed: string[];
 }
@@ -207,7 +208,8 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
   hooks.backedUp(backup);
   const metadataDirExisted = existsSync(input.metadataDir);
   const result: UpgradeResult = {
-    backup, report: plan.report, converted: plan.migrations.converted, notConverted: plan.migrations.notConverted, moved: [], removed: [],
+    backup, report: plan.report, converted: plan.migrations.converted, notConverted: plan.migrations.notConverted,
+    leftBehind: plan.migrations.leftBehind, moved: [], removed: [],
   };
   try {
     // 4. Migrations.
@@ -239,6 +241,7 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
       not_converted: result.notConverted,
       moved: result.moved,
       removed: result.removed,
+      left_behind: result.leftBehind,
     };
     atomicWrite(plan.report, toYaml(report));
     return result;

@@ -135,11 +135,23 @@ describe('engine migrate config', () => {
       'migrations/1_init/up.yaml': UP_YAML,
       'migrations/1_init/down.yaml': DOWN_YAML,
       'migrations/2_flat.up.sql': 'select 1;\n',
+      'migrations/3_seed.up.py': 'print(1)\n',
+      'migrations/1_init/notes.txt': 'why\n',
       'migrations/metadata.yaml': V1_METADATA,
     });
     const before = snapshot(dir);
     const r = await upgrade(dir, '--dry-run');
     expect(r.code, show(r)).toBe(0);
+    // Issue 12 item 2: the dry run prints every warning the real run prints, and names the files left behind.
+    const real = await upgrade(await project({
+      'migrations/1_init/up.yaml': UP_YAML, 'migrations/1_init/down.yaml': DOWN_YAML, 'migrations/2_flat.up.sql': 'select 1;\n',
+      'migrations/3_seed.up.py': 'print(1)\n', 'migrations/1_init/notes.txt': 'why\n', 'migrations/metadata.yaml': V1_METADATA,
+    }));
+    const warnings = (text: string) => text.split('\n').filter((l) => l.startsWith('warning: ')).map((l) => l.replace(/\.engine-backup\/[^/]+\//, '<backup>/'));
+    expect(warnings(r.stderr)).toEqual(warnings(real.stderr));
+    expect(warnings(r.stderr)).toContain('warning: migrations/3_seed.up.py is not a migration engine runs; it was left as it is (see <backup>/report.yaml)');
+    expect(warnings(r.stderr)).toContain('warning: migrations/1_init/notes.txt is not a migration engine runs; it was left as it is (see <backup>/report.yaml)');
+    expect(r.stdout).toContain('leave migrations/3_seed.up.py (not a migration engine runs)');
     expect(snapshot(dir)).toEqual(before);
     expect(existsSync(join(dir, '.engine-backup'))).toBe(false);
     for (const text of [
@@ -196,6 +208,7 @@ actions:
     // The report, and the backup holding the originals.
     const rep = parseYaml(read(dir, report)) as Record<string, unknown>;
     expect(rep).toEqual({
+      left_behind: [],
       converted: [
         { file: 'migrations/1_init/up.yaml', step: 1 }, { file: 'migrations/1_init/up.yaml', step: 2 },
         { file: 'migrations/1_init/down.yaml', step: 1, cascade: true }, { file: 'migrations/1_init/down.yaml', step: 2 },
@@ -243,7 +256,7 @@ actions:
     const j = withoutConfigWarnings(jsonDoc(r));
     const backup = backupOf(dir);
     expect(j).toEqual({
-      ok: true, backup, report: `${backup}/report.yaml`,
+      ok: true, backup, report: `${backup}/report.yaml`, left_behind: [],
       converted: [{ file: 'migrations/20_mixed/up.yaml', step: 1 }, { file: 'migrations/20_mixed/down.yaml', step: 1 }],
       not_converted: [], moved: [],
       removed: ['migrations/20_mixed/up.yaml', 'migrations/20_mixed/down.yaml', 'migrations/metadata.json'],
