@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'engine.js');
 const EXAMPLE = join(ROOT, 'examples', 'quickstart');
-const STARTUP_DEADLINE_MS = 30_000;
+// A safety net for an engine that hangs, not a performance goal (npm run bench measures start-up): a first start
+// initialises PostgreSQL, which takes far longer on a loaded machine.
+const STARTUP_DEADLINE_MS = 120_000;
 const SECRET = 'quickstart-secret';
 
 const SECOND_ACTION = `type Mutation {

@@ -112,6 +112,15 @@ export function mappingAt(config: ConfigDocument, path: string): YAMLMap | null 
   return map;
 }
 
+/**
+ * Keys of the incumbent's config.yaml that engine does not use: a project brought over keeps them, and is told they
+ * are ignored rather than offered a "did you mean".
+ */
+const INCUMBENT_KEYS = new Set([
+  'enable_telemetry', 'api_paths', 'access_key', 'insecure_skip_tls_verify', 'certificate_authority', 'seeds_directory',
+  'disable_interactive', 'show_update_notification', 'hasura_server_internal_config', 'server_config', 'actions.codegen.uri',
+]);
+
 /** `config-unknown-key` warnings for every level of config.yaml (cli.md §2.5); checks the nested mappings. */
 export function unknownKeys(config: ConfigDocument): Problem[] {
   const problems: Problem[] = [];
@@ -122,6 +131,14 @@ export function unknownKeys(config: ConfigDocument): Problem[] {
       const name = isScalar(keyNode) ? String(keyNode.value) : keyNode ? config.text.slice(keyNode.range?.[0], keyNode.range?.[1]) : '';
       if (known.includes(name)) continue;
       const prefix = level === '' ? '' : `${level}.`;
+      if (INCUMBENT_KEYS.has(`${prefix}${name}`)) {
+        problems.push({
+          severity: 'warning', code: 'config-key-ignored',
+          message: `key "${prefix}${name}" of the incumbent's config.yaml is not used by engine; it is ignored`,
+          ...config.position(keyNode),
+        });
+        continue;
+      }
       const suggestion = nearest(name, known) ?? '';
       problems.push({
         severity: 'warning',

@@ -6,6 +6,7 @@ import { isObject, type JsonObject } from '../metadata/json.js';
 import { mergeActions } from './actions-sdl.js';
 import { shownPath } from './environment.js';
 import { Problems, type Position } from './problems.js';
+import { checkUnsupported } from './unsupported.js';
 import { knownTableKeys, objectOrigins, validateMetadata, type MetadataSources } from './validate.js';
 import { parseYaml, positionAt, type YamlSource } from './yaml-source.js';
 
@@ -78,6 +79,7 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
   };
   const actionsYaml = yaml('actionsYaml');
   validateMetadata(src, problems);
+  checkUnsupported(dir, src, problems, Object.values(METADATA_FILES).map(([name]) => name), cwd);
   const tableNames = new Set((Array.isArray(src.tables?.value) ? (src.tables?.value as unknown[]) : []).flatMap((t) => {
     const q = isObject(t) ? t['table'] : undefined;
     if (typeof q === 'string') return [`public.${q}`];

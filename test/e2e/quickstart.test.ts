@@ -39,7 +39,7 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engine-quickstart-'));
     run = await quickstart(dir);
-  }, 90_000);
+  }, 300_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('succeeds, printing each command before it runs, in order', () => {

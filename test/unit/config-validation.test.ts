@@ -164,6 +164,18 @@ describe('unknown keys (§2.5)', () => {
     ]);
   });
 
+  it("says the incumbent's config keys are ignored, without a did-you-mean (issue 12 item 5)", () => {
+    project(['version: 2', 'endpoint: http://x', 'enable_telemetry: false', 'api_paths:', '  query: v1/query', 'actions:', '  codegen:',
+      '    uri: http://codegen', ''].join('\n'));
+    const w = load({ cwd: root, project: 'proj' }).warnings;
+    const at = (line: number, column: number) => ({ severity: 'warning', code: 'config-key-ignored', file: 'proj/config.yaml', line, column });
+    expect(w).toEqual([
+      { ...at(3, 1), message: 'key "enable_telemetry" of the incumbent\'s config.yaml is not used by engine; it is ignored' },
+      { ...at(4, 1), message: 'key "api_paths" of the incumbent\'s config.yaml is not used by engine; it is ignored' },
+      { ...at(8, 5), message: 'key "actions.codegen.uri" of the incumbent\'s config.yaml is not used by engine; it is ignored' },
+    ]);
+  });
+
   it('.env warnings come first; unknown keys do not change values', () => {
     project('endpoint: http://e\nbogus: 1\n', 'bad line\n');
     const c = load();

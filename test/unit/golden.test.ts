@@ -18,7 +18,7 @@ const FIXTURES = fileURLToPath(new URL('../fixtures/metadata/', import.meta.url)
 
 const KINDS = [
   'tables-relationships', 'permissions', 'computed-fields', 'event-triggers', 'functions', 'actions-custom-types',
-  'remote-schemas-and-collections', 'cron-triggers', 'allow-list',
+  'query-collections', 'cron-triggers', 'allow-list',
 ];
 
 const temps: string[] = [];

@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isObject } from '../metadata/json.js';
+import { shownPath } from './environment.js';
+import type { Problems } from './problems.js';
+import type { MetadataSources } from './validate.js';
+import { positionAt, type YamlSource } from './yaml-source.js';
+
+/**
+ * Issue 12 item 5: what the engine does not support yet is an error at its file:line:col before any request is sent,
+ * naming the feature, and no file of the metadata directory is passed over in silence. `metadata validate`, `build`,
+ * `diff` and `apply` all build through this check.
+ */
+
+/** Files of the incumbent's metadata directory (version 2 layout) that hold features engine does not have yet. */
+const UNSUPPORTED_FILES: Record<string, string> = {
+  'rest_endpoints.yaml': 'REST endpoints',
+  'api_limits.yaml': 'API limits',
+  'network.yaml': 'network settings (TLS allow list)',
+  'graphql_schema_introspection.yaml': 'disabling GraphQL introspection per role',
+  'inherited_roles.yaml': 'inherited roles',
+  'opentelemetry.yaml': 'OpenTelemetry export',
+  'metrics_config.yaml': 'metrics configuration',
+  'backend_configs.yaml': 'backend configurations',
+  'source_customization.yaml': 'source customization',
+};
+
+const HINT = 'remove it from the metadata directory, or keep it on a branch until engine supports it';
+
+export function checkUnsupported(dir: string, src: MetadataSources, problems: Problems, known: readonly string[], cwd: string): void {
+  remoteSchemas(src.remoteSchemas, problems);
+  remoteRelationships(src.tables, problems);
+  files(dir, problems, new Set(known), cwd);
+}
+
+function notSupported(problems: Problems, feature: string, at: { file: string; line: number; column: number }): void {
+  problems.error('feature-not-supported', `engine does not support ${feature} yet; ${HINT}`, at);
+}
+
+function remoteSchemas(file: YamlSource | undefined, problems: Problems): void {
+  if (!file || !Array.isArray(file.value) || file.value.length === 0) return;
+  file.value.forEach((_, i) => notSupported(problems, 'remote schemas', positionAt(file, [i])));
+}
+
+function remoteRelationships(file: YamlSource | undefined, problems: Problems): void {
+  if (!file || !Array.isArray(file.value)) return;
+  file.value.forEach((t, i) => {
+    const rr = isObject(t) ? t['remote_relationships'] : undefined;
+    if (Array.isArray(rr) && rr.length > 0) notSupported(problems, 'remote relationships', positionAt(file, [i, 'remote_relationships'], true));
+  });
+}
+
+/** A file holding only `[]`, `{}`, nothing, or comments carries no feature: ignoring it drops nothing. */
+function carriesNothing(text: string): boolean {
+  const meaningful = text.replace(/^\uFEFF/, '').split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter((l) => l !== '');
+  return meaningful.length === 0 || (meaningful.length === 1 && ['[]', '{}', 'null', '~'].includes(meaningful[0] as string));
+}
+
+function files(dir: string, problems: Problems, known: Set<string>, cwd: string): void {
+  for (const name of readdirSync(dir).sort()) {
+    if (known.has(name) || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    const at = { file: shownPath(path, cwd), line: 1, column: 1 };
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (name === 'databases' && stat?.isDirectory()) {
+      notSupported(problems, 'the config version 3 layout (metadata/databases/)', { ...at, file: `${at.file}/` });
+      continue;
+    }
+    const feature = UNSUPPORTED_FILES[name];
+    if (feature !== undefined && stat?.isFile()) {
+      if (!carriesNothing(readFileSync(path, 'utf8'))) notSupported(problems, feature, at);
+      continue;
+    }
+    problems.warn('metadata-file-ignored', `${name} is not a metadata file engine reads; it is ignored`, at);
+  }
+}

@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildMetadata } from '../../src/project/metadata-dir.js';
+
+// Issue 12 item 5: what engine does not support yet is an error at its file:line:col, naming the feature, before
+// any request is sent (validate, build, diff and apply build the same way); no file is passed over in silence.
+
+let dir = '';
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function build(files: Record<string, string>): string[] {
+  dir = mkdtempSync(join(tmpdir(), 'engine-unsupported-'));
+  const md = join(dir, 'metadata');
+  mkdirSync(md);
+  for (const [name, text] of Object.entries({ 'version.yaml': 'version: 2\n', ...files })) {
+    if (name.endsWith('/')) mkdirSync(join(md, name), { recursive: true });
+    else writeFileSync(join(md, name), text);
+  }
+  const r = buildMetadata(md, dir);
+  return r.problems.sorted().map((p) => `${p.severity} ${p.code} ${p.file}:${p.line}:${p.column} ${p.message}`);
+}
+
+const HINT = 'remove it from the metadata directory, or keep it on a branch until engine supports it';
+
+describe('unsupported features (issue 12 item 5)', () => {
+  it('reports each remote schema and remote relationship at its position', () => {
+    expect(build({
+      'remote_schemas.yaml': '# ours\n- name: weather\n  definition: {url: "http://w"}\n- name: billing\n  definition: {url_from_env: BILLING_URL}\n',
+      'tables.yaml': '- table: article\n- table: author\n  remote_relationships:\n    - name: orders\n      definition: {remote_schema: billing}\n',
+    })).toEqual([
+      `error feature-not-supported metadata/remote_schemas.yaml:2:3 engine does not support remote schemas yet; ${HINT}`,
+      `error feature-not-supported metadata/remote_schemas.yaml:4:3 engine does not support remote schemas yet; ${HINT}`,
+      `error feature-not-supported metadata/tables.yaml:3:3 engine does not support remote relationships yet; ${HINT}`,
+    ]);
+  });
+
+  it('reports files of features engine lacks when they hold anything, and the version 3 layout', () => {
+    expect(build({
+      'rest_endpoints.yaml': '- name: authors\n  url: authors\n  methods: [GET]\n  definition: {query: {collection_name: c, query_name: q}}\n',
+      'api_limits.yaml': '# nothing\n{}\n',
+      'network.yaml': '',
+      'inherited_roles.yaml': '[]\n',
+      'databases/': '',
+    })).toEqual([
+      `error feature-not-supported metadata/databases/:1:1 engine does not support the config version 3 layout (metadata/databases/) yet; ${HINT}`,
+      `error feature-not-supported metadata/rest_endpoints.yaml:1:1 engine does not support REST endpoints yet; ${HINT}`,
+    ]);
+  });
+
+  it('warns about any other file, so nothing is ignored in silence', () => {
+    expect(build({ 'tables.yaml': '[]\n', 'notes.md': '# why\n' })).toEqual([
+      'warning metadata-file-ignored metadata/notes.md:1:1 notes.md is not a metadata file engine reads; it is ignored',
+    ]);
+  });
+});
