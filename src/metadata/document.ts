@@ -70,14 +70,9 @@ function parseTable(v: Json, path: string, mode: DocumentMode): TableEntry {
   const unknown = Object.keys(o).filter((k) => !TABLE_KEYS.includes(k));
   if (unknown.length > 0) throw parseFailed(path, `unexpected keys in table metadata: ${unknown.map((k) => `"${k}"`).join(', ')}`);
   const entry = newTableEntry(qualifiedName(req(o, 'table', path), at(path, 'table')));
-  if (mode === 'engine') {
-    for (const key of ['is_enum', 'configuration', 'remote_relationships']) {
-      if (!isEmptyValue(o[key])) throw notSupported(at(path, key), key);
-    }
-  } else {
-    const extras = parseTableExtras(o, path);
-    if (Object.keys(extras).length > 0) entry.extras = extras;
-  }
+  if (mode === 'engine' && !isEmptyValue(o['remote_relationships'])) throw notSupported(at(path, 'remote_relationships'), 'remote_relationships');
+  const extras = parseTableExtras(o, path);
+  if (Object.keys(extras).length > 0) entry.extras = extras;
   entry.object_relationships = list(o, 'object_relationships', path).map((r, i) =>
     parseRelationship('object', r, idx(at(path, 'object_relationships'), i)));
   entry.array_relationships = list(o, 'array_relationships', path).map((r, i) =>
@@ -85,7 +80,7 @@ function parseTable(v: Json, path: string, mode: DocumentMode): TableEntry {
   entry.computed_fields = list(o, 'computed_fields', path).map((c, i) => parseComputedField(c, idx(at(path, 'computed_fields'), i)));
   for (const kind of PERM_KINDS) {
     const f = permField(kind);
-    entry[f] = list(o, f, path).map((p, i) => parsePermission(kind, p, idx(at(path, f), i), mode === 'project'));
+    entry[f] = list(o, f, path).map((p, i) => parsePermission(kind, p, idx(at(path, f), i)));
   }
   entry.event_triggers = list(o, 'event_triggers', path).map((e, i) => parseEventTrigger(e, idx(at(path, 'event_triggers'), i)));
   return entry;

@@ -16,6 +16,8 @@ export type ArrayRelUsing =
 export interface ManualConfiguration {
   remote_table: QualifiedName;
   column_mapping: Record<string, string>;
+  /** Object relationships: whether a nested insert writes the remote row before or after this one. */
+  insertion_order?: 'before_parent' | 'after_parent';
 }
 
 export interface Relationship {
@@ -41,7 +43,7 @@ export interface PermissionDef {
   set?: Record<string, Json>;
   limit?: number;
   allow_aggregations?: boolean;
-  /** §6.5: kept only by the project tool. */
+  /** insert: only for requests that hold the admin secret and ask for backend-only permissions. */
   backend_only?: boolean;
 }
 
@@ -75,7 +77,7 @@ export interface EventTrigger {
 
 export interface TableEntry {
   table: QualifiedName;
-  /** The §6.5 table keys, kept only by the project tool (the engine accepts them only at their defaults). */
+  /** `is_enum` and `configuration`; `remote_relationships` only in the project tool (the engine refuses them). */
   extras?: import('./kinds/unsupported.js').TableExtras;
   object_relationships: Relationship[];
   array_relationships: Relationship[];

@@ -162,6 +162,7 @@ const CUSTOM_TYPE_RELATIONSHIP = object({
   keys: {
     name: req(str({ format: 'graphqlName', nameOf: 'relationship' })),
     type: req(oneOfValues(['object', 'array'])),
+    source: opt(oneOfValues(['default']), 'The database of the remote table; engine has one, "default".'),
     remote_table: req({ ...QNAME, hook: 'tableRef' }, 'A table of tables.yaml.'),
     field_mapping: req(mapOf(str(), { description: 'Field of the object type → column of the remote table.' })),
   },

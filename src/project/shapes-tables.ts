@@ -3,9 +3,33 @@
  * §4.2, §4.5.1, §4.3.2 and §4.7.1), for the validator and the JSON Schema (shapes-core.ts).
  */
 import {
-  bool, COMMENT, HEADERS, int, listOf, mapOf, nonEmptyStr, object, opaque, opt, qnameText, QNAME,
+  bool, COMMENT, HEADERS, int, listOf, mapOf, nonEmptyStr, object, oneOfValues, opaque, opt, qnameText, QNAME,
   req, str, union, type BoolExpShape, type Key, type ObjectShape, type PresetsShape, type Shape,
 } from './shapes-core.js';
+
+const gqlName = (nameOf: string) => str({ format: 'graphqlName', nameOf });
+const ROOT_FIELD = union({
+  title: 'root field name',
+  description: 'A GraphQL name, or {name, comment}.',
+  options: [gqlName('root field'), object({ title: 'root field', keys: { name: opt(gqlName('root field')), comment: opt(str()) } })],
+  pick: (v) => (typeof v === 'string' ? 0 : 1),
+});
+const CONFIGURATION = object({
+  title: 'configuration',
+  description: 'GraphQL names of the table, its root fields and its columns.',
+  keys: {
+    custom_name: opt(gqlName('table'), 'The GraphQL name of the table (default: its SQL name).'),
+    custom_root_fields: opt(object({
+      title: 'custom_root_fields',
+      keys: Object.fromEntries(['select', 'select_by_pk', 'select_aggregate', 'insert', 'insert_one', 'update', 'update_by_pk', 'delete', 'delete_by_pk']
+        .map((k) => [k, opt(ROOT_FIELD)])),
+    })),
+    column_config: opt(mapOf(object({ title: 'column config', keys: { custom_name: opt(gqlName('column')), comment: opt(str()) } }),
+      { description: 'Column → its GraphQL name and comment.' })),
+    custom_column_names: opt(mapOf(gqlName('column'), { description: 'Column → its GraphQL name.' })),
+    comment: opt(str(), 'The GraphQL description of the table.'),
+  },
+});
 
 const BOOL_EXP: BoolExpShape = { kind: 'boolExp', description: 'A boolean expression (engine-api.md §4.4).' };
 const PRESETS: PresetsShape = { kind: 'presets', description: 'Column → value set on every row (a static value, a session variable or NOW()).' };
@@ -36,6 +60,7 @@ const relationship = (kind: 'object' | 'array'): ObjectShape => object({
           keys: {
             remote_table: req(QNAME),
             column_mapping: req(mapOf(str(), { description: 'Column of this table → column of the remote table.' })),
+            ...(kind === 'object' ? { insertion_order: opt(oneOfValues(['before_parent', 'after_parent']), 'Nested inserts: the remote row before or after this one.') } : {}),
           },
         })),
       },
@@ -184,7 +209,7 @@ export const TABLE: ObjectShape = object({
   keys: {
     table: req(QNAME),
     is_enum: opt(bool()),
-    configuration: opt(opaque('Stored as given (engine-api.md §6.5).')),
+    configuration: opt(CONFIGURATION),
     object_relationships: opt(listOf(relationship('object'))),
     array_relationships: opt(listOf(relationship('array'))),
     computed_fields: opt(listOf(computedField)),

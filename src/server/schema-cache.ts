@@ -14,6 +14,7 @@ import { boolExpTable, permRecord, resolvePermission, type ResolvedPermission } 
 import { etRecord, resolveEventTrigger } from './kinds/event-triggers.js';
 import { customTypeReasons, customTypesRecord, typeKinds, type TypeKind } from './kinds/custom-types.js';
 import { actionPermRecord, actionReason, actionRecord } from './kinds/actions.js';
+import { configurationReason } from './kinds/tables.js';
 
 export type FieldKind = 'column' | 'relationship' | 'computed field';
 
@@ -87,7 +88,7 @@ function changedTables(prev: SchemaCache, md: Metadata, catalog: DbCatalog): str
     if (!old) return null;
     if (old === entry) continue;
     if (old.object_relationships !== entry.object_relationships || old.array_relationships !== entry.array_relationships ||
-        old.computed_fields !== entry.computed_fields) return null;
+        old.computed_fields !== entry.computed_fields || old.extras !== entry.extras) return null;
     out.push(key);
   }
   return out;
@@ -96,10 +97,16 @@ function changedTables(prev: SchemaCache, md: Metadata, catalog: DbCatalog): str
 function resolveAll(metadata: Metadata, catalog: DbCatalog): SchemaCache {
   const tables = new Map<string, ResolvedTable>();
   const ordered = sortedTables(metadata);
+  const tableReasons = new Map<string, string>();
   // Pass 1: which tracked tables exist, so that references can tell a tracked table from a missing one.
   for (const entry of ordered) {
     const db = catalog.tables.get(qnKey(entry.table));
     if (!db) continue;
+    const reason = configurationReason(entry, db);
+    if (reason) {
+      tableReasons.set(qnKey(entry.table), reason);
+      continue;
+    }
     const fields = new Map<string, FieldKind>();
     for (const c of db.columns.keys()) fields.set(c, 'column');
     tables.set(qnKey(entry.table), {
@@ -129,7 +136,7 @@ function resolveAll(metadata: Metadata, catalog: DbCatalog): SchemaCache {
     const rec = tableRecords.get(key);
     if (rec) rec.late = resolveLate(rt, schema);
   }
-  return finish(metadata, catalog, tables, ordered.map((e) => qnKey(e.table)), tableRecords);
+  return finish(metadata, catalog, tables, ordered.map((e) => qnKey(e.table)), tableRecords, tableReasons);
 }
 
 /** Pass 3 of one table: its permissions and event triggers, in export order. */
@@ -155,6 +162,7 @@ function resolveLate(rt: ResolvedTable, schema: BoolExpSchema): InconsistentObje
 function finish(
   metadata: Metadata, catalog: DbCatalog, tables: Map<string, ResolvedTable>, order: string[],
   tableRecords: Map<string, { early: InconsistentObject[]; late: InconsistentObject[] }>,
+  tableReasons: Map<string, string> = new Map(),
 ): SchemaCache {
   const inconsistent: InconsistentObject[] = [];
   for (const key of order) {
@@ -167,7 +175,7 @@ function finish(
     if (!entry) continue;
     inconsistent.push({
       id: tableId(entry.table), type: 'table', definition: qnJson(entry.table),
-      reason: `no such table/view exists in postgres : ${qnQuoted(entry.table)}`,
+      reason: tableReasons.get(key) ?? `no such table/view exists in postgres : ${qnQuoted(entry.table)}`,
     });
   }
   for (const fn of sortedFunctions(metadata)) {

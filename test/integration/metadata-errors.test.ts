@@ -33,8 +33,10 @@ const CASES: Case[] = [
   { name: 'query_collections', doc: { version: 2, tables: [], query_collections: [{ name: 'qc', definition: { queries: [{ name: 'q', query: '{ a }' }] } }] }, at: '.query_collections', code: 'not-supported', error: '"query_collections" is not supported' },
   { name: 'allowlist', doc: { version: 2, tables: [], allowlist: [{ collection: 'qc' }] }, at: '.allowlist', code: 'not-supported', error: '"allowlist" is not supported' },
   { name: 'cron_triggers', doc: { version: 2, tables: [], cron_triggers: [{ name: 'c', webhook: 'http://example.com', schedule: '* * * * *', include_in_metadata: true }] }, at: '.cron_triggers', code: 'not-supported', error: '"cron_triggers" is not supported' },
-  { name: 'is_enum', doc: { version: 2, tables: [{ table: 'author' }, { table: 'article', is_enum: true }] }, at: '.tables[1].is_enum', code: 'not-supported', error: '"is_enum" is not supported' },
-  { name: 'configuration', doc: { version: 2, tables: [{ table: 'author', configuration: { custom_root_fields: { select: 'writers' } } }] }, at: '.tables[0].configuration', code: 'not-supported', error: '"configuration" is not supported' },
+  // Issue 12 item 4: is_enum and configuration are accepted; a configuration is checked like the rest of the entry.
+  { name: 'configuration key', doc: { version: 2, tables: [{ table: 'author', configuration: { custom_root_fields: { select: 'writers' }, custom_names: {} } }] }, at: '.tables[0].configuration', code: 'parse-failed', error: 'unexpected keys in table configuration: "custom_names"' },
+  { name: 'configuration root field', doc: { version: 2, tables: [{ table: 'author', configuration: { custom_root_fields: { selekt: 'writers' } } }] }, at: '.tables[0].configuration.custom_root_fields', code: 'parse-failed', error: 'unexpected keys in custom_root_fields: "selekt"' },
+  { name: 'configuration name', doc: { version: 2, tables: [{ table: 'author', configuration: { custom_column_names: { name: 'full name' } } }] }, at: '.tables[0].configuration.custom_column_names.name', code: 'parse-failed', error: '"full name" is not a valid GraphQL name' },
   { name: 'remote_relationships', doc: { version: 2, tables: [{ table: 'author', remote_relationships: [{ name: 'r', definition: {} }] }] }, at: '.tables[0].remote_relationships', code: 'not-supported', error: '"remote_relationships" is not supported' },
   // Row 77: version other than 2.
   { name: 'version 1', doc: { version: 1, tables: [] }, at: '.version', code: 'parse-failed', error: 'expected one of 2, encountered 1' },

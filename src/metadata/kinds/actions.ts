@@ -159,9 +159,12 @@ export function parseCustomTypes(v: unknown, path: string): CustomTypes {
           const mp = at(pp, 'field_mapping');
           const mapping = obj(req(ro, 'field_mapping', pp), mp);
           for (const [k, c] of Object.entries(mapping)) str(c, at(mp, k));
+          const source = opt(ro, 'source');
           return {
             name: graphqlName(req(ro, 'name', pp), at(pp, 'name')),
             type: oneOf(req(ro, 'type', pp), at(pp, 'type'), ['object', 'array']),
+            // One database: "default" is the only source there is; it is kept so exports round-trip.
+            ...(source === undefined ? {} : { source: oneOf(source, at(pp, 'source'), ['default']) }),
             remote_table: qnJson(qualifiedName(req(ro, 'remote_table', pp), at(pp, 'remote_table'))),
             field_mapping: sortKeysDeep(mapping),
           };

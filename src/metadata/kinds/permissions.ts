@@ -1,11 +1,10 @@
-import { badRequest } from '../../errors.js';
 import { compareCodePoints, isObject, sortKeysDeep, type Json, type JsonObject } from '../json.js';
 import { qnJson } from '../names.js';
 import { arr, at, bool, columnList, comment, idx, int, obj, opt, qualifiedName, req, roleName, str } from '../reader.js';
 import type { PermKind, Permission, PermissionDef } from '../types.js';
 
 /** Parses a permission object of the given kind (engine-api.md §4.3.2). BoolExps are validated later. */
-export function parsePermissionDef(kind: PermKind, v: unknown, path: string, keepUnsupported = false): PermissionDef {
+export function parsePermissionDef(kind: PermKind, v: unknown, path: string): PermissionDef {
   const o = obj(v, path);
   const def: PermissionDef = {};
   const set = () => {
@@ -20,10 +19,7 @@ export function parsePermissionDef(kind: PermKind, v: unknown, path: string, kee
       const cols = opt(o, 'columns');
       if (cols !== undefined) def.columns = columnList(cols, at(path, 'columns'));
       const bo = opt(o, 'backend_only');
-      if (bo !== undefined && bool(bo, at(path, 'backend_only'))) {
-        if (!keepUnsupported) throw badRequest('not-supported', at(path, 'backend_only'), '"backend_only" is not supported');
-        def.backend_only = true;
-      }
+      if (bo !== undefined && bool(bo, at(path, 'backend_only'))) def.backend_only = true;
       return def;
     }
     case 'select': {
@@ -50,11 +46,11 @@ export function parsePermissionDef(kind: PermKind, v: unknown, path: string, kee
 }
 
 /** A permission entry of table metadata: {"role","permission","comment"?}. */
-export function parsePermission(kind: PermKind, v: unknown, path: string, keepUnsupported = false): Permission {
+export function parsePermission(kind: PermKind, v: unknown, path: string): Permission {
   const o = obj(v, path);
   return {
     role: roleName(req(o, 'role', path), at(path, 'role')),
-    permission: parsePermissionDef(kind, req(o, 'permission', path), at(path, 'permission'), keepUnsupported),
+    permission: parsePermissionDef(kind, req(o, 'permission', path), at(path, 'permission')),
     comment: comment(o, path),
   };
 }

@@ -1,6 +1,6 @@
 import { parseFailed } from '../../errors.js';
 import { isObject, sortKeysDeep, type Json, type JsonObject } from '../json.js';
-import { at, comment, exclusive, graphqlName, obj, qualifiedName, req, str } from '../reader.js';
+import { at, comment, exclusive, graphqlName, obj, oneOf, opt, qualifiedName, req, str } from '../reader.js';
 import { qnJson } from '../names.js';
 import type { ManualConfiguration, RelKind, Relationship } from '../types.js';
 
@@ -11,7 +11,9 @@ function manualConfiguration(v: unknown, path: string): ManualConfiguration {
   const mapping = obj(req(o, 'column_mapping', path), mappingPath);
   const column_mapping: Record<string, string> = {};
   for (const [k, col] of Object.entries(mapping)) column_mapping[k] = str(col, at(mappingPath, k));
-  return { remote_table, column_mapping };
+  const io = opt(o, 'insertion_order');
+  if (io === undefined || io === null) return { remote_table, column_mapping };
+  return { remote_table, column_mapping, insertion_order: oneOf(io, at(path, 'insertion_order'), ['before_parent', 'after_parent']) as 'before_parent' | 'after_parent' };
 }
 
 /** Parses `using` of a relationship of the given kind (engine-api.md §4.2). */
@@ -53,6 +55,7 @@ export function usingJson(u: Relationship['using']): JsonObject {
       manual_configuration: {
         remote_table: qnJson(m.remote_table),
         column_mapping: sortKeysDeep(m.column_mapping) as JsonObject,
+        ...(m.insertion_order ? { insertion_order: m.insertion_order } : {}),
       },
     };
   }

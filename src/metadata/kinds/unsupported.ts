@@ -1,6 +1,7 @@
 import { compareCodePoints, type Json, type JsonObject } from '../json.js';
 import { arr, at, bool, comment, exclusive, graphqlName, idx, int, obj, opt, req, str } from '../reader.js';
 import { envName, headerJson, headers, urlTemplate } from './common.js';
+import { parseTableConfiguration } from './table-configuration.js';
 
 /**
  * The keys of the format that the engine does not implement (engine-api.md §6.5). The engine accepts them only
@@ -87,7 +88,7 @@ export function parseExtras(o: JsonObject, path: string): Extras {
   };
 }
 
-/** Table keys of §6.5: `is_enum`, `configuration` (opaque), `remote_relationships` (opaque definitions). */
+/** Table keys beyond relationships and permissions: `is_enum`, `configuration`, `remote_relationships` (project tool only). */
 export interface TableExtras {
   is_enum?: boolean;
   configuration?: JsonObject;
@@ -99,7 +100,8 @@ export function parseTableExtras(o: JsonObject, path: string): TableExtras {
   const ie = opt(o, 'is_enum');
   if (ie !== undefined && bool(ie, at(path, 'is_enum'))) out.is_enum = true;
   const conf = opt(o, 'configuration');
-  if (conf !== undefined && Object.keys(obj(conf, at(path, 'configuration'))).length > 0) out.configuration = conf as JsonObject;
+  const parsed = conf === undefined || conf === null ? undefined : parseTableConfiguration(conf, at(path, 'configuration'));
+  if (parsed) out.configuration = parsed;
   const rr = opt(o, 'remote_relationships');
   if (rr !== undefined) {
     const p = at(path, 'remote_relationships');
