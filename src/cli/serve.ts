@@ -20,9 +20,12 @@ export function registerServe(program: Command, run: CommandRunner): void {
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
     const settings = resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env);
     const logger = out.logger;
+    // Said at once, so that nobody stares at a silent terminal while the database starts (issue 18).
+    const started = performance.now();
     if (settings.databaseUrl) logger.info(`Using PostgreSQL at ${maskUrl(settings.databaseUrl)}`);
-    else logger.info(`Using embedded PostgreSQL in ${settings.dataDir}`);
+    else logger.info(`Starting embedded PostgreSQL in ${settings.dataDir}…`);
     const server = await startServer({ ...settings, logger });
+    if (!settings.databaseUrl) logger.info(`Ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     if (!settings.adminSecret) out.warn('no-admin-secret', `no admin secret is set; anyone who can reach ${server.url} has admin access`);
     if (out.mode === 'json') out.success({ url: server.url, database: server.database, data_dir: server.dataDir });
     else out.data(`Engine listening on ${server.url}`);

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
+import { seedDataDir, template } from './pglite-template.js';
 
 type Parsers = Record<number, (x: string) => string>;
 const identity = (x: string): string => x;
@@ -55,7 +57,14 @@ export class PgliteDatabase implements Database {
 
   /** Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. */
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
-    const db = await PGlite.create(dataDir);
+    let db: PGlite;
+    if (dataDir !== undefined) {
+      await seedDataDir(dataDir);
+      db = await PGlite.create(dataDir);
+    } else {
+      const t = await template();
+      db = t ? await PGlite.create({ loadDataDir: new Blob([readFileSync(t.tarball)]) }) : await PGlite.create();
+    }
     const extensions = new ExtensionLoader(db);
     await extensions.loadInstalled();
     // PGlite parses every type it knows (arrays included) into JS values; run_sql wants PostgreSQL's text

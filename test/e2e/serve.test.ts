@@ -42,6 +42,7 @@ function untilJson(p: Proc): Promise<{ url: string; warnings: unknown }> {
 }
 
 const LISTENING = /^Engine listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
+const READY = /^Ready in \d+\.\d s$/;
 
 /** `engine serve --port 0 --data-dir <dataDir>` in text mode, resolved once it listens. */
 async function serve(cwd: string, dataDir: string, extra: string[] = [], env: Record<string, string> = {}) {
@@ -66,7 +67,7 @@ describe('engine serve: embedded database', { timeout: 120_000 }, () => {
     const dataDir = join(cwd, 'data');
     const { p, url } = await serve(cwd, dataDir);
     expect(p.out()).toBe(`Engine listening on ${url}\n`);
-    expect(p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`, noSecretWarning(url)]);
+    expect(p.lines()).toEqual([`Starting embedded PostgreSQL in ${dataDir}…`, expect.stringMatching(READY), noSecretWarning(url)]);
     expect(readFileSync(join(dataDir, 'engine.pid'), 'utf8').trim()).toBe(String(p.child.pid));
     const health = await fetch(`${url}/healthz`);
     expect([health.status, await health.text()]).toEqual([200, 'OK']);
@@ -80,7 +81,7 @@ describe('engine serve: embedded database', { timeout: 120_000 }, () => {
 
     p.child.kill('SIGINT');
     expect(await finished(p)).toBe(0);
-    expect(p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`, noSecretWarning(url), 'Engine stopped.']);
+    expect(p.lines()).toEqual([`Starting embedded PostgreSQL in ${dataDir}…`, expect.stringMatching(READY), noSecretWarning(url), 'Engine stopped.']);
     expect(p.out()).toBe(`Engine listening on ${url}\n`);
     expect(existsSync(join(dataDir, 'engine.pid'))).toBe(false);
   });
@@ -110,7 +111,7 @@ describe('engine serve: embedded database', { timeout: 120_000 }, () => {
     const cwd = await tempDir();
     const dataDir = join(cwd, 'data');
     const { p, url } = await serve(cwd, dataDir, ['--admin-secret', 's3cret']);
-    expect(p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`]);
+    expect(p.lines()).toEqual([`Starting embedded PostgreSQL in ${dataDir}…`, expect.stringMatching(READY)]);
     const body = { type: 'export_metadata', args: {} };
     const none = await q(url, body);
     expect(none.status).toBe(401);
@@ -140,7 +141,7 @@ describe('engine serve: embedded database', { timeout: 120_000 }, () => {
 
     const second = await serve(cwd, dataDir);
     // A clean restart takes over no lock: no warning besides the admin-secret one.
-    expect(second.p.lines()).toEqual([`Using embedded PostgreSQL in ${dataDir}`, noSecretWarning(second.url)]);
+    expect(second.p.lines()).toEqual([`Starting embedded PostgreSQL in ${dataDir}…`, expect.stringMatching(READY), noSecretWarning(second.url)]);
     const after = await ok(second.url, { type: 'export_metadata', args: {} });
     expect(after.text).toBe(before.text);
     expect(after.headers.get('x-engine-resource-version')).toBe('2');

@@ -1,0 +1,79 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * initdb is most of a first start of the embedded engine (6–7 s here, far more on a loaded machine). It runs once per
+ * PGlite version and machine, into a cache: the initialised data directory and its tarball. A new data directory is
+ * then a copy of the template, and an in-memory database (the tests) loads the tarball.
+ */
+
+export interface Template {
+  /** A cleanly shut down data directory, fresh from initdb. */
+  dir: string;
+  /** The same directory as PGlite's gzipped dump, for in-memory databases. */
+  tarball: string;
+}
+
+function pgliteVersion(): string {
+  const require = createRequire(import.meta.url);
+  // The package exports no package.json: it is two levels above the entry point (dist/index.*).
+  const pkg = JSON.parse(readFileSync(join(dirname(dirname(require.resolve('@electric-sql/pglite'))), 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** `$ENGINE_CACHE_DIR`, else `$XDG_CACHE_HOME/engine`, else `~/.cache/engine`. */
+export function cacheRoot(): string {
+  const env = process.env['ENGINE_CACHE_DIR'];
+  if (env) return env;
+  const xdg = process.env['XDG_CACHE_HOME'];
+  return join(xdg || join(homedir() || tmpdir(), '.cache'), 'engine');
+}
+
+let pending: Promise<Template | null> | null = null;
+
+/** The template, built on first use; null when it cannot be built (the caller runs initdb itself). */
+export function template(): Promise<Template | null> {
+  pending ??= build().catch(() => null);
+  return pending;
+}
+
+async function build(): Promise<Template> {
+  const root = join(cacheRoot(), `pglite-${pgliteVersion()}`);
+  const found = { dir: join(root, 'data'), tarball: join(root, 'data.tar.gz') };
+  if (existsSync(join(found.dir, 'PG_VERSION')) && existsSync(found.tarball)) return found;
+  mkdirSync(cacheRoot(), { recursive: true });
+  // Built aside and renamed into place, so that processes starting together never see half a template.
+  const tmp = `${root}.tmp-${randomBytes(4).toString('hex')}`;
+  try {
+    mkdirSync(tmp, { recursive: true });
+    const db = await PGlite.create(join(tmp, 'data'));
+    const dump = await db.dumpDataDir('gzip');
+    await db.close();
+    writeFileSync(join(tmp, 'data.tar.gz'), Buffer.from(await dump.arrayBuffer()));
+    try {
+      renameSync(tmp, root);
+    } catch (e) {
+      // Another process won the race (or an incomplete template is there): use a complete one, else replace it.
+      if (!existsSync(join(found.dir, 'PG_VERSION')) || !existsSync(found.tarball)) {
+        rmSync(root, { recursive: true, force: true });
+        renameSync(tmp, root);
+      } else if ((e as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    return found;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Fills a new data directory from the template; false when there is none (then initdb runs as usual). */
+export async function seedDataDir(dataDir: string): Promise<boolean> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return false;
+  const t = await template();
+  if (!t) return false;
+  cpSync(t.dir, dataDir, { recursive: true });
+  return true;
+}
