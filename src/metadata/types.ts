@@ -102,6 +102,8 @@ export interface Action {
     output_type: string;
     arguments: ActionArgument[];
     kind: 'synchronous' | 'asynchronous';
+    /** A query action is a synchronous field of the query root; a mutation action (the default) of the mutation root. */
+    type: 'mutation' | 'query';
     forward_client_headers: boolean;
     headers: Header[];
     timeout: number;

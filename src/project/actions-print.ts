@@ -94,7 +94,7 @@ export function collectComments(text: string): Comments {
   };
   for (const def of doc.definitions) {
     if (def.kind === Kind.OBJECT_TYPE_DEFINITION || def.kind === Kind.OBJECT_TYPE_EXTENSION) {
-      if (def.name.value === 'Mutation') {
+      if (def.name.value === 'Mutation' || def.name.value === 'Query') {
         const first = def.fields?.[0];
         if (first) add(`block:${first.name.value}`, def, def.name);
         for (const f of def.fields ?? []) add(`action:${f.name.value}`, f, f.name);
@@ -203,7 +203,8 @@ export function splitActions(actions: JsonObject[] | undefined, customTypes: Jso
         description: description(arg['description']),
       })),
     };
-    parts.push(p.block(`block:${name}`, undefined, 'type Mutation {', [{ key: `action:${name}`, node: field }]));
+    const root = d['type'] === 'query' ? 'Query' : 'Mutation';
+    parts.push(p.block(`block:${name}`, undefined, `type ${root} {`, [{ key: `action:${name}`, node: field }]));
     const def: JsonObject = { kind: d['kind'] ?? 'synchronous' };
     for (const k of ['handler', 'forward_client_headers', 'headers', 'timeout']) if (d[k] !== undefined) def[k] = d[k] as Json;
     const y: JsonObject = { name, definition: def };

@@ -31,7 +31,7 @@ export const GROUP_KIND: Record<Group, string> = {
 };
 
 interface SdlType { group: Group; name: string; description?: string; body: JsonObject; pos: Position }
-interface SdlAction { name: string; field: FieldDefinitionNode; pos: Position }
+interface SdlAction { name: string; field: FieldDefinitionNode; pos: Position; root: 'mutation' | 'query' }
 interface Sdl { actions: Map<string, SdlAction>; types: Map<string, SdlType> }
 
 export interface MergeResult {
@@ -117,8 +117,9 @@ function readSdl(file: string, raw: string, problems: Problems): Sdl | null {
       default: break;
     }
     const name = def.name.value;
-    const isMutation = (def.kind === Kind.OBJECT_TYPE_DEFINITION || def.kind === Kind.OBJECT_TYPE_EXTENSION) && name === 'Mutation';
-    if (isMutation) {
+    // Actions are the fields of `type Mutation` and, for query actions, of `type Query` (either also as `extend type`).
+    if ((def.kind === Kind.OBJECT_TYPE_DEFINITION || def.kind === Kind.OBJECT_TYPE_EXTENSION) && (name === 'Mutation' || name === 'Query')) {
+      const root = name === 'Mutation' ? 'mutation' : 'query';
       implementsCheck(def);
       directives(def.directives);
       for (const f of def.fields ?? []) {
@@ -132,11 +133,11 @@ function readSdl(file: string, raw: string, problems: Problems): Sdl | null {
         const first = sdl.actions.get(f.name.value);
         if (first) {
           problems.error('duplicate-object', `duplicate action ${f.name.value} (first defined at ${where(first.pos)})`, pos);
-        } else sdl.actions.set(f.name.value, { name: f.name.value, field: f, pos });
+        } else sdl.actions.set(f.name.value, { name: f.name.value, field: f, pos, root });
       }
       continue;
     }
-    if (def.kind === Kind.OBJECT_TYPE_DEFINITION && (name === 'Query' || name === 'Subscription')) {
+    if (def.kind === Kind.OBJECT_TYPE_DEFINITION && name === 'Subscription') {
       unsupported(`type ${name}`, def, headPos(def));
       continue;
     }
@@ -226,8 +227,8 @@ function checkTypes(sdl: Sdl, lists: TypeCheck[], problems: Problems, nodePos: (
       if (l.group === 'input_objects' && g === 'objects') {
         problems.error('sdl-type-invalid', `field "${l.def}.${f.name.value}" of an input type must be a scalar, enum or input type`,
           nodePos(f.type));
-      } else if (l.group === 'objects' && (g === 'objects' || g === 'input_objects')) {
-        problems.error('sdl-type-invalid', `field "${l.def}.${f.name.value}" of an object type must be a scalar or enum type`,
+      } else if (l.group === 'objects' && g === 'input_objects') {
+        problems.error('sdl-type-invalid', `field "${l.def}.${f.name.value}" of an object type must be a scalar, enum or object type`,
           nodePos(f.type));
       }
     }
@@ -282,6 +283,7 @@ export function mergeActions(
       ({ name: arg.name.value, type: print(arg.type), ...(arg.description ? { description: arg.description.value } : {}) }));
     if (args.length > 0) def['arguments'] = args;
     def['kind'] = absent(yd['kind']) ? 'synchronous' : (yd['kind'] as Json);
+    if (a.root === 'query') def['type'] = 'query';
     if (!absent(yd['forward_client_headers']) && yd['forward_client_headers'] !== false) {
       def['forward_client_headers'] = yd['forward_client_headers'] as Json;
     }

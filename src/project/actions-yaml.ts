@@ -94,7 +94,7 @@ export function readActionsYaml(src: YamlSource | null, problems: Problems, tabl
       const rel = typeof r['name'] === 'string' ? r['name'] : '';
       const fm = isObj(r['field_mapping']) ? r['field_mapping'] : undefined;
       const mapped = Object.keys(fm ?? {}).map((f) => ({ relationship: rel, field: f, pos: c.pos([...rp, 'field_mapping', f], true) }));
-      const json = pick(r, ['name', 'type', 'remote_table', 'field_mapping']);
+      const json = pick(r, ['name', 'type', 'source', 'remote_table', 'field_mapping']);
       const t = json['remote_table'];
       if (typeof t === 'string') json['remote_table'] = { schema: 'public', name: t };
       else if (isObj(t) && typeof t['name'] === 'string') json['remote_table'] = { schema: (t['schema'] ?? 'public') as Json, name: t['name'] };

@@ -141,7 +141,7 @@ const ACTION = object({
         title: 'definition',
         sdlOwned: { keys: ['arguments', 'output_type', 'type'], prefix: 'definition.' },
         keys: {
-          kind: opt(oneOfValues(['synchronous', 'asynchronous'], { onInvalid: 'actionKind' }), 'Default: synchronous.'),
+          kind: opt(oneOfValues(['synchronous', 'asynchronous', ''], { onInvalid: 'actionKind' }), 'Default: synchronous ("" as the incumbent writes it for query actions).'),
           handler: { shape: str({ format: 'urlTemplate' }), requiredBy: 'cli.md §4.6 step 4 (action-not-in-yaml)' },
           forward_client_headers: opt(bool()),
           headers: HEADERS,

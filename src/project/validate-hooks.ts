@@ -41,7 +41,8 @@ export const STATIC_HOOKS: Hooks = {
   },
 
   actionKind: (w, v, path, scope, shape) => {
-    const expected = shape.kind === 'enum' ? shape.values.map((x) => JSON.stringify(x)).join(' or ') : '';
+    // `""` is accepted (the incumbent's query actions) but not suggested.
+    const expected = shape.kind === 'enum' ? shape.values.filter((x) => x !== '').map((x) => JSON.stringify(x)).join(' or ') : '';
     w.c.error('action-kind-invalid', `invalid kind "${String(v)}" for ${scope.entity?.thing ?? ''}: expected ${expected}`, path);
   },
 };

@@ -70,3 +70,30 @@ describe('metadata features of real projects (issue 12 item 4)', () => {
     });
   });
 });
+
+describe('query actions and nested action outputs (issue 12 item 4)', () => {
+  const types = {
+    objects: [
+      { name: 'Address', fields: [{ name: 'city', type: 'String' }] },
+      { name: 'UserInfo', fields: [{ name: 'id', type: 'Int!' }, { name: 'address', type: 'Address' }] },
+    ],
+  };
+  const action = (definition: Record<string, unknown>) => ({ name: 'currentUser', definition: { handler: 'http://127.0.0.1:1/u', output_type: 'UserInfo', ...definition } });
+
+  it('accepts a query action whose output nests another object type, and exports it', async () => {
+    const doc = { version: 2, tables: [], actions: [action({ kind: 'synchronous', type: 'query' })], custom_types: types };
+    await e.ok(replace(doc));
+    expect(JSON.stringify(await e.ok(EXPORT))).toBe(JSON.stringify(doc));
+    expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
+  });
+
+  it('reads the incumbent\'s kind "" as synchronous, and refuses an asynchronous query action', async () => {
+    await e.ok(replace({ version: 2, tables: [], actions: [action({ kind: '', type: 'query' })], custom_types: types }));
+    expect(((await e.ok(EXPORT)) as { actions: { definition: unknown }[] }).actions[0]?.definition)
+      .toEqual({ handler: 'http://127.0.0.1:1/u', output_type: 'UserInfo', kind: 'synchronous', type: 'query' });
+    const before = await e.state();
+    const r = await e.query(replace({ version: 2, tables: [], actions: [action({ kind: 'asynchronous', type: 'query' })], custom_types: types }));
+    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { path: '$.args.actions[0].definition.kind', error: 'a query action must be synchronous', code: 'parse-failed' } });
+    expect(await e.state()).toEqual(before);
+  });
+});

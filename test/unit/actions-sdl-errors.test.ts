@@ -18,7 +18,7 @@ describe('mergeActions: problems', () => {
   it('sdl-unsupported for every rejected construct, at its position', () => {
     const sdl = [
       'schema { mutation: Mutation }', // 1
-      'type Query { a: Int }', // 2
+      'type Subscription { c: Int }', // 2
       'type Subscription { a: Int }', // 3
       'interface Node { id: ID }', // 4
       'union U = O | P', // 5
@@ -34,13 +34,13 @@ describe('mergeActions: problems', () => {
       'extend schema @x', // 15
       'extend scalar S @y', // 16
       '"described"', // 17
-      'type Query { b: Int }', // 18
+      'type Subscription { b: Int }', // 18
     ].join('\n');
     const { problems } = merge(sdl, 'actions: [{name: a, definition: {handler: "http://x"}}]\n');
     const u = (what: string, line: number, column: number) => e('sdl-unsupported', `${what} is not supported in actions.graphql`, G, line, column);
     expect(problems).toEqual([
       u('a schema definition', 1, 1),
-      u('type Query', 2, 1),
+      u('type Subscription', 2, 1),
       u('type Subscription', 3, 1),
       u('an interface', 4, 1),
       u('a union', 5, 1),
@@ -58,7 +58,7 @@ describe('mergeActions: problems', () => {
       u('directive "@deprecated"', 14, 22),
       u('a schema definition', 15, 1),
       u('an extension of type "S"', 16, 1),
-      u('type Query', 18, 1),
+      u('type Subscription', 18, 1),
     ]);
   });
 
@@ -85,8 +85,7 @@ enum NoValues
       t('action "b" must return an object type or a list of object types, but returns "In"', 3, 6),
       t('action "c" must return an object type or a list of object types, but returns "[String!]"', 4, 6),
       t('unknown type "Missing" (used by action "d")', 5, 6),
-      t('field "Out.g" of an object type must be a scalar or enum type', 7, 23),
-      t('field "Out.h" of an object type must be a scalar or enum type', 7, 31),
+      t('field "Out.h" of an object type must be a scalar, enum or object type', 7, 31),
       t('field "Out.k" cannot have arguments', 7, 37),
       t('field "In.g" of an input type must be a scalar, enum or input type', 8, 23),
       t('type "Out" is defined more than once (first at metadata/actions.graphql:7:1)', 11, 1),

@@ -81,3 +81,49 @@ describe('round trip: build(export(build(x))) = build(x)', () => {
     }), { numRuns: 300, seed: 42 });
   });
 });
+
+// Issue 12 item 4: query actions (`type Query` in actions.graphql, `type: query` / `kind: ""` in the incumbent's
+// actions.yaml) and action outputs whose fields nest other object types.
+describe('query actions and nested output types', () => {
+  const sdl = [
+    '# Reads the user, through the handler.',
+    'type Query {',
+    '  currentUser(token: String!): UserInfo',
+    '}',
+    '',
+    'type Mutation {',
+    '  login(username: String!): UserInfo',
+    '}',
+    '',
+    'type Address {',
+    '  city: String',
+    '}',
+    '',
+    'type UserInfo {',
+    '  id: Int!',
+    '  address: Address',
+    '}',
+    '',
+  ].join('\n');
+  const yaml = 'actions:\n  - name: currentUser\n    definition:\n      kind: ""\n      handler: "http://h/user"\n      type: query\n  - name: login\n    definition:\n      handler: "http://h/login"\n';
+
+  it('builds query actions as such, and writes them back under type Query', () => {
+    const { r, problems } = merge(sdl, yaml);
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(r.actions).toEqual([
+      { name: 'currentUser', definition: { handler: 'http://h/user', output_type: 'UserInfo', arguments: [{ name: 'token', type: 'String!' }], kind: '', type: 'query' } },
+      { name: 'login', definition: { handler: 'http://h/login', output_type: 'UserInfo', arguments: [{ name: 'username', type: 'String!' }], kind: 'synchronous' } },
+    ]);
+    const out = splitActions(r.actions, r.custom_types ?? undefined, sdl);
+    expect(out.sdl).toContain('# Reads the user, through the handler.\ntype Query {\n  currentUser(token: String!): UserInfo\n}');
+    expect(out.sdl).toContain('type Mutation {\n  login(username: String!): UserInfo\n}');
+    expect(out.sdl).toContain('type UserInfo {\n  id: Int!\n  address: Address\n}');
+    const again = roundTrip(r, sdl);
+    expect(again.actions).toEqual(r.actions);
+  });
+
+  it('refuses a name used by a query action and a mutation action alike', () => {
+    const { problems } = merge('type Query { a: O }\ntype Mutation { a: O }\ntype O { x: Int }\n', 'actions: [{name: a, definition: {handler: "http://x"}}]\n');
+    expect(problems.map((p) => `${p.code} ${p.line}:${p.column}`)).toContain('duplicate-object 2:17');
+  });
+});

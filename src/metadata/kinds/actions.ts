@@ -43,14 +43,16 @@ export function parseActionDefinition(v: unknown, path: string): Action['definit
   const argsPath = at(path, 'arguments');
   const args = argsV === undefined ? [] : arr(argsV, argsPath).map((a, i) => argument(a, idx(argsPath, i)));
   const kindV = opt(o, 'kind');
-  const kind = kindV === undefined ? 'synchronous' : oneOf(kindV, at(path, 'kind'), ['synchronous', 'asynchronous'] as const);
+  // The incumbent writes `kind: ""` for query actions, which have no kind of their own: they are synchronous.
+  const kind = kindV === undefined || kindV === '' ? 'synchronous' : oneOf(kindV, at(path, 'kind'), ['synchronous', 'asynchronous'] as const);
   const typeV = opt(o, 'type');
-  if (typeV !== undefined) oneOf(typeV, at(path, 'type'), ['mutation']);
+  const type = typeV === undefined ? 'mutation' : oneOf(typeV, at(path, 'type'), ['mutation', 'query'] as const);
+  if (type === 'query' && kind === 'asynchronous') throw parseFailed(at(path, 'kind'), 'a query action must be synchronous');
   const hs = headers(o, path);
   const fch = opt(o, 'forward_client_headers');
   const timeoutV = opt(o, 'timeout');
   return {
-    handler, output_type, arguments: args, kind, headers: hs,
+    handler, output_type, arguments: args, kind, type, headers: hs,
     forward_client_headers: fch === undefined ? false : bool(fch, at(path, 'forward_client_headers')),
     timeout: timeoutV === undefined ? 30 : int(timeoutV, at(path, 'timeout'), 1),
   };
@@ -79,6 +81,7 @@ export function actionDefinitionJson(d: Action['definition']): JsonObject {
     out['arguments'] = d.arguments.map((a): JsonObject => (a.description !== undefined ? { name: a.name, type: a.type, description: a.description } : { name: a.name, type: a.type }));
   }
   out['kind'] = d.kind;
+  if (d.type === 'query') out['type'] = 'query';
   if (d.forward_client_headers) out['forward_client_headers'] = true;
   if (d.headers.length > 0) out['headers'] = d.headers.map(headerJson);
   if (d.timeout !== 30) out['timeout'] = d.timeout;

@@ -72,7 +72,8 @@ function objectReasons(o: JsonObject, ct: CustomTypes, kinds: Map<string, TypeKi
   for (const f of fields) {
     const kind = kinds.get(namedType(f.type));
     if (!kind) reasons.push(`the type "${namedType(f.type)}" for field "${f.name}" in object type "${n}" does not exist`);
-    else if (kind !== 'scalar' && kind !== 'enum') reasons.push(`the type "${namedType(f.type)}" of field "${f.name}" in object type "${n}" is not a scalar or enum type`);
+    // Object fields may nest other object types (issue 12: action outputs of real projects do), never input types.
+    else if (kind === 'input_object') reasons.push(`the type "${namedType(f.type)}" of field "${f.name}" in object type "${n}" is not a scalar, enum or object type`);
   }
   for (const [obj, field] of ct.argumentFields) if (obj === n) reasons.push(`field "${field}" of object type "${n}" cannot have arguments`);
   const rels = (o['relationships'] as JsonObject[] | undefined) ?? [];

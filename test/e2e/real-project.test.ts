@@ -1,0 +1,41 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli, show, snapshot, tempDir, useTestEngine } from './cli-helpers.js';
+
+// Issue 12: a project shaped like the real ones (migrations wrapped in BEGIN/COMMIT creating pgcrypto, citext,
+// pg_trgm and uuid-ossp; an enum table; custom names; a backend-only insert permission; insertion_order; a query
+// action; an action output nesting another object type; an action relationship with source: default; ignored keys
+// of the incumbent's config.yaml) goes through validate → migrate apply → metadata apply → export → diff as it is.
+
+const FIXTURE = new URL('../fixtures/projects/real-features', import.meta.url).pathname;
+const e = useTestEngine();
+
+describe('a project shaped like the real ones (issue 12)', () => {
+  it('validates, migrates, applies, exports unchanged and diffs clean', async () => {
+    const dir = join(await tempDir('engine-real-'), 'project');
+    cpSync(FIXTURE, dir, { recursive: true });
+    const env = { ENGINE_GRAPHQL_ENDPOINT: e.url };
+    const run = (...args: string[]) => cli(args, { cwd: dir, env });
+
+    const validate = await run('metadata', 'validate');
+    expect(validate.code, show(validate)).toBe(0);
+    expect(validate.stdout).toBe('config.yaml:5:1: warning: key "api_paths" of the incumbent\'s config.yaml is not used by engine; it is ignored [config-key-ignored]\n');
+
+    const migrate = await run('migrate', 'apply');
+    expect(migrate.code, show(migrate)).toBe(0);
+    const apply = await run('metadata', 'apply');
+    expect(apply.code, show(apply)).toBe(0);
+    expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
+
+    const before = snapshot(join(dir, 'metadata'));
+    const exported = await run('metadata', 'export');
+    expect(exported.code, show(exported)).toBe(0);
+    expect(snapshot(join(dir, 'metadata'))).toEqual(before);
+    const diff = await run('metadata', 'diff', '--exit-code');
+    expect(diff.code, show(diff)).toBe(0);
+
+    const doc = (await e.ok({ type: 'export_metadata', args: {} })) as { actions: { name: string; definition: { type?: string } }[] };
+    expect(doc.actions.map((a) => [a.name, a.definition.type ?? 'mutation'])).toEqual([['currentWriter', 'query'], ['renameWriter', 'mutation']]);
+  });
+});
