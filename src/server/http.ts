@@ -68,10 +68,8 @@ function nestingDepth(text: string): number {
   return max;
 }
 
-/** Thrown while reading a body; `close` asks for the connection to be closed after the answer (the rest is unread). */
-class BodyError extends ApiError {
-  readonly close = true;
-}
+/** Thrown while reading a body: the rest of it is not read, so the answer closes the connection. */
+class BodyError extends ApiError {}
 
 const tooLarge = (): BodyError =>
   new BodyError(413, 'parse-failed', '$', `request body is larger than the limit of ${MAX_BODY_BYTES / 1024 / 1024} MB`);
@@ -102,13 +100,34 @@ function readBody(req: IncomingMessage, idleMs: number): Promise<Buffer> {
       req.socket.setTimeout(0);
       resolve(Buffer.concat(chunks));
     });
-    req.on('error', reject);
+    // The client went away mid-body, or Node's request timeout fired: there is no one to answer.
+    req.on('error', () => reject(new BodyError(400, 'parse-failed', '$', 'request body not received: the connection was closed')));
     if (idleMs > 0) {
       // On the request, not the socket: Node destroys a timed-out socket unless the request handles 'timeout'.
       req.setTimeout(idleMs, () => {
         stop(new BodyError(408, 'parse-failed', '$', `request body not received: no data for ${idleMs / 1000} s`));
       });
     }
+  });
+}
+
+/** How long a connection refused mid-body stays half-closed before it is destroyed. */
+const LINGER_MS = 1000;
+
+/**
+ * Closes the connection once the answer to a refused body is flushed. Node would destroy the socket at that moment;
+ * with request bytes still unread that is a TCP reset, and a client still writing its body then often sees the reset
+ * instead of the answer. So the answer and a FIN go out, nothing more is read, and the socket is destroyed a moment
+ * later: a bounded form of the "lingering close" of Apache and nginx.
+ */
+function closeAfterAnswer(res: ServerResponse): void {
+  const socket = res.socket;
+  res.setHeader('Connection', 'close');
+  res.once('finish', () => {
+    if (!socket) return;
+    socket.removeListener('finish', socket.destroy);
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once('close', () => clearTimeout(timer));
   });
 }
 
@@ -178,7 +197,11 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       // The rest of a refused body is not read: the answer closes the connection once it is flushed.
-      if (e instanceof BodyError) return send(res, e.status, errorBody(e, isAdmin), { Connection: 'close' });
+      if (e instanceof BodyError) {
+        if (req.socket.destroyed) return;
+        closeAfterAnswer(res);
+        return send(res, e.status, errorBody(e, isAdmin));
+      }
       discardBody(req);
       send(res, e.status, errorBody(e, isAdmin));
     }
