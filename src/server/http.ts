@@ -145,7 +145,7 @@ function discardBody(req: IncomingMessage): void {
  * The shared body path of every JSON route: read (≤ 50 MB), nesting limit, JSON.parse, then the strings PostgreSQL
  * cannot store (§1.6). Throws ApiError with the status to answer.
  */
-export async function readJson(req: IncomingMessage, idleMs: number): Promise<unknown> {
+export async function readJson(req: IncomingMessage, idleMs = DEFAULT_TIMEOUTS.bodyIdle): Promise<unknown> {
   const text = (await readBody(req, idleMs)).toString('utf8');
   if (nestingDepth(text) > MAX_NESTING) {
     throw new ApiError(400, 'parse-failed', '$', `request body is nested more than ${MAX_NESTING} levels deep`);
@@ -158,6 +158,19 @@ export async function readJson(req: IncomingMessage, idleMs: number): Promise<un
   }
   checkStorableStrings(body);
   return body;
+}
+
+/**
+ * Answers a user error in the §1.4 envelope. After a refused body (too large, stalled) the rest is not read and the
+ * connection closes once the answer is flushed; otherwise what is left of the body is discarded, keeping the
+ * connection alive.
+ */
+export function sendError(req: IncomingMessage, res: ServerResponse, e: ApiError, isAdmin: boolean): void {
+  if (e instanceof BodyError) {
+    if (req.socket.destroyed) return; // the client is gone: no one to answer
+    closeAfterAnswer(res);
+  } else discardBody(req);
+  send(res, e.status, errorBody(e, isAdmin));
 }
 
 const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource does not exist');
@@ -183,9 +196,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     if (req.method === 'GET' && path === '/healthz') return health(res);
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
-      discardBody(req);
-      const e = notFound();
-      return send(res, e.status, errorBody(e, false));
+      return sendError(req, res, notFound(), false);
     }
     let isAdmin = false;
     try {
@@ -196,14 +207,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       send(res, 200, out.body, { 'X-Engine-Resource-Version': String(out.resourceVersion) });
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      // The rest of a refused body is not read: the answer closes the connection once it is flushed.
-      if (e instanceof BodyError) {
-        if (req.socket.destroyed) return;
-        closeAfterAnswer(res);
-        return send(res, e.status, errorBody(e, isAdmin));
-      }
-      discardBody(req);
-      send(res, e.status, errorBody(e, isAdmin));
+      sendError(req, res, e, isAdmin);
     }
   }
 

@@ -149,6 +149,12 @@ describe('stalled clients are timed out (item 6)', () => {
     expect(statusOf(x.answer())).toBe(408);
   });
 
+  it('a handler that runs longer than every timeout still answers (they cover reading the request only)', async () => {
+    const { url } = await serverWith({ headers: 100, request: 100, checkInterval: 50, bodyIdle: 100 });
+    const r = await fetch(`${url}/v1/query`, { method: 'POST', body: '{"type":"run_sql","args":{"sql":"select pg_sleep(0.5)::text as slept"}}' });
+    expect({ status: r.status, text: await r.text() }).toEqual({ status: 200, text: '{"result_type":"TuplesOk","result":[["slept"],[""]]}' });
+  });
+
   it('a trickling body is cut by the request timeout even though it never idles long', async () => {
     const { port } = await serverWith({ headers: 300, request: 600, checkInterval: 100, bodyIdle: 10_000 });
     const x = rawRequest(port, 'POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n');
