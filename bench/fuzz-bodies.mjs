@@ -156,8 +156,10 @@ export function fuzzBody(seed) {
   const r = rng(seed);
   const kind = r.int(100);
   if (kind < 4) { // deep nesting, around the 512 limit
-    const d = r.pick([100, 511, 512, 513, 2000, 100000]);
-    return `{"type":"bulk","args":${nest(d, '[', ']')}}`;
+    const d = r.pick([100, 505, 511, 512, 513, 2000, 100000]);
+    if (r.chance(0.5)) return `{"type":"bulk","args":${nest(d, '[', ']')}}`;
+    const filter = '{"_not":'.repeat(d) + '{"id":{"_eq":1}}' + '}'.repeat(d);
+    return `{"type":"create_select_permission","args":{"table":"author","role":"deep","permission":{"columns":"*","filter":${filter}}}}`;
   }
   if (kind < 8) { // invalid UTF-8 and control bytes inside strings
     const t = JSON.stringify(clone(r.pick(TEMPLATES)));
