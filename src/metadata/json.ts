@@ -33,12 +33,21 @@ export function pathKey(path: string, key: string): string {
 
 export const pathIndex = (path: string, index: number): string => `${path}[${index}]`;
 
+/**
+ * `o[k] = v` for a key that comes from user JSON. JSON.parse makes `"__proto__"` an own key, but assigning it calls
+ * Object.prototype's setter instead (the key vanishes and the object's prototype changes): define it instead.
+ */
+export function setOwn<T>(o: Record<string, T>, k: string, v: NoInfer<T>): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
 /** Deterministic JSON: keys of every object sorted by code point (used where the format says "sorted keys"). */
 export function sortKeysDeep(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortKeysDeep);
   if (isObject(v)) {
     const out: JsonObject = {};
-    for (const k of Object.keys(v).sort(compareCodePoints)) out[k] = sortKeysDeep(v[k] as Json);
+    for (const k of Object.keys(v).sort(compareCodePoints)) setOwn(out, k, sortKeysDeep(v[k] as Json));
     return out;
   }
   return v;

@@ -3,7 +3,7 @@
  * Each object's value is normalised for comparison: canonical form (engine-api.md §6.1–§6.2, §6.5) with absent keys and
  * their defaults made alike, and `columns`, `payload` and permission `computed_fields` sorted as sets.
  */
-import { compareCodePoints, isObject } from './json.js';
+import { compareCodePoints, isObject, setOwn } from './json.js';
 
 /** A metadata document in engine-api.md §6 form, as parsed JSON. */
 export type CanonicalDocument = Record<string, unknown>;
@@ -54,7 +54,7 @@ function shape(src: unknown, spec: Record<string, Fn>): Obj {
     const v = f(o[k]);
     if (v !== undefined) out[k] = v;
   }
-  for (const [k, v] of Object.entries(o)) if (!Object.hasOwn(spec, k) && v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(o)) if (!Object.hasOwn(spec, k) && v !== undefined) setOwn(out, k, v);
   return out;
 }
 

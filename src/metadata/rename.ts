@@ -1,4 +1,4 @@
-import { isObject, type Json, type JsonObject } from './json.js';
+import { isObject, setOwn, type Json, type JsonObject } from './json.js';
 import { qnEqual, qnJson, qnKey } from './names.js';
 import { qualifiedName } from './reader.js';
 import { permField } from './kinds/permissions.js';
@@ -35,7 +35,7 @@ function relRenameColumn(r: Relationship, owner: QualifiedName, table: Qualified
     const remote = qnEqual(m.remote_table, table);
     if (!local && !remote) return r;
     const mapping: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m.column_mapping)) mapping[local ? col(k) : k] = remote ? col(v) : v;
+    for (const [k, v] of Object.entries(m.column_mapping)) setOwn(mapping, local ? col(k) : k, remote ? col(v) : v);
     return { ...r, using: { manual_configuration: { ...m, column_mapping: mapping } } };
   }
   const fk = u.foreign_key_constraint_on;
@@ -57,8 +57,8 @@ function boolExpColumn(exp: Json, at: QualifiedName, r: ColumnRename): Json {
   const here = qnEqual(at, r.table);
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(exp)) {
-    if (LOGICAL_LIST.has(k) && Array.isArray(v)) out[k] = v.map((x) => boolExpColumn(x, at, r));
-    else if (NOT.has(k)) out[k] = boolExpColumn(v, at, r);
+    if (LOGICAL_LIST.has(k) && Array.isArray(v)) setOwn(out, k, v.map((x) => boolExpColumn(x, at, r)));
+    else if (NOT.has(k)) setOwn(out, k, boolExpColumn(v, at, r));
     else if (EXISTS.has(k) && isObject(v)) {
       let target: QualifiedName | null = null;
       try {
@@ -66,15 +66,15 @@ function boolExpColumn(exp: Json, at: QualifiedName, r: ColumnRename): Json {
       } catch {
         target = null;
       }
-      out[k] = target ? { ...v, _where: boolExpColumn(v['_where'] as Json, target, r) } : v;
+      setOwn(out, k, target ? { ...v, _where: boolExpColumn(v['_where'] as Json, target, r) } : v);
     } else {
       const remote = r.remoteOf(at, k);
-      if (remote) out[k] = boolExpColumn(v, remote, r);
+      if (remote) setOwn(out, k, boolExpColumn(v, remote, r));
       else {
         const ops = isObject(v) && here
           ? Object.fromEntries(Object.entries(v).map(([op, x]) => [op, COLUMN_OPS.test(op) && x === r.from ? r.to : x]))
           : v;
-        out[here && k === r.from ? r.to : k] = ops;
+        setOwn(out, here && k === r.from ? r.to : k, ops);
       }
     }
   }
@@ -94,8 +94,8 @@ function boolExpTable(exp: Json, from: QualifiedName, to: QualifiedName): Json {
       } catch {
         t = null;
       }
-      out[k] = { ...v, ...(t && qnEqual(t, from) ? { _table: qnJson(to) } : {}), _where: boolExpTable(v['_where'] as Json, from, to) };
-    } else out[k] = boolExpTable(v, from, to);
+      setOwn(out, k, { ...v, ...(t && qnEqual(t, from) ? { _table: qnJson(to) } : {}), _where: boolExpTable(v['_where'] as Json, from, to) });
+    } else setOwn(out, k, boolExpTable(v, from, to));
   }
   return out;
 }

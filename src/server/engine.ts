@@ -70,7 +70,7 @@ export class Engine {
   async execute(body: unknown, role: string, sessionVariables: Record<string, string>): Promise<EngineResult> {
     const env = parseEnvelope(body, '$');
     if (role !== 'admin') throw accessDenied();
-    const operation = OPERATIONS[env.type];
+    const operation = OPERATIONS.get(env.type);
     if (!operation) throw new ApiError(500, 'unexpected', '$', 'internal error');
     const args = operation.parse(requireArgs(env, '$'), '$.args');
     const lock = needsLock(env.type, env.args);

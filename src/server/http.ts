@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { resolveCaller } from './auth.js';
 import type { Engine } from './engine.js';
+import { checkStorableStrings } from './storable-strings.js';
 import { VERSION } from '../version.js';
 
 export const MAX_BODY_BYTES = 50 * 1024 * 1024;
@@ -11,10 +12,28 @@ export const MAX_NESTING = 512;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * Connection timeouts, in ms. keepAlive is above the idle timeouts of common client pools (undici 4 s, Node's agent
+ * 5 s, load balancers 60 s), so a client never reuses a socket the server is closing at that instant; headers is above
+ * keepAlive (Node requires request ≥ headers). bodyIdle closes an upload that goes quiet; request caps the whole read
+ * of headers and body, so a stalled client cannot hold a connection for Node's default 300 s.
+ */
+export interface HttpTimeouts {
+  keepAlive: number;
+  headers: number;
+  request: number;
+  bodyIdle: number;
+  /** How often Node checks the headers and request timeouts. */
+  checkInterval: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = { keepAlive: 65_000, headers: 66_000, request: 120_000, bodyIdle: 30_000, checkInterval: 10_000 };
+
 export interface HttpOptions {
   adminSecret?: string;
   logger: Logger;
   version?: string;
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -49,19 +68,109 @@ function nestingDepth(text: string): number {
   return max;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
+/** Thrown while reading a body: the rest of it is not read, so the answer closes the connection. */
+class BodyError extends ApiError {}
+
+const tooLarge = (): BodyError =>
+  new BodyError(413, 'parse-failed', '$', `request body is larger than the limit of ${MAX_BODY_BYTES / 1024 / 1024} MB`);
+
+/**
+ * Reads the body up to MAX_BODY_BYTES. A Content-Length over the limit is refused before reading; a body that
+ * passes the limit stops being read at once (an endless chunked upload must not be drained), and so does one whose
+ * sender goes quiet for `idleMs`.
+ */
+function readBody(req: IncomingMessage, idleMs: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
+    const stop = (e: Error) => {
+      req.off('data', onData);
+      req.pause();
+      reject(e);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
+      if (size > MAX_BODY_BYTES) stop(tooLarge());
       else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => {
+      req.socket.setTimeout(0);
+      resolve(Buffer.concat(chunks));
     });
-    req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
-    req.on('error', reject);
+    // The client went away mid-body, or Node's request timeout fired: there is no one to answer.
+    req.on('error', () => reject(new BodyError(400, 'parse-failed', '$', 'request body not received: the connection was closed')));
+    if (idleMs > 0) {
+      // On the request, not the socket: Node destroys a timed-out socket unless the request handles 'timeout'.
+      req.setTimeout(idleMs, () => {
+        stop(new BodyError(408, 'parse-failed', '$', `request body not received: no data for ${idleMs / 1000} s`));
+      });
+    }
   });
+}
+
+/** How long a connection refused mid-body stays half-closed before it is destroyed. */
+const LINGER_MS = 1000;
+
+/**
+ * Closes the connection once the answer to a refused body is flushed. Node would destroy the socket at that moment;
+ * with request bytes still unread that is a TCP reset, and a client still writing its body then often sees the reset
+ * instead of the answer. So the answer and a FIN go out, nothing more is read, and the socket is destroyed a moment
+ * later: a bounded form of the "lingering close" of Apache and nginx.
+ */
+function closeAfterAnswer(res: ServerResponse): void {
+  const socket = res.socket;
+  res.setHeader('Connection', 'close');
+  res.once('finish', () => {
+    if (!socket) return;
+    socket.removeListener('finish', socket.destroy);
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
+}
+
+/** Discards an unread body after an early answer (404, 401), closing the connection if it passes the limit. */
+function discardBody(req: IncomingMessage): void {
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+/**
+ * The shared body path of every JSON route: read (≤ 50 MB), nesting limit, JSON.parse, then the strings PostgreSQL
+ * cannot store (§1.6). Throws ApiError with the status to answer.
+ */
+export async function readJson(req: IncomingMessage, idleMs = DEFAULT_TIMEOUTS.bodyIdle): Promise<unknown> {
+  const text = (await readBody(req, idleMs)).toString('utf8');
+  if (nestingDepth(text) > MAX_NESTING) {
+    throw new ApiError(400, 'parse-failed', '$', `request body is nested more than ${MAX_NESTING} levels deep`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid-json', '$', 'request body is not valid JSON');
+  }
+  checkStorableStrings(body);
+  return body;
+}
+
+/**
+ * Answers a user error in the §1.4 envelope. After a refused body (too large, stalled) the rest is not read and the
+ * connection closes once the answer is flushed; otherwise what is left of the body is discarded, keeping the
+ * connection alive.
+ */
+export function sendError(req: IncomingMessage, res: ServerResponse, e: ApiError, isAdmin: boolean): void {
+  if (e instanceof BodyError) {
+    if (req.socket.destroyed) return; // the client is gone: no one to answer
+    closeAfterAnswer(res);
+  } else discardBody(req);
+  send(res, e.status, errorBody(e, isAdmin));
 }
 
 const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource does not exist');
@@ -69,47 +178,36 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 /** The HTTP layer of engine-api.md §1: routes, envelope, status codes. */
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
-  return createServer((req, res) => {
-    void handle(req, res).catch((e: unknown) => {
-      opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      if (!res.headersSent) send(res, 500, INTERNAL);
-      else res.destroy();
-    });
-  });
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const server = createServer(
+    { keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
+    (req, res) => {
+      void handle(req, res).catch((e: unknown) => {
+        opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        if (!res.headersSent) send(res, 500, INTERNAL);
+        else res.destroy();
+      });
+    },
+  );
+  return server;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return health(res);
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
-      req.resume();
-      const e = notFound();
-      return send(res, e.status, errorBody(e, false));
+      return sendError(req, res, notFound(), false);
     }
     let isAdmin = false;
     try {
       const caller = resolveCaller(req.headers, opts.adminSecret);
       isAdmin = caller.role === 'admin';
-      const raw = await readBody(req);
-      if (raw === null) {
-        throw new ApiError(413, 'parse-failed', '$', `request body is larger than the limit of ${MAX_BODY_BYTES / 1024 / 1024} MB`);
-      }
-      const text = raw.toString('utf8');
-      if (nestingDepth(text) > MAX_NESTING) {
-        throw new ApiError(400, 'parse-failed', '$', `request body is nested more than ${MAX_NESTING} levels deep`);
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new ApiError(400, 'invalid-json', '$', 'request body is not valid JSON');
-      }
+      const body = await readJson(req, t.bodyIdle);
       const out = await engine.execute(body, caller.role, caller.sessionVariables);
       send(res, 200, out.body, { 'X-Engine-Resource-Version': String(out.resourceVersion) });
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      req.resume();
-      send(res, e.status, errorBody(e, isAdmin));
+      sendError(req, res, e, isAdmin);
     }
   }
 

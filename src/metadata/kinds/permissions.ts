@@ -1,4 +1,4 @@
-import { compareCodePoints, isObject, sortKeysDeep, type Json, type JsonObject } from '../json.js';
+import { compareCodePoints, isObject, setOwn, sortKeysDeep, type Json, type JsonObject } from '../json.js';
 import { qnJson } from '../names.js';
 import { arr, at, bool, columnList, comment, idx, int, obj, opt, qualifiedName, req, roleName, str } from '../reader.js';
 import type { PermKind, Permission, PermissionDef } from '../types.js';
@@ -75,8 +75,8 @@ export function canonicalBoolExp(v: Json | undefined): Json {
         // Left as given: validation reports the malformed `_exists`.
       }
       const rest = canonicalBoolExp({ ...x, _table: null }) as JsonObject;
-      out[k] = Object.fromEntries(Object.entries(rest).map(([rk, rv]) => [rk, rk === '_table' ? table : rv]));
-    } else out[k] = canonicalBoolExp(x);
+      setOwn(out, k, Object.fromEntries(Object.entries(rest).map(([rk, rv]) => [rk, rk === '_table' ? table : rv])));
+    } else setOwn(out, k, canonicalBoolExp(x));
   }
   return out;
 }

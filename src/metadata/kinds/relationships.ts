@@ -1,5 +1,5 @@
 import { parseFailed } from '../../errors.js';
-import { isObject, sortKeysDeep, type Json, type JsonObject } from '../json.js';
+import { isObject, setOwn, sortKeysDeep, type Json, type JsonObject } from '../json.js';
 import { at, comment, exclusive, graphqlName, obj, oneOf, opt, qualifiedName, req, str } from '../reader.js';
 import { qnJson } from '../names.js';
 import type { ManualConfiguration, RelKind, Relationship } from '../types.js';
@@ -10,7 +10,7 @@ function manualConfiguration(v: unknown, path: string): ManualConfiguration {
   const mappingPath = at(path, 'column_mapping');
   const mapping = obj(req(o, 'column_mapping', path), mappingPath);
   const column_mapping: Record<string, string> = {};
-  for (const [k, col] of Object.entries(mapping)) column_mapping[k] = str(col, at(mappingPath, k));
+  for (const [k, col] of Object.entries(mapping)) setOwn(column_mapping, k, str(col, at(mappingPath, k)));
   const io = opt(o, 'insertion_order');
   if (io === undefined || io === null) return { remote_table, column_mapping };
   return { remote_table, column_mapping, insertion_order: oneOf(io, at(path, 'insertion_order'), ['before_parent', 'after_parent']) as 'before_parent' | 'after_parent' };

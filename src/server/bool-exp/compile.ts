@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors.js';
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qualifiedName } from '../../metadata/reader.js';
-import { canonicalKey, isSessionRef, OPERATORS } from './operators.js';
+import { canonicalKey, isSessionRef, operatorOf } from './operators.js';
 import type { BoolExpSchema, BoolExpTable } from './schema.js';
 
 /**
@@ -119,7 +119,7 @@ function column(col: string, typeName: string, value: Json, alias: string, b: Bu
   if (!isObject(value)) return value === null ? `${col} IS NULL` : `${col} IS NOT DISTINCT FROM ${b.operand(value, typeName)}`;
   const parts: string[] = [];
   for (const opKey of Object.keys(value).sort(compareCodePoints)) {
-    const op = OPERATORS[canonicalKey(opKey)];
+    const op = operatorOf(opKey);
     const operand = value[opKey] as Json;
     if (!op) throw new Error(`BoolExp was not validated: unknown operator ${opKey}`);
     switch (op.cls) {

@@ -49,6 +49,12 @@ export const OPERATORS: Record<string, OperatorInfo> = {
 /** `$eq` is `_eq`: every operator and logical key also has a `$` form. */
 export const canonicalKey = (key: string): string => (key.startsWith('$') ? `_${key.slice(1)}` : key);
 
+/** The operator a filter key names; own keys only, so that "constructor" is an unknown operator, not a function. */
+export function operatorOf(key: string): OperatorInfo | undefined {
+  const k = canonicalKey(key);
+  return Object.hasOwn(OPERATORS, k) ? OPERATORS[k] : undefined;
+}
+
 export const LOGICAL = new Set(['_and', '_or', '_not', '_exists']);
 
 export function appliesTo(op: OperatorInfo, typeName: string): boolean {

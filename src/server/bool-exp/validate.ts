@@ -1,7 +1,7 @@
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qnQuoted } from '../../metadata/names.js';
 import { qualifiedName } from '../../metadata/reader.js';
-import { appliesTo, canonicalKey, isSessionRef, OPERATORS, valueFits } from './operators.js';
+import { appliesTo, canonicalKey, isSessionRef, operatorOf, valueFits } from './operators.js';
 import { emptyRefs, type BoolExpRefs, type BoolExpSchema, type BoolExpTable } from './schema.js';
 
 /** A validation failure: its reason is one of §4.4.4's, to be prefixed with the owning object's context. */
@@ -99,7 +99,7 @@ const invalidValue = (column: string, typeName: string, v: unknown): never =>
   fail(`invalid value for column "${column}" of type "${typeName}": ${show(v)}`);
 
 function operator(column: string, typeName: string, opKey: string, operand: Json, table: BoolExpTable, refs: BoolExpRefs): void {
-  const op = OPERATORS[canonicalKey(opKey)];
+  const op = operatorOf(opKey);
   if (!op) return fail(`unknown operator "${opKey}" for column "${column}"`);
   if (!appliesTo(op, typeName)) fail(`operator "${opKey}" cannot be used with column "${column}" of type "${typeName}"`);
   switch (op.cls) {

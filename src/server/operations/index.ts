@@ -21,7 +21,7 @@ export function parseEnvelope(body: unknown, path: string): Envelope {
   const o = obj(body, path);
   if (o['type'] === undefined || o['type'] === null) throw parseFailed(path, 'the key "type" was not present');
   const type = str(o['type'], at(path, 'type'));
-  if (!(type in OPERATIONS)) throw parseFailed(at(path, 'type'), `unknown operation type "${type}"`);
+  if (!OPERATIONS.has(type)) throw parseFailed(at(path, 'type'), `unknown operation type "${type}"`);
   if (o['version'] !== undefined && o['version'] !== null) oneOf(o['version'], at(path, 'version'), [1, 2]);
   return { type, args: o['args'] ?? undefined };
 }
@@ -40,7 +40,7 @@ const bulk: Operation<Json[]> = {
       const prefix = idx('$.args', i);
       try {
         const env = parseEnvelope(items[i], '$');
-        const operation = OPERATIONS[env.type] as Operation<unknown>;
+        const operation = OPERATIONS.get(env.type) as Operation<unknown>;
         const args = operation.parse(requireArgs(env, '$'), '$.args');
         results.push(await operation.run(ctx, args));
       } catch (e) {
@@ -52,17 +52,20 @@ const bulk: Operation<Json[]> = {
   },
 };
 
-export const OPERATIONS: Record<string, Operation<unknown>> = {
-  ...sqlOperations,
-  ...tableOperations,
-  ...relationshipOperations,
-  ...permissionOperations,
-  ...computedFieldOperations,
-  ...actionOperations,
-  ...eventTriggerOperations,
-  ...metadataOperations,
-  bulk: op(bulk),
-};
+/** A Map, not an object: a `type` such as "constructor" or "__proto__" must not find Object.prototype's members. */
+export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
+  Object.entries({
+    ...sqlOperations,
+    ...tableOperations,
+    ...relationshipOperations,
+    ...permissionOperations,
+    ...computedFieldOperations,
+    ...actionOperations,
+    ...eventTriggerOperations,
+    ...metadataOperations,
+    bulk: op(bulk),
+  }),
+);
 
 /** Does the request need the metadata lock? Writing operations do, bulks holding one, and reads declaring `locks`. */
 export function needsLock(type: string, args: Json | undefined): boolean {
@@ -70,7 +73,7 @@ export function needsLock(type: string, args: Json | undefined): boolean {
     if (!Array.isArray(args)) return false;
     return args.some((item) => isObject(item) && typeof item['type'] === 'string' && needsLock(item['type'], item['args']));
   }
-  const operation = OPERATIONS[type];
+  const operation = OPERATIONS.get(type);
   return !!operation && (operation.write || operation.locks === true);
 }
 
