@@ -5,7 +5,7 @@ import { VERSION } from '../version.js';
  * CI runs it thousands of times, and it reads no configuration (cli.md §3.1).
  */
 const argv = process.argv.slice(2);
-if (argv.length === 1 && argv[0] === '--version') {
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(`${VERSION}\n`);
 } else {
   if (argv[0] !== 'serve') {

@@ -47,7 +47,9 @@ function usageError(e: CommanderError, argv: string[]): CliError {
     }
     case 'commander.unknownOption': {
       const flag = /'([^']+)'/.exec(msg)?.[1] ?? '';
-      return new CliError('unknown-flag', `unknown flag: ${flag}`, 64, { hint: `run '${commandPath(cmd)} --help' for usage` });
+      const flags = [cmd, program].flatMap((c) => c.options.flatMap((o) => [o.long, o.short])).filter((f): f is string => !!f && f.startsWith('--'));
+      const best = flag.startsWith('--') ? nearest(flag, flags, 2) : undefined;
+      return new CliError('unknown-flag', `unknown flag: ${flag}${best ? ` Did you mean "${best}"?` : ''}`, 64, { hint: `run '${commandPath(cmd)} --help' for usage` });
     }
     case 'commander.missingArgument':
       return new CliError('missing-argument', `missing required argument ${/'([^']+)'/.exec(msg)?.[1] ?? ''}`, 64);
@@ -62,7 +64,7 @@ function usageError(e: CommanderError, argv: string[]): CliError {
 
 const program = addGlobalOptions(new Command('engine'))
   .description('the project tool and local engine of a GraphQL data engine over PostgreSQL')
-  .version(VERSION, '--version', 'print the CLI version')
+  .version(VERSION, '-v, --version', 'print the CLI version')
   .exitOverride()
   .configureOutput({ writeErr: () => {} })
   .showHelpAfterError(false)
@@ -110,6 +112,11 @@ export async function run(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
+      // A group command without its subcommand (`engine metadata`): its help, as a usage error.
+      if (e.code === 'commander.help' && e.exitCode !== 0) {
+        process.stderr.write(commandOf(argv).helpInformation());
+        return 64;
+      }
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       const wantsJson = argv.some((a, i) => a === '--output=json' || a === '-ojson' || ((a === '-o' || a === '--output') && argv[i + 1] === 'json'));
       return new Output({ mode: wantsJson ? 'json' : 'text', level: 'info', noColor: argv.includes('--no-color') }).fail(usageError(e, argv));
