@@ -89,7 +89,8 @@ type Outcome =
 type TransportFailure = { kind: 'timeout' } | { kind: 'connection'; reason: string; retryable: boolean };
 
 const CONNECTION_REASONS: Record<string, [string, boolean]> = {
-  ECONNREFUSED: ['connection refused', true],
+  // Nothing listens there: waiting will not make it listen (issue 19), so a refused connection fails at once.
+  ECONNREFUSED: ['connection refused', false],
   ENOTFOUND: ['host not found', false],
   EAI_AGAIN: ['host not found', true],
   ECONNRESET: ['connection reset', true],
@@ -288,6 +289,8 @@ export class EngineClient {
         const delay = this.retryDelaysMs[attempt - 1] ?? 0;
         const why = outcome.kind === 'failure' ? outcome.reason : statusLine(outcome.status);
         this.debug(`retrying ${call.operation} in ${delay} ms after ${why} (attempt ${attempt + 1}/${attempts})`);
+        // Said at the default level too: a command that waits should say why it waits.
+        this.logger.info(`retrying in ${Number((delay / 1000).toFixed(3))} s (attempt ${attempt + 1} of ${attempts})`);
         await sleep(delay);
         continue;
       }

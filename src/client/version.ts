@@ -49,6 +49,8 @@ export async function fetchServerVersion(endpoint: string, timeoutMs: number): P
           : { version: null, error: { code: 'network-error', message: `cannot connect to the engine at ${endpoint} (${e instanceof Error ? e.message : String(e)})` } };
       }
       last = { version: null, error: { code: 'network-error', message: `cannot connect to the engine at ${endpoint} (${reason})` } };
+      // Nothing listens there: waiting will not make it listen (issue 19).
+      if (code === 'ECONNREFUSED') return last;
     }
   }
   return last;

@@ -146,8 +146,10 @@ describe('debug logs and secrets (cli.md §3.2, §3.7)', () => {
     expect(logs[1]).toMatch(new RegExp(`^debug: http response: POST ${url.replace(/\./g, '\\.')} \\(run_sql, attempt 1/4\\): ` +
       'HTTP 503 Service Unavailable in \\d+ ms, 2 bytes$'));
     expect(logs[2]).toBe('debug: retrying run_sql in 5 ms after HTTP 503 Service Unavailable (attempt 2/4)');
-    expect(logs[4]).toMatch(/^debug: http response: .* \(run_sql, attempt 2\/4\): HTTP 400 Bad Request in \d+ ms/);
-    expect(logs).toHaveLength(5);
+    // Issue 19: a retry is said at the default level too.
+    expect(logs[3]).toBe('retrying in 0.005 s (attempt 2 of 4)');
+    expect(logs[5]).toMatch(/^debug: http response: .* \(run_sql, attempt 2\/4\): HTTP 400 Bad Request in \d+ ms/);
+    expect(logs).toHaveLength(6);
   });
 
   it('masks the secret in an invalid response and in connection failures', async () => {

@@ -163,7 +163,7 @@ describe('retries (cli.md §3.6)', () => {
       message: `cannot connect to the engine at ${reset.url} (connection reset)` });
   });
 
-  it('retries a read when the connection is reset or refused', async () => {
+  it('retries a read when the connection is reset; a refused one fails at once (issue 19)', async () => {
     const s = await fake((req, res, n) => (n < 3 ? req.socket.destroy() : json(res, 200, { version: '1.0.0' })));
     const { c, logs } = client(s.url);
     expect(await c.version()).toBe('1.0.0');
@@ -175,12 +175,8 @@ describe('retries (cli.md §3.6)', () => {
     const e = await failure(refused.c.exportMetadata());
     expect(summary(e)).toEqual({ code: 'network-error', exitCode: 1, location: { hint: NETWORK_HINT },
       message: `cannot connect to the engine at http://127.0.0.1:${port} (connection refused)` });
-    expect(refused.logs.filter((l) => l.startsWith('debug: http request:'))).toHaveLength(4);
-    expect(refused.logs.filter((l) => l.startsWith('debug: retrying export_metadata in'))).toEqual([
-      'debug: retrying export_metadata in 5 ms after connection refused (attempt 2/4)',
-      'debug: retrying export_metadata in 10 ms after connection refused (attempt 3/4)',
-      'debug: retrying export_metadata in 20 ms after connection refused (attempt 4/4)',
-    ]);
+    expect(refused.logs.filter((l) => l.startsWith('debug: http request:'))).toHaveLength(1);
+    expect(refused.logs.filter((l) => l.includes('retrying'))).toEqual([]);
   });
 });
 
