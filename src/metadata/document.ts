@@ -8,10 +8,13 @@ import { computedFieldJson, parseComputedField } from './kinds/computed-fields.j
 import { parsePermission, permField, permissionJson } from './kinds/permissions.js';
 import { eventTriggerJson, parseEventTrigger } from './kinds/event-triggers.js';
 import { actionJson, customTypesJson, emptyCustomTypes, parseAction, parseCustomTypes } from './kinds/actions.js';
+import { checkInheritance, inheritedRoleJson, parseInheritedRole } from './kinds/inherited-roles.js';
 import { emptyExtras, notEmptyExtras, parseExtras, parseTableExtras, type Extras } from './kinds/unsupported.js';
-import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type Metadata, type QualifiedName, type TableEntry } from './types.js';
+import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type InheritedRole, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
-export const emptyMetadata = (): Metadata => ({ tables: new Map(), functions: new Map(), actions: new Map(), custom_types: emptyCustomTypes() });
+export const emptyMetadata = (): Metadata => ({
+  tables: new Map(), functions: new Map(), actions: new Map(), custom_types: emptyCustomTypes(), inherited_roles: new Map(),
+});
 
 export const newTableEntry = (table: QualifiedName): TableEntry => ({
   table,
@@ -25,7 +28,7 @@ export const newTableEntry = (table: QualifiedName): TableEntry => ({
   event_triggers: [],
 });
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles'];
 const UNSUPPORTED_LISTS = ['remote_schemas', 'query_collections', 'allowlist', 'cron_triggers'];
 const TABLE_KEYS = [
   'table', 'is_enum', 'configuration', 'object_relationships', 'array_relationships', 'computed_fields',
@@ -93,6 +96,7 @@ export interface ParsedDocument {
   functions: FunctionEntry[];
   actions: Action[];
   customTypes: CustomTypes;
+  inheritedRoles: InheritedRole[];
   extras: Extras;
 }
 
@@ -124,6 +128,7 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
     functions: list(o, 'functions', path).map((f, i) => parseFunctionEntry(f, idx(functionsPath, i))),
     actions: list(o, 'actions', path).map((a, i) => parseAction(a, idx(actionsPath, i))),
     customTypes: ctV === undefined ? emptyCustomTypes() : parseCustomTypes(ctV, at(path, 'custom_types')),
+    inheritedRoles: list(o, 'inherited_roles', path).map((r, i) => parseInheritedRole(r, idx(at(path, 'inherited_roles'), i))),
     extras: mode === 'project' ? parseExtras(o, path) : emptyExtras(),
   };
 }
@@ -143,6 +148,8 @@ export function checkDocumentDuplicates(d: ParsedDocument): void {
   checkDuplicates(d.functions.map((f) => qnText(f.function)), 'functions', at(d.path, 'functions'));
   checkDuplicates(d.actions.map((a) => a.name), 'actions', actionsPath);
   d.actions.forEach((a, i) => checkDuplicates(a.permissions.map((p) => p.role), 'action permissions', idx(actionsPath, i)));
+  checkDuplicates(d.inheritedRoles.map((r) => r.role_name), 'inherited roles', at(d.path, 'inherited_roles'));
+  checkInheritance(d.inheritedRoles, at(d.path, 'inherited_roles'));
 }
 
 export function toMetadata(d: ParsedDocument): Metadata {
@@ -151,6 +158,7 @@ export function toMetadata(d: ParsedDocument): Metadata {
   for (const f of d.functions) md.functions.set(qnKey(f.function), f);
   for (const a of d.actions) md.actions.set(a.name, a);
   md.custom_types = d.customTypes;
+  for (const r of d.inheritedRoles) md.inherited_roles.set(r.role_name, r);
   if (notEmptyExtras(d.extras)) md.extras = d.extras;
   return md;
 }
@@ -199,6 +207,8 @@ function globalsJson(md: Metadata): JsonObject {
   const ct = customTypesJson(md.custom_types);
   if (ct) out['custom_types'] = ct;
   if (md.extras && md.extras.cron_triggers.length > 0) out['cron_triggers'] = md.extras.cron_triggers;
+  const inherited = [...md.inherited_roles.values()].sort((a, b) => compareCodePoints(a.role_name, b.role_name));
+  if (inherited.length > 0) out['inherited_roles'] = inherited.map(inheritedRoleJson);
   return out;
 }
 
@@ -230,6 +240,7 @@ export const globalsText = (md: Metadata): string => JSON.stringify(globalsJson(
 /** Copy-on-write clone: maps are copied, entries shared until replaced. */
 export const cloneMetadata = (md: Metadata): Metadata => ({
   tables: new Map(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
+  inherited_roles: new Map(md.inherited_roles),
   ...(md.extras ? { extras: md.extras } : {}),
 });
 

@@ -19,7 +19,7 @@ export interface MetadataObject {
 export const KIND_ORDER = [
   'table', 'object_relationship', 'array_relationship', 'remote_relationship', 'computed_field', 'event_trigger',
   'insert_permission', 'select_permission', 'update_permission', 'delete_permission', 'function', 'remote_schema',
-  'query_collection', 'cron_trigger', 'allowlist_entry', 'custom_type', 'action', 'action_permission',
+  'query_collection', 'cron_trigger', 'allowlist_entry', 'custom_type', 'action', 'action_permission', 'inherited_role',
 ] as const;
 export type ObjectKind = (typeof KIND_ORDER)[number];
 
@@ -214,6 +214,8 @@ export function normaliseObject(kind: string, item: unknown, group?: string): un
       return shape(item, actionSpec);
     case 'action_permission':
       return shape(item, actionPermissionSpec);
+    case 'inherited_role':
+      return shape(item, { role_name: keep, role_set: asSet });
     default: {
       const child = TABLE_CHILDREN.find(([, k]) => k === kind);
       return child ? shape(item, child[3]) : item;
@@ -253,6 +255,7 @@ export function metadataObjects(doc: CanonicalDocument): MetadataObject[] {
     add('action', action, a);
     for (const p of items(a['permissions'])) add('action_permission', `${action}.${text(p['role'])}`, p);
   }
+  for (const r of items(doc['inherited_roles'])) add('inherited_role', text(r['role_name']), r);
   // Stable: objects of equal (kind, name), which only invalid documents have, keep their document order.
   return out.sort(compareObjects);
 }

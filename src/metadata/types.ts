@@ -127,12 +127,19 @@ export interface FunctionEntry {
   configuration: { session_argument?: string };
 }
 
+/** A role whose permissions are the union of its members' (`role_set`, sorted). */
+export interface InheritedRole {
+  role_name: string;
+  role_set: string[];
+}
+
 /** The metadata document (engine-api.md §6) in memory. Entries are treated as immutable values. */
 export interface Metadata {
   tables: Map<string, TableEntry>;
   functions: Map<string, FunctionEntry>;
   actions: Map<string, Action>;
   custom_types: CustomTypes;
+  inherited_roles: Map<string, InheritedRole>;
   /** The §6.5 top-level keys, kept only by the project tool. */
   extras?: import('./kinds/unsupported.js').Extras;
 }

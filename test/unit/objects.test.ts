@@ -47,6 +47,7 @@ const doc: CanonicalDocument = {
     enums: [{ name: 'Color', values: [{ value: 'RED' }, { value: 'BLUE', is_deprecated: true }] }],
   },
   cron_triggers: [{ name: 'nightly', webhook: 'https://jobs.example.com/nightly', schedule: '0 3 * * *', include_in_metadata: true, payload: { a: 1 } }],
+  inherited_roles: [{ role_name: 'staff', role_set: ['user', 'editor', 'user'] }],
 };
 
 describe('metadataObjects', () => {
@@ -80,7 +81,9 @@ describe('metadataObjects', () => {
       'action create_user',
       'action_permission create_user.admin_like',
       'action_permission create_user.user',
+      'inherited_role staff',
     ]);
+    expect(find('inherited_role', 'staff')).toEqual({ role_name: 'staff', role_set: ['editor', 'user'] });
     // Every kind of the §4.12 table occurs.
     expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(KIND_ORDER));
   });

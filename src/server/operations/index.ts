@@ -9,6 +9,7 @@ import { permissionOperations } from './permissions.js';
 import { computedFieldOperations } from './computed-fields.js';
 import { actionOperations } from './actions.js';
 import { eventTriggerOperations } from './event-triggers.js';
+import { inheritedRoleOperations } from './inherited-roles.js';
 import { op, type Operation } from './operation.js';
 
 export interface Envelope {
@@ -62,6 +63,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...computedFieldOperations,
     ...actionOperations,
     ...eventTriggerOperations,
+    ...inheritedRoleOperations,
     ...metadataOperations,
     bulk: op(bulk),
   }),
