@@ -8,6 +8,7 @@ import { PostgresDatabase } from '../db/postgres.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
+import { EventProcessor } from './workers/event-processor.js';
 
 export interface ServeOptions {
   /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
@@ -66,8 +67,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const logger = opts.logger ?? silentLogger;
   const { db, release, dataDir } = await openDatabase(opts, logger);
   let server: Server | undefined;
+  let processor: EventProcessor | undefined;
   try {
     const engine = await Engine.start(db, logger);
+    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(), logger });
     server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger });
     let address;
     try {
@@ -80,19 +83,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const running = server;
+    const events = processor;
     return {
       url: `http://${host}:${address.port}`,
       engine,
       database: db.kind,
       dataDir,
       async close() {
-        await closeServer(running);
+        // Deliveries finish (≤ 10 s) while requests drain; both before the database closes (cli.md §5.17).
+        await Promise.all([closeServer(running), events.stop()]);
         await db.close();
         release();
       },
     };
   } catch (e) {
     if (server?.listening) await closeServer(server);
+    await processor?.stop().catch(() => {});
     await db.close().catch(() => {});
     release();
     throw e;

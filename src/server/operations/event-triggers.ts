@@ -9,6 +9,7 @@ import type { OpContext } from '../context.js';
 import { setSessionVariables } from './run-sql.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 import { requireTracked, withEntry } from './table-objects.js';
+import { LOCK_HELD } from '../workers/event-store.js';
 
 /** The table entry holding the named event trigger (names are unique across tables). */
 export function findTrigger(ctx: OpContext, name: string): { entry: TableEntry; trigger: EventTrigger } | undefined {
@@ -94,13 +95,13 @@ const redeliverEvent: Operation<string> = {
   },
   async run(ctx, id) {
     const rows = await ctx.tx.query<{ busy: boolean }>(
-      `SELECT (locked IS NOT NULL AND locked > now() - interval '30 minutes') AS busy
+      `SELECT ${LOCK_HELD} AS busy
          FROM engine_catalog.event_log WHERE id = $1::uuid AND NOT archived FOR UPDATE`, [id]);
     const row = rows[0];
     if (!row) throw badRequest('not-exists', '$.args.event_id', `event "${id}" does not exist`);
     if (row.busy) throw badRequest('busy', '$.args.event_id', `event "${id}" is already being processed`);
     await ctx.tx.query(
-      `UPDATE engine_catalog.event_log SET tries = 0, error = false, delivered = false, next_retry_at = NULL, locked = NULL
+      `UPDATE engine_catalog.event_log SET tries = 0, error = false, delivered = false, next_retry_at = NULL, locked = NULL, locked_by = NULL
         WHERE id = $1::uuid`, [id]);
     return SUCCESS;
   },

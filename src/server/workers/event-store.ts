@@ -1,0 +1,95 @@
+import type { Database, Queryable } from '../../db/database.js';
+import type { Json } from '../../metadata/json.js';
+import { LIVE_INSTANCES } from './instance.js';
+
+/** The event_log statements of the processor (engine-api.md §4.7.5, §5.3.2, §5.3.3). */
+
+export interface ClaimedEvent {
+  id: string;
+  schema_name: string;
+  table_name: string;
+  trigger_name: string;
+  payload: { op: string; data: Json; session_variables: Json };
+  tries: number;
+  /** UTC, six fractional digits, suffix Z (§5.3.1). */
+  created_at: string;
+}
+
+/** What one attempt decided, to be written with its invocation log. */
+export interface AttemptResult {
+  id: string;
+  trigger: string;
+  delivered: boolean;
+  error: boolean;
+  /** Seconds until the next attempt; null when delivered or error. */
+  retryIn: number | null;
+  status: number | null;
+  request: Json;
+  response: Json;
+}
+
+/**
+ * A lock is free when it is older than 30 minutes (§4.7.5) or names an instance that holds no advisory lock
+ * (a dead one). A lock without an instance (set by something else) is honoured for its 30 minutes.
+ */
+export const LOCK_HELD = `(locked IS NOT NULL AND locked > now() - interval '30 minutes'
+  AND (locked_by IS NULL OR locked_by IN (${LIVE_INSTANCES})))`;
+
+/**
+ * Locks up to `limit` pending events of the given triggers, oldest first, for instance `me`: one statement,
+ * FOR UPDATE SKIP LOCKED so that concurrent instances never claim the same row.
+ */
+export async function claimEvents(db: Queryable, me: number, triggers: string[], limit: number): Promise<ClaimedEvent[]> {
+  if (triggers.length === 0 || limit <= 0) return [];
+  const rows = await db.query<ClaimedEvent & Record<string, unknown>>(
+    `WITH c AS (
+       SELECT id FROM engine_catalog.event_log
+        WHERE NOT delivered AND NOT error AND NOT archived
+          AND (next_retry_at IS NULL OR next_retry_at <= now())
+          AND trigger_name = ANY($1::text[]) AND NOT ${LOCK_HELD}
+        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     UPDATE engine_catalog.event_log e SET locked = now(), locked_by = $3 FROM c WHERE e.id = c.id
+     RETURNING e.id::text AS id, e.schema_name, e.table_name, e.trigger_name, e.payload, e.tries,
+       to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at`,
+    [triggers, limit, me],
+  );
+  for (const r of rows) r.tries = Number(r.tries);
+  return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+}
+
+/** Gives back events this instance locked but will not attempt now. */
+export async function releaseEvents(db: Queryable, me: number, ids?: string[]): Promise<void> {
+  if (ids === undefined) {
+    await db.query('UPDATE engine_catalog.event_log SET locked = NULL, locked_by = NULL WHERE locked_by = $1', [me]);
+  } else if (ids.length > 0) {
+    await db.query('UPDATE engine_catalog.event_log SET locked = NULL, locked_by = NULL WHERE id = ANY($1::uuid[]) AND locked_by = $2', [ids, me]);
+  }
+}
+
+/**
+ * Writes a batch of attempts in one transaction: their invocation logs, then the events' new state. An event
+ * whose lock this instance no longer holds (taken over as abandoned) keeps the state its new owner gives it.
+ */
+export async function recordAttempts(db: Database, me: number, results: AttemptResult[]): Promise<void> {
+  if (results.length === 0) return;
+  const logs = results.map((r) => ({ event_id: r.id, trigger_name: r.trigger, status: r.status, request: r.request, response: r.response }));
+  const states = results.map((r) => ({ id: r.id, delivered: r.delivered, error: r.error, retry_in: r.retryIn }));
+  await db.transaction(async (tx) => {
+    // Joined to event_log: an event deleted meanwhile (users may clean up) must not fail the whole batch.
+    await tx.query(
+      `INSERT INTO engine_catalog.event_invocation_logs (event_id, trigger_name, status, request, response)
+       SELECT e.id, x.trigger_name, x.status, x.request, x.response
+         FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, trigger_name text, status integer, request jsonb, response jsonb)
+         JOIN engine_catalog.event_log e ON e.id = x.event_id`,
+      [JSON.stringify(logs)],
+    );
+    await tx.query(
+      `UPDATE engine_catalog.event_log e SET tries = e.tries + 1, locked = NULL, locked_by = NULL,
+         delivered = x.delivered, error = x.error,
+         next_retry_at = CASE WHEN x.retry_in IS NULL THEN NULL ELSE now() + make_interval(secs => x.retry_in) END
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, delivered boolean, error boolean, retry_in integer)
+        WHERE e.id = x.id AND e.locked_by = $2`,
+      [JSON.stringify(states), me],
+    );
+  });
+}
