@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS engine_catalog.event_log (
 -- Beyond §3.2: the processor instance holding "locked" (engine-api.md §5.3.2; src/server/workers/instance.ts).
 -- Added by ALTER so that data directories created before it open unchanged.
 ALTER TABLE engine_catalog.event_log ADD COLUMN IF NOT EXISTS locked_by integer NULL;
+-- Beyond §3.2: the processor claims pending events per trigger, oldest first.
+CREATE INDEX IF NOT EXISTS event_log_pending_trigger_idx ON engine_catalog.event_log (trigger_name, created_at)
+  WHERE NOT delivered AND NOT error AND NOT archived;
 CREATE INDEX IF NOT EXISTS event_log_trigger_name_idx ON engine_catalog.event_log (trigger_name);
 -- Not in the catalog of §3.2, but harmless: lets the archiving rule find live trigger names without a scan.
 CREATE INDEX IF NOT EXISTS event_log_live_trigger_idx ON engine_catalog.event_log (trigger_name) WHERE NOT archived;

@@ -10,6 +10,7 @@ import { setSessionVariables } from './run-sql.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 import { requireTracked, withEntry } from './table-objects.js';
 import { LOCK_HELD } from '../workers/event-store.js';
+import { EVENTS_CHANNEL } from '../catalog.js';
 
 /** The table entry holding the named event trigger (names are unique across tables). */
 export function findTrigger(ctx: OpContext, name: string): { entry: TableEntry; trigger: EventTrigger } | undefined {
@@ -103,6 +104,8 @@ const redeliverEvent: Operation<string> = {
     await ctx.tx.query(
       `UPDATE engine_catalog.event_log SET tries = 0, error = false, delivered = false, next_retry_at = NULL, locked = NULL, locked_by = NULL
         WHERE id = $1::uuid`, [id]);
+    // Wakes the processors at commit, as a new event does.
+    await ctx.tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
     return SUCCESS;
   },
 };

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Database, Session } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { EventTrigger } from '../../metadata/types.js';
@@ -56,6 +57,8 @@ export class EventProcessor {
 
   static async start(db: Database, opts: ProcessorOptions): Promise<EventProcessor> {
     const p = new EventProcessor(db, opts);
+    // Every delivery in flight listens on the one stop signal.
+    setMaxListeners(0, p.abort.signal);
     await p.connect();
     p.timer = setInterval(() => p.wake(), p.opts.pollMs);
     p.timer.unref();
@@ -120,8 +123,11 @@ export class EventProcessor {
       if (room <= 0) return;
       try {
         const triggers = await this.opts.triggers();
-        const eligible = [...triggers.keys()].filter((n) => (this.inFlight.get(n) ?? 0) < this.opts.perTrigger);
-        const claimed = await claimEvents(this.db, this.me, eligible, room);
+        const rooms = [...triggers.keys()].map((name) => {
+          const busy = this.inFlight.get(name) ?? 0;
+          return { name, busy, room: Math.min(room, this.opts.perTrigger - busy) };
+        });
+        const claimed = await claimEvents(this.db, this.me, rooms, room);
         const excess: string[] = [];
         for (const ev of claimed) {
           const trigger = triggers.get(ev.trigger_name);
@@ -170,7 +176,11 @@ export class EventProcessor {
       while (this.results.length > 0) {
         const batch = this.results.splice(0);
         await this.record(batch);
-        for (const r of batch) this.done(r.trigger);
+        for (const r of batch) {
+          this.done(r.trigger);
+          // A retry due sooner than the next poll is fetched on time.
+          if (r.retryIn !== null && r.retryIn * 1000 < this.opts.pollMs) setTimeout(() => this.wake(), r.retryIn * 1000 + 5).unref();
+        }
         this.wake();
       }
     })().finally(() => {

@@ -35,23 +35,36 @@ export interface AttemptResult {
 export const LOCK_HELD = `(locked IS NOT NULL AND locked > now() - interval '30 minutes'
   AND (locked_by IS NULL OR locked_by IN (${LIVE_INSTANCES})))`;
 
+/** A trigger the processor may claim events of: `room` more at most, `busy` already in flight. */
+export interface TriggerRoom {
+  name: string;
+  room: number;
+  busy: number;
+}
+
 /**
- * Locks up to `limit` pending events of the given triggers, oldest first, for instance `me`: one statement,
- * FOR UPDATE SKIP LOCKED so that concurrent instances never claim the same row.
+ * Locks up to `limit` pending events for instance `me`, in one statement; FOR UPDATE SKIP LOCKED, so that
+ * concurrent instances never claim the same row. Each trigger gives at most its `room` oldest events, and the
+ * slots go round-robin, the least busy triggers first: a trigger whose webhook is slow, and so keeps many
+ * deliveries in flight, cannot take the slots that free up from the others.
  */
-export async function claimEvents(db: Queryable, me: number, triggers: string[], limit: number): Promise<ClaimedEvent[]> {
-  if (triggers.length === 0 || limit <= 0) return [];
+export async function claimEvents(db: Queryable, me: number, triggers: TriggerRoom[], limit: number): Promise<ClaimedEvent[]> {
+  const open = triggers.filter((t) => t.room > 0);
+  if (open.length === 0 || limit <= 0) return [];
   const rows = await db.query<ClaimedEvent & Record<string, unknown>>(
-    `WITH c AS (
-       SELECT id FROM engine_catalog.event_log
-        WHERE NOT delivered AND NOT error AND NOT archived
-          AND (next_retry_at IS NULL OR next_retry_at <= now())
-          AND trigger_name = ANY($1::text[]) AND NOT ${LOCK_HELD}
-        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-     UPDATE engine_catalog.event_log e SET locked = now(), locked_by = $3 FROM c WHERE e.id = c.id
+    `WITH cand AS (
+       SELECT x.id, x.created_at, t.busy + row_number() OVER (PARTITION BY t.name ORDER BY x.created_at) AS turn
+         FROM unnest($1::text[], $2::int[], $3::int[]) AS t(name, room, busy)
+         CROSS JOIN LATERAL (
+           SELECT e.id, e.created_at FROM engine_catalog.event_log e
+            WHERE e.trigger_name = t.name AND NOT e.delivered AND NOT e.error AND NOT e.archived
+              AND (e.next_retry_at IS NULL OR e.next_retry_at <= now()) AND NOT ${LOCK_HELD.replace(/\b(locked|locked_by)\b/g, 'e.$1')}
+            ORDER BY e.created_at LIMIT t.room FOR UPDATE SKIP LOCKED) x),
+     c AS (SELECT id FROM cand ORDER BY turn, created_at LIMIT $4)
+     UPDATE engine_catalog.event_log e SET locked = now(), locked_by = $5 FROM c WHERE e.id = c.id
      RETURNING e.id::text AS id, e.schema_name, e.table_name, e.trigger_name, e.payload, e.tries,
        to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at`,
-    [triggers, limit, me],
+    [open.map((t) => t.name), open.map((t) => t.room), open.map((t) => t.busy), limit, me],
   );
   for (const r of rows) r.tries = Number(r.tries);
   return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
