@@ -18,6 +18,8 @@ export interface ServeOptions {
   host: string;
   adminSecret?: string;
   logger?: Logger;
+  /** Looks up the variables of webhook templates and headers at delivery; default: the process environment. */
+  variable?: (name: string) => string | undefined;
 }
 
 export interface RunningServer {
@@ -70,7 +72,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   let processor: EventProcessor | undefined;
   try {
     const engine = await Engine.start(db, logger);
-    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(), logger });
+    const lookup = opts.variable;
+    // Read at each delivery: a variable set or changed later is used from then on.
+    const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
+    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(), logger, env });
     server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger });
     let address;
     try {
