@@ -85,14 +85,17 @@ const invokeEventTrigger: Operation<{ name: string; payload: Json }> = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The `event_id` argument: a UUID, lower-cased. */
+export function eventIdArg(o: Record<string, Json>, path: string): string {
+  const v = req(o, 'event_id', path);
+  if (typeof v !== 'string' || !UUID.test(v)) throw parseFailed(at(path, 'event_id'), `expected a UUID, encountered ${JSON.stringify(v)}`);
+  return v.toLowerCase();
+}
+
 const redeliverEvent: Operation<string> = {
   write: false,
   parse(args, path) {
-    const o = obj(args, path);
-    const p = at(path, 'event_id');
-    const v = req(o, 'event_id', path);
-    if (typeof v !== 'string' || !UUID.test(v)) throw parseFailed(p, `expected a UUID, encountered ${JSON.stringify(v)}`);
-    return v.toLowerCase();
+    return eventIdArg(obj(args, path), path);
   },
   async run(ctx, id) {
     const rows = await ctx.tx.query<{ busy: boolean }>(

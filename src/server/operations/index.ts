@@ -9,6 +9,7 @@ import { permissionOperations } from './permissions.js';
 import { computedFieldOperations } from './computed-fields.js';
 import { actionOperations } from './actions.js';
 import { eventTriggerOperations } from './event-triggers.js';
+import { eventLogOperations } from './event-logs.js';
 import { op, type Operation } from './operation.js';
 
 export interface Envelope {
@@ -60,6 +61,7 @@ export const OPERATIONS: Record<string, Operation<unknown>> = {
   ...computedFieldOperations,
   ...actionOperations,
   ...eventTriggerOperations,
+  ...eventLogOperations,
   ...metadataOperations,
   bulk: op(bulk),
 };
