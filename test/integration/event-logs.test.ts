@@ -28,7 +28,7 @@ describe('get_event_logs', () => {
     await e.db.query(`UPDATE engine_catalog.event_log SET created_at = created_at + make_interval(secs => (payload #>> '{data,new,id}')::int * 10
       + CASE trigger_name WHEN 'b' THEN 1 ELSE 0 END)`);
     const rows = await eventRows(e);
-    const [a1, b1, a2, b2] = rows.map((r) => r.id);
+    const [a1, b1, a2, b2] = rows.map((r) => r.id) as [string, string, string, string];
     await e.db.query("UPDATE engine_catalog.event_log SET delivered = true, tries = 1 WHERE id = $1", [a1]);
     await e.db.query("UPDATE engine_catalog.event_log SET error = true, tries = 3 WHERE id = $1", [b1]);
     await e.db.query("UPDATE engine_catalog.event_log SET tries = 1, next_retry_at = now() + interval '1 hour' WHERE id = $1", [a2]);
