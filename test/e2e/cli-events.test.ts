@@ -55,7 +55,7 @@ describe('engine events', () => {
     expect(shown.code, show(shown)).toBe(0);
     expect(lines(shown.stdout).slice(0, 5)).toEqual([`id:          ${id}`, 'trigger:     items', 'table:       item', 'op:          MANUAL', 'state:       error']);
     expect(shown.stdout).toContain('payload:     {"op":"MANUAL","data":{"new":{"k":1},"old":null},"session_variables":{"x-engine-role":"admin"}}');
-    expect(lines(shown.stdout).slice(-2)).toEqual(['ATTEMPT  CREATED                      STATUS  RESULT', expect.stringMatching(/^1 {8}\S+Z  500     first$/)]);
+    expect(lines(shown.stdout).slice(-2)).toEqual(['ATTEMPT  CREATED                      STATUS  RESULT', expect.stringMatching(/^1 {8}\S+Z {2}500 {5}first$/)]);
 
     const again = await run(['events', 'redeliver', id]);
     expect([again.code, again.stdout, again.stderr]).toEqual([0, '', `Event ${id} will be delivered again.\n`]);
