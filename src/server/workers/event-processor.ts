@@ -15,6 +15,15 @@ import { holdInstanceLock, releaseInstanceLock } from './instance.js';
  * one trigger (so one slow webhook never holds back the others), and writes results in batches.
  */
 
+/** Claims while deliveries are in flight wait for at least this many free slots. */
+const MIN_CLAIM = 20;
+/** … or after this delay. */
+const CLAIM_DELAY_MS = 5;
+/** Results are written in batches of up to this many … */
+const FLUSH_BATCH = 50;
+/** … or after this delay. */
+const FLUSH_DELAY_MS = 5;
+
 export interface ProcessorOptions {
   /** The consistent event triggers by name, as of the stored metadata (read at each claim). */
   triggers: () => Promise<Map<string, EventTrigger>>;
@@ -43,6 +52,9 @@ export class EventProcessor {
   private again = false;
   private readonly results: AttemptResult[] = [];
   private flushing: Promise<void> | null = null;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private claimTimer: NodeJS.Timeout | undefined;
+  private claimDue = false;
   private idle: (() => void) | null = null;
 
   private constructor(db: Database, opts: ProcessorOptions) {
@@ -121,6 +133,16 @@ export class EventProcessor {
       if (this.stopping || !this.session) return;
       const room = this.opts.maxInFlight - this.total;
       if (room <= 0) return;
+      // While busy, freed slots are gathered for a moment: one claim per freed slot would cost a statement each.
+      if (this.total > 0 && room < Math.min(MIN_CLAIM, this.opts.maxInFlight) && !this.claimDue) {
+        this.claimTimer ??= setTimeout(() => {
+          this.claimTimer = undefined;
+          this.claimDue = true;
+          this.wake();
+        }, CLAIM_DELAY_MS);
+        return;
+      }
+      this.claimDue = false;
       try {
         const triggers = await this.opts.triggers();
         const rooms = [...triggers.keys()].map((name) => {
@@ -169,9 +191,26 @@ export class EventProcessor {
     if (this.total === 0) this.idle?.();
   }
 
-  /** One flush at a time: results arriving meanwhile form the next batch. */
+  /**
+   * One flush at a time: results arriving meanwhile form the next batch. A flush waits FLUSH_DELAY_MS for more
+   * results unless a batch is full: the deliveries already happened, only their recording waits.
+   */
   private scheduleFlush(): void {
     if (this.flushing) return;
+    if (this.results.length < FLUSH_BATCH && !this.stopping && !this.abort.signal.aborted) {
+      this.flushTimer ??= setTimeout(() => {
+        this.flushTimer = undefined;
+        this.startFlush();
+      }, FLUSH_DELAY_MS);
+      return;
+    }
+    this.startFlush();
+  }
+
+  private startFlush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.flushing || this.results.length === 0) return;
     this.flushing = (async () => {
       while (this.results.length > 0) {
         const batch = this.results.splice(0);
@@ -213,6 +252,7 @@ export class EventProcessor {
     if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.timer);
+    clearTimeout(this.claimTimer);
     while (this.pumping) await this.pumping;
     if (this.total > 0) {
       await new Promise<void>((resolve) => {
@@ -224,6 +264,7 @@ export class EventProcessor {
       });
     }
     this.abort.abort(new Error('the engine is stopping'));
+    this.startFlush();
     while (this.flushing) await this.flushing;
     const session = this.session;
     this.session = null;
