@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { EventProcessor } from '../dist/server/workers/event-processor.js';
 import { benchEngine, count, goalRow, p50, progress, QUICK, rateRow, table } from './lib.mjs';
