@@ -143,7 +143,11 @@ export class Engine {
    */
   async consistentEventTriggers(): Promise<Map<string, EventTrigger>> {
     const version = await readVersion(this.db);
-    if (version !== this.version) await this.refresh();
+    if (version !== this.version) {
+      const loaded = await this.db.transaction((tx) => Engine.load(tx));
+      // A request of this instance may have committed and swapped in a newer cache meanwhile: keep the newest.
+      if (loaded.version >= this.version) this.adopt(loaded.cache, loaded.version);
+    }
     const cache = this.cache;
     if (this.triggers?.cache !== cache) {
       this.triggers = { cache, map: new Map([...installedTriggers(cache)].map(([name, it]) => [name, it.trigger])) };

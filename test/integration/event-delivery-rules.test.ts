@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useTestEngine } from '../helpers/engine.js';
+import { EXTERNAL_URL, useTestEngine } from '../helpers/engine.js';
+import { INSTANCE_LOCK_NS } from '../../src/server/workers/instance.js';
 import { eventRows, invocations, startProcessor, useProcessors } from '../helpers/events.js';
 import { eventually, startWebhook, type Webhook } from '../helpers/webhook.js';
 
@@ -146,6 +147,23 @@ describe('wake-up and concurrency', () => {
     await eventually(async () => (await eventRows(e)).every((x) => x.delivered), 10_000, 'all delivered');
     expect(maxOpen).toBeLessThanOrEqual(100);
     expect(hook.received).toHaveLength(160);
+  });
+
+  it.skipIf(!EXTERNAL_URL)('a lost session (PostgreSQL) is reopened with the same instance id, and delivery goes on', async () => {
+    await trigger('t', hook.url);
+    const p = await startProcessor(e, { pollMs: 100 });
+    const pid = async () => (await e.db.query<{ pid: number }>(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2
+      AND classid::bigint = $1 AND objid::bigint = $2`, [INSTANCE_LOCK_NS, p.instanceId]))[0]?.pid;
+    const before = await pid();
+    expect(before).toBeDefined();
+    await e.db.query('SELECT pg_terminate_backend($1)', [before]);
+    const after = await eventually(async () => {
+      const now = await pid();
+      return now !== undefined && now !== before ? now : undefined;
+    }, 10_000, 'the instance lock held again');
+    expect(after).not.toBe(before);
+    await e.sql("insert into article values (1, 'a')");
+    await eventually(() => hook.received.length === 1, 10_000, 'delivery after the reconnect');
   });
 
   it('one slow trigger leaves room for the others', async () => {

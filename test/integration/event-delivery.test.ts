@@ -66,6 +66,15 @@ describe('payload and headers', () => {
     expect([hook.received[0]?.headers['user-agent'], hook.received[0]?.headers['content-type']]).toEqual(['mine', 'application/json']);
   });
 
+  it('the session variables of the writer (run_sql) reach the payload', async () => {
+    await create({});
+    await startProcessor(e);
+    const r = await e.query({ type: 'run_sql', args: { sql: "insert into article values (7, 'v')" } }, { 'x-engine-user-id': '42', 'X-Engine-Org': 'acme' });
+    expect(r.status).toBe(200);
+    await delivered();
+    expect(hook.received[0]?.body.event.session_variables).toEqual({ 'x-engine-org': 'acme', 'x-engine-role': 'admin', 'x-engine-user-id': '42' });
+  });
+
   it('invoke_event_trigger events are delivered with op MANUAL and the caller\'s session variables', async () => {
     await create({});
     await startProcessor(e);
