@@ -147,4 +147,13 @@ describe('misbehaving webhooks', () => {
     expect(row).toMatchObject({ delivered: true, tries: 1 });
     expect(log?.response.data.body).toBe('a\ufffdb');
   });
+
+  it('event rows written by hand with a payload that is not an object are delivered with null fields', async () => {
+    await trigger('bad_one', { webhook: bad.url });
+    await startProcessor(e);
+    await e.db.query(`INSERT INTO engine_catalog.event_log (schema_name, table_name, trigger_name, payload)
+      VALUES ('public', 'item', 'bad_one', 'null'::jsonb), ('public', 'item', 'bad_one', '"text"'::jsonb)`);
+    await eventually(async () => (await eventRows(e)).filter((r) => r.delivered).length === 2, 10_000, 'both delivered');
+    expect(bad.received.map((r) => r.body.event)).toEqual([0, 1].map(() => ({ op: null, data: null, session_variables: null })));
+  });
 });

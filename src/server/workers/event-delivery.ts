@@ -10,12 +10,14 @@ export const MAX_LOGGED_BODY = 64 * 1024;
 
 /** The §5.3.1 body, keys in order. */
 export function eventBody(ev: ClaimedEvent, trigger: EventTrigger): Record<string, Json> {
+  // A row written by hand may hold any JSON: what is not an object gives null fields rather than a crash.
+  const stored = (typeof ev.payload === 'object' && ev.payload !== null ? ev.payload : {}) as Partial<ClaimedEvent['payload']>;
   return {
     id: ev.id,
     created_at: ev.created_at,
     trigger: { name: ev.trigger_name },
     table: { schema: ev.schema_name, name: ev.table_name },
-    event: { op: ev.payload.op, data: ev.payload.data ?? null, session_variables: ev.payload.session_variables ?? null },
+    event: { op: stored.op ?? null, data: stored.data ?? null, session_variables: stored.session_variables ?? null },
     delivery_info: { max_retries: trigger.retry_conf.num_retries, current_retry: ev.tries },
   };
 }
@@ -32,14 +34,28 @@ export function retryAfter(headers: { name: string; value: string }[]): number |
 /** PostgreSQL's jsonb cannot hold U+0000: a binary answer must not make its invocation log unwritable. */
 const storable = (s: string): string => s.replaceAll('\u0000', '\ufffd');
 
-/** Never throws: every failure is an attempt result (§5.3.2). */
+/** A failed attempt: retried per retry_conf unless `after` (Retry-After) says when (§5.3.2). */
+function failure(ev: ClaimedEvent, trigger: EventTrigger, status: number | null, request: Json, response: Json, after: number | null): AttemptResult {
+  const conf = trigger.retry_conf;
+  const retryIn = after ?? (ev.tries + 1 <= conf.num_retries ? conf.interval_sec : null);
+  return { id: ev.id, trigger: ev.trigger_name, delivered: false, error: retryIn === null, retryIn, status, request, response };
+}
+
+/** Never throws: every failure, even an unforeseen one, is an attempt result (§5.3.2). */
 export async function attempt(ev: ClaimedEvent, trigger: EventTrigger, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
+  try {
+    return await attemptOnce(ev, trigger, env, signal);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return failure(ev, trigger, null, { payload: null, headers: [] }, { type: 'client_error', data: { message } }, null);
+  }
+}
+
+async function attemptOnce(ev: ClaimedEvent, trigger: EventTrigger, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
   const payload = eventBody(ev, trigger);
   const conf = trigger.retry_conf;
-  const failed = (status: number | null, request: Json, response: Json, after: number | null): AttemptResult => {
-    const retryIn = after ?? (ev.tries + 1 <= conf.num_retries ? conf.interval_sec : null);
-    return { id: ev.id, trigger: ev.trigger_name, delivered: false, error: retryIn === null, retryIn, status, request, response };
-  };
+  const failed = (status: number | null, request: Json, response: Json, after: number | null): AttemptResult =>
+    failure(ev, trigger, status, request, response, after);
   const target = resolveTarget({ url: trigger.webhook, urlFromEnv: trigger.webhook_from_env, headers: trigger.headers }, env);
   if (!target.ok) {
     return failed(null, { payload, headers: [] }, { type: 'client_error', data: { message: target.message } }, null);
