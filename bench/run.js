@@ -48,7 +48,7 @@ console.log();
 console.log(`value: p50 of ${r.runs} runs (replace/export), ${s.runs} (one change), ${p.runs} (project CLI, process spawn to exit), ` +
   `${p.startupRuns} (start-up). The project: ${count(p.tables)} tables × (2 relationships + 4 permissions) + ${count(p.actions)} actions.`);
 const ev = events.SIZES[QUICK ? 'quick' : 'full'];
-console.log(`event delivery: commit → webhook over ${ev.commits} single-row INSERTs through run_sql, timed from sending the request to the ` +
+console.log(`event delivery: commit → webhook over ${ev.commits} single-row INSERTs (autocommit, by a database client), timed from sending the statement to the ` +
   `webhook's receipt; events/s: ${count(ev.events)} events from one statement, until all are recorded delivered; the webhook answers at once.`);
 console.log('ratio: value / goal (≤ 1.00 is within the goal); for a comparison (A vs B) it is A / B (×), and the goal says what is judged.');
 console.log();

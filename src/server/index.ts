@@ -10,6 +10,9 @@ import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
 import { EventProcessor } from './workers/event-processor.js';
 
+/** How stale another instance's metadata change may be when the processor picks a trigger's definition. */
+const TRIGGERS_MAX_AGE_MS = 100;
+
 export interface ServeOptions {
   /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
   databaseUrl?: string;
@@ -75,7 +78,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
-    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(), logger, env });
+    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
     server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger });
     let address;
     try {

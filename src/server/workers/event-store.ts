@@ -1,4 +1,4 @@
-import type { Database, Queryable } from '../../db/database.js';
+import type { Queryable } from '../../db/database.js';
 import type { Json } from '../../metadata/json.js';
 import { LIVE_INSTANCES } from './instance.js';
 
@@ -80,29 +80,26 @@ export async function releaseEvents(db: Queryable, me: number, ids?: string[]): 
 }
 
 /**
- * Writes a batch of attempts in one transaction: their invocation logs, then the events' new state. An event
- * whose lock this instance no longer holds (taken over as abandoned) keeps the state its new owner gives it.
+ * Writes a batch of attempts: their invocation logs and the events' new state. An event whose lock this instance
+ * no longer holds (taken over as abandoned) keeps the state its new owner gives it.
  */
-export async function recordAttempts(db: Database, me: number, results: AttemptResult[]): Promise<void> {
+export async function recordAttempts(db: Queryable, me: number, results: AttemptResult[]): Promise<void> {
   if (results.length === 0) return;
   const logs = results.map((r) => ({ event_id: r.id, trigger_name: r.trigger, status: r.status, request: r.request, response: r.response }));
   const states = results.map((r) => ({ id: r.id, delivered: r.delivered, error: r.error, retry_in: r.retryIn }));
-  await db.transaction(async (tx) => {
-    // Joined to event_log: an event deleted meanwhile (users may clean up) must not fail the whole batch.
-    await tx.query(
-      `INSERT INTO engine_catalog.event_invocation_logs (event_id, trigger_name, status, request, response)
+  // One statement (one round trip, atomic): the logs joined to event_log, so that an event deleted meanwhile (users
+  // may clean up) does not fail the batch; then the states, only where this instance still holds the lock.
+  await db.query(
+    `WITH logs AS (
+       INSERT INTO engine_catalog.event_invocation_logs (event_id, trigger_name, status, request, response)
        SELECT e.id, x.trigger_name, x.status, x.request, x.response
          FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, trigger_name text, status integer, request jsonb, response jsonb)
-         JOIN engine_catalog.event_log e ON e.id = x.event_id`,
-      [JSON.stringify(logs)],
-    );
-    await tx.query(
-      `UPDATE engine_catalog.event_log e SET tries = e.tries + 1, locked = NULL, locked_by = NULL,
+         JOIN engine_catalog.event_log e ON e.id = x.event_id)
+     UPDATE engine_catalog.event_log e SET tries = e.tries + 1, locked = NULL, locked_by = NULL,
          delivered = x.delivered, error = x.error,
          next_retry_at = CASE WHEN x.retry_in IS NULL THEN NULL ELSE now() + make_interval(secs => x.retry_in) END
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, delivered boolean, error boolean, retry_in integer)
-        WHERE e.id = x.id AND e.locked_by = $2`,
-      [JSON.stringify(states), me],
-    );
-  });
+       FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, delivered boolean, error boolean, retry_in integer)
+      WHERE e.id = x.id AND e.locked_by = $3`,
+    [JSON.stringify(logs), JSON.stringify(states), me],
+  );
 }
