@@ -79,8 +79,8 @@ describe.each(databases)('engine serve (%s database)', (_, database) => {
     const first = await serve(cwd, db);
     await setup(first.url, hook);
     await ok(first.url, { type: 'run_sql', args: { sql: 'insert into item select generate_series(1, 300)' } });
-    await eventually(() => hook?.received.length === 50, 10_000, 'deliveries in flight');
-    expect((await counts(first.url)).locked).toBe(50);
+    await eventually(() => hook?.received.length === 80, 10_000, 'deliveries in flight');
+    expect((await counts(first.url)).locked).toBe(80);
     first.p.child.kill('SIGKILL');
     await finished(first.p);
     answering = true;

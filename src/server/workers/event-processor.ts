@@ -30,6 +30,7 @@ export interface ProcessorOptions {
   logger?: Logger;
   env?: Env;
   maxInFlight?: number;
+  /** Default 80% of maxInFlight: one trigger with a slow webhook leaves the rest to the others. */
   perTrigger?: number;
   pollMs?: number;
   /** How long a graceful stop waits for deliveries in flight. */
@@ -63,7 +64,7 @@ export class EventProcessor {
     const maxInFlight = opts.maxInFlight ?? 100;
     this.opts = {
       triggers: opts.triggers, env: opts.env ?? process.env, maxInFlight,
-      perTrigger: opts.perTrigger ?? Math.max(1, Math.ceil(maxInFlight / 2)), pollMs: opts.pollMs ?? 1000, graceMs: opts.graceMs ?? 10_000,
+      perTrigger: opts.perTrigger ?? Math.max(1, Math.floor(maxInFlight * 0.8)), pollMs: opts.pollMs ?? 1000, graceMs: opts.graceMs ?? 10_000,
     };
   }
 
