@@ -123,7 +123,7 @@ export async function run({ quick = false, kinds = ['pglite', 'postgres'], add }
   for (const kind of kinds) {
     const l = await latency(kind, commits);
     add(goalRow(GROUP, 'commit → webhook, p50', kind, l.p50, 50));
-    add({ ...goalRow(GROUP, 'commit → webhook, p99', kind, l.p99, 50), goal: '—', ratio: NaN, pass: null });
+    add({ ...goalRow(GROUP, 'commit → webhook, p99', kind, l.p99, 50), goal: '—', ratio: null, pass: null });
     add(rateRow(GROUP, `${count(events)} events, 1 instance`, kind, await throughput(kind, events, 1), RATE_GOAL[kind]));
     if (kind === 'postgres') add(rateRow(GROUP, `${count(events)} events, 2 instances`, kind, await throughput(kind, events, 2), RATE_GOAL[kind]));
   }

@@ -130,7 +130,7 @@ const cells = (r) => [
   r.database,
   r.text ?? (r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value)),
   r.goal,
-  r.comparison ? `${r.ratio.toFixed(2)}×` : r.ratio.toFixed(2),
+  r.ratio === null ? '—' : r.comparison ? `${r.ratio.toFixed(2)}×` : r.ratio.toFixed(2),
   r.pass === null ? '—' : r.pass ? 'ok' : 'OVER',
 ];
 

@@ -143,7 +143,7 @@ describe('engine serve stopping with a webhook that never answers', () => {
 
 describe.skipIf(!EXTERNAL_URL)('two engines on one PostgreSQL', () => {
   it('2,000 events: each delivered exactly once, by both engines', async () => {
-    const db = await database2();
+    const db = ['--database-url', await externalDatabase()];
     hook = await startWebhook((_r, res) => void res.end());
     const a = await serve(await tempDir(), db, { INSTANCE: 'a' });
     const b = await serve(await tempDir(), db, { INSTANCE: 'b' });
@@ -161,7 +161,3 @@ describe.skipIf(!EXTERNAL_URL)('two engines on one PostgreSQL', () => {
     expect(by('b')).toBeGreaterThan(0);
   });
 });
-
-async function database2(): Promise<string[]> {
-  return ['--database-url', await externalDatabase()];
-}
