@@ -10,12 +10,16 @@ import { silentLogger } from '../dist/logger.js';
 
 export const EXTERNAL_URL = process.env.ENGINE_TEST_DATABASE_URL || process.env.ENGINE_BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
-/** Starts an engine over HTTP on the named database kind; `close` drops everything it created. */
-export async function benchEngine(kind) {
+/**
+ * Starts an engine over HTTP on the named database kind (PGlite in memory, or in `opts.dataDir`); `close` drops
+ * everything it created. `dbUrl` is the external database's URL (for more connections to it).
+ */
+export async function benchEngine(kind, opts = {}) {
   let db;
   let drop = async () => {};
+  let dbUrl = null;
   if (kind === 'pglite') {
-    db = await PgliteDatabase.open(undefined);
+    db = await PgliteDatabase.open(opts.dataDir);
   } else {
     const name = `engine_bench_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: EXTERNAL_URL });
@@ -24,7 +28,8 @@ export async function benchEngine(kind) {
     await admin.end();
     const u = new URL(EXTERNAL_URL);
     u.pathname = `/${name}`;
-    db = await PostgresDatabase.connect(u.toString());
+    dbUrl = u.toString();
+    db = await PostgresDatabase.connect(dbUrl);
     drop = async () => {
       const c = new pg.Client({ connectionString: EXTERNAL_URL });
       await c.connect();
@@ -39,6 +44,7 @@ export async function benchEngine(kind) {
   return {
     engine,
     db,
+    dbUrl,
     /** The engine's base URL (what a project's config.yaml names as `endpoint`). */
     baseUrl: `http://127.0.0.1:${addr.port}`,
     async query(body) {
@@ -110,12 +116,21 @@ export async function externalDatabase() {
   }
 }
 
+/**
+ * A rate against a minimum (events/s): ratio = goal / value, so that ≤ 1 meets it as for the other rows.
+ */
+export function rateRow(group, figure, database, perSecond, goalPerSecond) {
+  const value = perSecond;
+  return { group, figure, database, value, text: `${count(Math.round(perSecond))}/s`, goal: `≥ ${count(goalPerSecond)}/s`,
+    ratio: goalPerSecond / perSecond, pass: perSecond >= goalPerSecond };
+}
+
 const cells = (r) => [
   r.figure,
   r.database,
-  r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value),
+  r.text ?? (r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value)),
   r.goal,
-  r.comparison ? `${r.ratio.toFixed(2)}×` : r.ratio.toFixed(2),
+  r.ratio === null ? '—' : r.comparison ? `${r.ratio.toFixed(2)}×` : r.ratio.toFixed(2),
   r.pass === null ? '—' : r.pass ? 'ok' : 'OVER',
 ];
 

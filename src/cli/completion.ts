@@ -25,6 +25,7 @@ function choices(frameworks: string[]) {
   const byCommand: Record<string, readonly string[]> = {
     'engine migrate apply --type': ['up', 'down'],
     'engine actions create --kind': ['synchronous', 'asynchronous'],
+    'engine events list --status': ['pending', 'delivered', 'error', 'archived', 'all'],
   };
   return (commandPath: string, flag: string): readonly string[] | undefined => {
     switch (flag) {

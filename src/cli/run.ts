@@ -12,6 +12,7 @@ import { registerActions } from './actions.js';
 import { registerMigrate } from './migrate.js';
 import { registerConfigUpgrade } from './config-upgrade.js';
 import { registerCompletion } from './completion.js';
+import { registerEvents } from './events.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
 let exitCode = 0;
@@ -100,6 +101,7 @@ registerInit(program, runner);
 registerMetadata(program, runner);
 registerActions(program, runner);
 registerMigrate(program, runner);
+registerEvents(program, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);
 

@@ -24,7 +24,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
     const started = performance.now();
     if (settings.databaseUrl) logger.info(`Using PostgreSQL at ${maskUrl(settings.databaseUrl)}`);
     else logger.info(`Starting embedded PostgreSQL in ${settings.dataDir}…`);
-    const server = await startServer({ ...settings, logger });
+    const server = await startServer({ ...settings, logger, variable: env.variable });
     if (!settings.databaseUrl) logger.info(`Ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     if (!settings.adminSecret) out.warn('no-admin-secret', `no admin secret is set; anyone who can reach ${server.url} has admin access`);
     if (out.mode === 'json') out.success({ url: server.url, database: server.database, data_dir: server.dataDir });

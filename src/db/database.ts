@@ -18,11 +18,26 @@ export interface Queryable {
   runScript(sql: string): Promise<ScriptResult>;
 }
 
+/**
+ * One long-lived database session, for what belongs to a connection rather than a statement: LISTEN and
+ * session advisory locks. On PostgreSQL it is a dedicated connection (never a pooled one); on PGlite, the one
+ * connection there is.
+ */
+export interface Session extends Queryable {
+  /** Calls `onNotify` for each notification on `channel`. */
+  listen(channel: string, onNotify: () => void): Promise<void>;
+  /** Called once when the connection is lost (its session state, advisory locks included, is gone). */
+  onLost(cb: (err: Error) => void): void;
+  /** Ends the session: stops listening; on PostgreSQL closes the connection (releasing its locks). */
+  close(): Promise<void>;
+}
+
 /** One Database interface, two implementations: embedded PGlite and an external PostgreSQL. */
 export interface Database extends Queryable {
   readonly kind: 'embedded' | 'external';
   /** Runs `fn` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  openSession(): Promise<Session>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
-import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
+import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult, type Session } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template } from './pglite-template.js';
 
@@ -84,6 +84,23 @@ export class PgliteDatabase implements Database {
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.db.transaction((tx) => fn(queryable(tx, () => this.textParsers, this.extensions)));
+  }
+
+  /** PGlite has one connection, so the session is the database itself; its listeners end with the session. */
+  async openSession(): Promise<Session> {
+    const unlisten: (() => Promise<void>)[] = [];
+    const db = this.db;
+    return {
+      query: (sql, params) => this.q.query(sql, params),
+      runScript: (sql) => this.q.runScript(sql),
+      async listen(channel, onNotify) {
+        unlisten.push(await db.listen(channel, () => onNotify()));
+      },
+      onLost() {},
+      async close() {
+        for (const u of unlisten.splice(0)) await u().catch(() => {});
+      },
+    };
   }
 
   async close(): Promise<void> {

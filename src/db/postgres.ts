@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
+import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult, type Session } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
@@ -25,8 +25,11 @@ export class PostgresDatabase implements Database {
   private readonly pool: pg.Pool;
   private readonly q: Queryable;
 
-  private constructor(pool: pg.Pool) {
+  private readonly url: string;
+
+  private constructor(pool: pg.Pool, url: string) {
     this.pool = pool;
+    this.url = url;
     this.q = queryable(pool);
   }
 
@@ -41,7 +44,7 @@ export class PostgresDatabase implements Database {
       await pool.end().catch(() => {});
       throw e;
     }
-    return new PostgresDatabase(pool);
+    return new PostgresDatabase(pool, url);
   }
 
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
@@ -70,6 +73,38 @@ export class PostgresDatabase implements Database {
     } finally {
       client.release(broken);
     }
+  }
+
+  /** A dedicated connection outside the pool: LISTEN and session advisory locks live as long as it does. */
+  async openSession(): Promise<Session> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
+    const lost: ((err: Error) => void)[] = [];
+    let closing = false;
+    let reported = false;
+    const report = (err: Error) => {
+      if (closing || reported) return;
+      reported = true;
+      for (const cb of lost) cb(err);
+    };
+    client.on('error', report);
+    client.on('end', () => report(new Error('the database connection ended')));
+    await client.connect();
+    const channels = new Map<string, () => void>();
+    client.on('notification', (m) => channels.get(m.channel)?.());
+    const q = queryable(client as unknown as pg.PoolClient);
+    return {
+      query: q.query,
+      runScript: q.runScript,
+      async listen(channel, onNotify) {
+        channels.set(channel, onNotify);
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      },
+      onLost: (cb) => void lost.push(cb),
+      async close() {
+        closing = true;
+        await client.end().catch(() => {});
+      },
+    };
   }
 
   async close(): Promise<void> {

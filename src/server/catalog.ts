@@ -2,6 +2,8 @@ import type { Queryable } from '../db/database.js';
 
 /** Serialises start-up across instances sharing one database (any constant works; this one spells "engine"). */
 export const STARTUP_LOCK_KEY = 0x656e67696e65;
+/** The channel insert_event_log notifies. */
+export const EVENTS_CHANNEL = 'engine_events';
 
 /* The catalog of engine-api.md §3.2; every statement is idempotent so that any instance may run it. */
 const CATALOG_DDL = `
@@ -21,6 +23,12 @@ CREATE TABLE IF NOT EXISTS engine_catalog.event_log (
   locked timestamptz NULL,
   next_retry_at timestamptz NULL,
   archived boolean NOT NULL DEFAULT false);
+-- Beyond §3.2: the processor instance holding "locked" (engine-api.md §5.3.2; src/server/workers/instance.ts).
+-- Added by ALTER so that data directories created before it open unchanged.
+ALTER TABLE engine_catalog.event_log ADD COLUMN IF NOT EXISTS locked_by integer NULL;
+-- Beyond §3.2: the processor claims pending events per trigger, oldest first.
+CREATE INDEX IF NOT EXISTS event_log_pending_trigger_idx ON engine_catalog.event_log (trigger_name, created_at)
+  WHERE NOT delivered AND NOT error AND NOT archived;
 CREATE INDEX IF NOT EXISTS event_log_trigger_name_idx ON engine_catalog.event_log (trigger_name);
 -- Not in the catalog of §3.2, but harmless: lets the archiving rule find live trigger names without a scan.
 CREATE INDEX IF NOT EXISTS event_log_live_trigger_idx ON engine_catalog.event_log (trigger_name) WHERE NOT archived;
@@ -59,6 +67,8 @@ BEGIN
     'op', op, 'data', data,
     'session_variables', CASE WHEN vars IS NULL OR vars = '' THEN NULL ELSE vars::jsonb END))
   RETURNING id INTO new_id;
+  -- Wakes the processors at commit (one notification per transaction: PostgreSQL folds identical ones).
+  PERFORM pg_notify('engine_events', '');
   RETURN new_id;
 END
 $fn$;

@@ -3,12 +3,12 @@ import type { Database, Queryable } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Json } from '../metadata/json.js';
 import { documentText, globalsText, parseDocument, tableEntryText } from '../metadata/document.js';
-import type { TableEntry } from '../metadata/types.js';
+import type { EventTrigger, TableEntry } from '../metadata/types.js';
 import { OpContext } from './context.js';
 import { introspect } from './db-catalog.js';
 import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored, writeTableEntry } from './catalog.js';
 import { resolve, type SchemaCache } from './schema-cache.js';
-import { archiveOrphanEvents, syncTriggers } from './triggers.js';
+import { archiveOrphanEvents, installedTriggers, syncTriggers } from './triggers.js';
 import { accessDenied, needsLock, OPERATIONS, parseEnvelope, requireArgs } from './operations/index.js';
 
 export interface EngineResult {
@@ -26,6 +26,9 @@ export class Engine {
   private cache: SchemaCache;
   private version: number;
   private exported: { version: number; body: string } | null = null;
+  private triggers: { cache: SchemaCache; map: Map<string, EventTrigger> } | null = null;
+  /** When the stored resource_version was last found equal to the cached one (for consistentEventTriggers). */
+  private versionChecked: number | null = null;
   readonly db: Database;
   private readonly logger: Logger;
 
@@ -134,6 +137,27 @@ export class Engine {
   async refresh(): Promise<void> {
     const loaded = await this.db.transaction((tx) => Engine.load(tx));
     this.adopt(loaded.cache, loaded.version);
+  }
+
+  /**
+   * The consistent event triggers as of the stored metadata: the cache is rebuilt first when another instance
+   * (or a request of this one) moved the resource version. Events of the others wait (§5.3.2).
+   */
+  async consistentEventTriggers(maxAgeMs = 0): Promise<Map<string, EventTrigger>> {
+    // Another instance's change is seen within maxAgeMs; this instance's own changes are adopted at their commit.
+    const checked = Date.now();
+    const version = this.versionChecked !== null && checked - this.versionChecked < maxAgeMs ? this.version : await readVersion(this.db);
+    if (version === this.version) this.versionChecked = checked;
+    if (version !== this.version) {
+      const loaded = await this.db.transaction((tx) => Engine.load(tx));
+      // A request of this instance may have committed and swapped in a newer cache meanwhile: keep the newest.
+      if (loaded.version >= this.version) this.adopt(loaded.cache, loaded.version);
+    }
+    const cache = this.cache;
+    if (this.triggers?.cache !== cache) {
+      this.triggers = { cache, map: new Map([...installedTriggers(cache)].map(([name, it]) => [name, it.trigger])) };
+    }
+    return this.triggers.map;
   }
 
   /** The engine does not own the database: whoever opened it closes it. */

@@ -8,6 +8,10 @@ import { PostgresDatabase } from '../db/postgres.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
+import { EventProcessor } from './workers/event-processor.js';
+
+/** How stale another instance's metadata change may be when the processor picks a trigger's definition. */
+const TRIGGERS_MAX_AGE_MS = 100;
 
 export interface ServeOptions {
   /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
@@ -17,6 +21,8 @@ export interface ServeOptions {
   host: string;
   adminSecret?: string;
   logger?: Logger;
+  /** Looks up the variables of webhook templates and headers at delivery; default: the process environment. */
+  variable?: (name: string) => string | undefined;
 }
 
 export interface RunningServer {
@@ -66,8 +72,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const logger = opts.logger ?? silentLogger;
   const { db, release, dataDir } = await openDatabase(opts, logger);
   let server: Server | undefined;
+  let processor: EventProcessor | undefined;
   try {
     const engine = await Engine.start(db, logger);
+    const lookup = opts.variable;
+    // Read at each delivery: a variable set or changed later is used from then on.
+    const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
+    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
     server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger });
     let address;
     try {
@@ -80,19 +91,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const running = server;
+    const events = processor;
     return {
       url: `http://${host}:${address.port}`,
       engine,
       database: db.kind,
       dataDir,
       async close() {
-        await closeServer(running);
+        // Deliveries finish (≤ 10 s) while requests drain; both before the database closes (cli.md §5.17).
+        await Promise.all([closeServer(running), events.stop()]);
         await db.close();
         release();
       },
     };
   } catch (e) {
     if (server?.listening) await closeServer(server);
+    await processor?.stop().catch(() => {});
     await db.close().catch(() => {});
     release();
     throw e;

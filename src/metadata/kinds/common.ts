@@ -6,7 +6,7 @@ import type { Header } from '../types.js';
 /** Shapes shared by several kinds: headers, URL templates, env-variable names (engine-api.md §4.0). */
 
 const RESERVED = 'ENGINE_GRAPHQL_';
-const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+export const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 export const reservedEnv = (name: string): boolean => name.toUpperCase().startsWith(RESERVED);
 

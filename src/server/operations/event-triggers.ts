@@ -9,6 +9,8 @@ import type { OpContext } from '../context.js';
 import { setSessionVariables } from './run-sql.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 import { requireTracked, withEntry } from './table-objects.js';
+import { LOCK_HELD } from '../workers/event-store.js';
+import { EVENTS_CHANNEL } from '../catalog.js';
 
 /** The table entry holding the named event trigger (names are unique across tables). */
 export function findTrigger(ctx: OpContext, name: string): { entry: TableEntry; trigger: EventTrigger } | undefined {
@@ -83,25 +85,30 @@ const invokeEventTrigger: Operation<{ name: string; payload: Json }> = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The `event_id` argument: a UUID, lower-cased. */
+export function eventIdArg(o: Record<string, Json>, path: string): string {
+  const v = req(o, 'event_id', path);
+  if (typeof v !== 'string' || !UUID.test(v)) throw parseFailed(at(path, 'event_id'), `expected a UUID, encountered ${JSON.stringify(v)}`);
+  return v.toLowerCase();
+}
+
 const redeliverEvent: Operation<string> = {
   write: false,
   parse(args, path) {
-    const o = obj(args, path);
-    const p = at(path, 'event_id');
-    const v = req(o, 'event_id', path);
-    if (typeof v !== 'string' || !UUID.test(v)) throw parseFailed(p, `expected a UUID, encountered ${JSON.stringify(v)}`);
-    return v.toLowerCase();
+    return eventIdArg(obj(args, path), path);
   },
   async run(ctx, id) {
     const rows = await ctx.tx.query<{ busy: boolean }>(
-      `SELECT (locked IS NOT NULL AND locked > now() - interval '30 minutes') AS busy
+      `SELECT ${LOCK_HELD} AS busy
          FROM engine_catalog.event_log WHERE id = $1::uuid AND NOT archived FOR UPDATE`, [id]);
     const row = rows[0];
     if (!row) throw badRequest('not-exists', '$.args.event_id', `event "${id}" does not exist`);
     if (row.busy) throw badRequest('busy', '$.args.event_id', `event "${id}" is already being processed`);
     await ctx.tx.query(
-      `UPDATE engine_catalog.event_log SET tries = 0, error = false, delivered = false, next_retry_at = NULL, locked = NULL
+      `UPDATE engine_catalog.event_log SET tries = 0, error = false, delivered = false, next_retry_at = NULL, locked = NULL, locked_by = NULL
         WHERE id = $1::uuid`, [id]);
+    // Wakes the processors at commit, as a new event does.
+    await ctx.tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
     return SUCCESS;
   },
 };

@@ -10,6 +10,7 @@ import { computedFieldOperations } from './computed-fields.js';
 import { actionOperations } from './actions.js';
 import { eventTriggerOperations } from './event-triggers.js';
 import { inheritedRoleOperations } from './inherited-roles.js';
+import { eventLogOperations } from './event-logs.js';
 import { op, type Operation } from './operation.js';
 
 export interface Envelope {
@@ -64,6 +65,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...actionOperations,
     ...eventTriggerOperations,
     ...inheritedRoleOperations,
+    ...eventLogOperations,
     ...metadataOperations,
     bulk: op(bulk),
   }),

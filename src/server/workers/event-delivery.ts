@@ -1,0 +1,74 @@
+import type { Json } from '../../metadata/json.js';
+import type { EventTrigger } from '../../metadata/types.js';
+import { callHttp, resolveTarget, type Env } from '../outbound/index.js';
+import type { AttemptResult, ClaimedEvent } from './event-store.js';
+
+/** One delivery attempt of one event (engine-api.md §5.3): payload, call, and what the attempt decides. */
+
+/** Response bodies are recorded up to this size; a webhook's answer is judged by its status alone. */
+export const MAX_LOGGED_BODY = 64 * 1024;
+
+/** The §5.3.1 body, keys in order. */
+export function eventBody(ev: ClaimedEvent, trigger: EventTrigger): Record<string, Json> {
+  // A row written by hand may hold any JSON: what is not an object gives null fields rather than a crash.
+  const stored = (typeof ev.payload === 'object' && ev.payload !== null ? ev.payload : {}) as Partial<ClaimedEvent['payload']>;
+  return {
+    id: ev.id,
+    created_at: ev.created_at,
+    trigger: { name: ev.trigger_name },
+    table: { schema: ev.schema_name, name: ev.table_name },
+    event: { op: stored.op ?? null, data: stored.data ?? null, session_variables: stored.session_variables ?? null },
+    delivery_info: { max_retries: trigger.retry_conf.num_retries, current_retry: ev.tries },
+  };
+}
+
+/** `Retry-After` as a positive integer number of seconds; anything else (dates, garbage, 0) is ignored. */
+export function retryAfter(headers: { name: string; value: string }[]): number | null {
+  const h = headers.find((x) => x.name.toLowerCase() === 'retry-after');
+  if (!h || !/^\s*\d+\s*$/.test(h.value)) return null;
+  const n = Number(h.value);
+  // Bounded so that make_interval never overflows; a day is far beyond any sensible answer.
+  return n > 0 ? Math.min(n, 2_147_483_647) : null;
+}
+
+/** PostgreSQL's jsonb cannot hold U+0000: a binary answer must not make its invocation log unwritable. */
+const storable = (s: string): string => s.replaceAll('\u0000', '\ufffd');
+
+/** A failed attempt: retried per retry_conf unless `after` (Retry-After) says when (§5.3.2). */
+function failure(ev: ClaimedEvent, trigger: EventTrigger, status: number | null, request: Json, response: Json, after: number | null): AttemptResult {
+  const conf = trigger.retry_conf;
+  const retryIn = after ?? (ev.tries + 1 <= conf.num_retries ? conf.interval_sec : null);
+  return { id: ev.id, trigger: ev.trigger_name, delivered: false, error: retryIn === null, retryIn, status, request, response };
+}
+
+/** Never throws: every failure, even an unforeseen one, is an attempt result (§5.3.2). */
+export async function attempt(ev: ClaimedEvent, trigger: EventTrigger, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
+  try {
+    return await attemptOnce(ev, trigger, env, signal);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return failure(ev, trigger, null, { payload: null, headers: [] }, { type: 'client_error', data: { message } }, null);
+  }
+}
+
+async function attemptOnce(ev: ClaimedEvent, trigger: EventTrigger, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
+  const payload = eventBody(ev, trigger);
+  const conf = trigger.retry_conf;
+  const failed = (status: number | null, request: Json, response: Json, after: number | null): AttemptResult =>
+    failure(ev, trigger, status, request, response, after);
+  const target = resolveTarget({ url: trigger.webhook, urlFromEnv: trigger.webhook_from_env, headers: trigger.headers }, env);
+  if (!target.ok) {
+    return failed(null, { payload, headers: [] }, { type: 'client_error', data: { message: target.message } }, null);
+  }
+  const request: Json = { payload, headers: target.headers.map((h) => ({ name: h.name, value: h.value })) };
+  const res = await callHttp({
+    url: target.url, headers: target.headers, body: JSON.stringify(payload), timeoutSec: conf.timeout_sec,
+    maxBodyBytes: MAX_LOGGED_BODY, overflow: 'truncate', signal,
+  });
+  if (res.kind === 'error') return failed(null, request, { type: 'client_error', data: { message: res.message } }, null);
+  const response: Json = { type: 'webhook_response', data: { status: res.status, body: storable(res.body), headers: res.headers.map((h) => ({ name: h.name, value: h.value })) } };
+  if (res.status >= 200 && res.status < 300) {
+    return { id: ev.id, trigger: ev.trigger_name, delivered: true, error: false, retryIn: null, status: res.status, request, response };
+  }
+  return failed(res.status, request, response, retryAfter(res.headers));
+}
