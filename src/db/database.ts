@@ -18,11 +18,28 @@ export interface Queryable {
   runScript(sql: string): Promise<ScriptResult>;
 }
 
+/**
+ * How a transaction starts. `readOnlySnapshot`: REPEATABLE READ READ ONLY (GraphQL queries, graphql-api.md §4.1).
+ * `utc`: TimeZone is UTC for the transaction. Both are set in the round trip that begins it.
+ */
+export interface TransactionOptions {
+  readOnlySnapshot?: boolean;
+  utc?: boolean;
+}
+
+/** The statements that set up a transaction's options, after BEGIN; fixed text, never request data. */
+export function transactionSetup(opts: TransactionOptions): string[] {
+  const out: string[] = [];
+  if (opts.readOnlySnapshot) out.push('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  if (opts.utc) out.push("SET LOCAL TIME ZONE 'UTC'");
+  return out;
+}
+
 /** One Database interface, two implementations: embedded PGlite and an external PostgreSQL. */
 export interface Database extends Queryable {
   readonly kind: 'embedded' | 'external';
   /** Runs `fn` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
-import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
+import { ROW_COMMANDS, transactionSetup, type Database, type Queryable, type Row, type ScriptResult, type TransactionOptions } from './database.js';
 
 type Parsers = Record<number, (x: string) => string>;
 const identity = (x: string): string => x;
@@ -53,8 +53,12 @@ export class PgliteDatabase implements Database {
     return this.q.runScript(sql);
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => fn(queryable(tx, () => this.textParsers)));
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      const setup = transactionSetup(opts);
+      if (setup.length > 0) await tx.exec(setup.join('; '));
+      return fn(queryable(tx, () => this.textParsers));
+    });
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult } from './database.js';
+import { ROW_COMMANDS, transactionSetup, type Database, type Queryable, type Row, type ScriptResult, type TransactionOptions } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
@@ -52,11 +52,12 @@ export class PostgresDatabase implements Database {
     return this.q.runScript(sql);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
+      // One round trip (simple protocol) begins the transaction and sets its options.
+      await client.query(['BEGIN', ...transactionSetup(opts)].join('; '));
       const out = await fn(queryable(client));
       await client.query('COMMIT');
       return out;

@@ -4,6 +4,8 @@ import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { resolveCaller } from './auth.js';
 import type { Engine } from './engine.js';
+import { GraphqlService } from './graphql/service.js';
+import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
 import { VERSION } from '../version.js';
 
 export const MAX_BODY_BYTES = 50 * 1024 * 1024;
@@ -69,6 +71,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 /** The HTTP layer of engine-api.md §1: routes, envelope, status codes. */
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
+  const graphql = new GraphqlService(engine);
   return createServer((req, res) => {
     void handle(req, res).catch((e: unknown) => {
       opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -81,6 +84,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return health(res);
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
+    if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
       req.resume();
       const e = notFound();
@@ -110,6 +114,29 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       req.resume();
       send(res, e.status, errorBody(e, isAdmin));
+    }
+  }
+
+  /** graphql-api.md §1: authentication errors keep the 401 envelope; everything else is a GraphQL body. */
+  async function graphqlEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let caller;
+    try {
+      caller = resolveCaller(req.headers, opts.adminSecret);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      req.resume();
+      return send(res, e.status, errorBody(e, false));
+    }
+    try {
+      const raw = await readBody(req);
+      const text = raw?.toString('utf8');
+      const input = text === undefined ? { error: `request body is larger than the limit of ${MAX_BODY_BYTES / 1024 / 1024} MB` }
+        : nestingDepth(text) > MAX_NESTING ? { error: `request body is nested more than ${MAX_NESTING} levels deep` } : { text };
+      send(res, 200, await graphql.handle(input, caller));
+    } catch (e) {
+      opts.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (!res.headersSent) send(res, 500, INTERNAL_ERROR_BODY);
+      else res.destroy();
     }
   }
 
