@@ -31,7 +31,11 @@ export function nodePaths(doc: DocumentNode, op: OperationDefinitionNode): Map<A
           set(a, `${p}.args.${a.name.value}`);
           value(a.value, `${p}.args.${a.name.value}`);
         }
-        if (sel.selectionSet) selections(sel.selectionSet, p);
+        if (sel.selectionSet) {
+          // A selection set stands for its field (the scalar-leaf rule reports it).
+          set(sel.selectionSet, p);
+          selections(sel.selectionSet, p);
+        }
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         selections(sel.selectionSet, prefix);
       } else {

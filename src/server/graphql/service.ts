@@ -16,7 +16,7 @@ import { RoleView } from './visibility.js';
 
 /** Limits on hostile documents (decisions: a clear error instead of unbounded work). */
 export const MAX_QUERY_TOKENS = 100_000;
-export const MAX_QUERY_DEPTH = 100;
+export const MAX_QUERY_DEPTH = 32;
 
 /** Where the service gets the current schema cache: the engine, which checks resource_version first (§2.1). */
 export interface SchemaSource {

@@ -45,8 +45,8 @@ function mapError(e: GraphQLError): Mapped {
 export function validateDocument(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode): ApiError | null {
   const errors = validate(schema, doc, undefined, { maxErrors: 100 });
   if (errors.length === 0) return null;
-  const start = (e: GraphQLError) => e.nodes?.[0]?.loc?.start ?? Number.MAX_SAFE_INTEGER;
-  const first = [...errors].sort((a, b) => start(a) - start(b))[0] as GraphQLError;
+  // The rules run in one pass over the document, so their order is document order (rules reporting on leave last).
+  const first = errors[0] as GraphQLError;
   const mapped = mapError(first);
   if ('path' in mapped) return validationFailed(mapped.path, mapped.message);
   const paths = nodePaths(doc, op);
