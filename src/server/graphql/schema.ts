@@ -1,4 +1,7 @@
-import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, specifiedScalarTypes, type GraphQLFieldConfigMap } from 'graphql';
+import {
+  GraphQLDeprecatedDirective, GraphQLIncludeDirective, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLSkipDirective,
+  GraphQLSpecifiedByDirective, GraphQLString, specifiedScalarTypes, type GraphQLFieldConfigMap,
+} from 'graphql';
 import { compareCodePoints } from '../../metadata/json.js';
 import { qnKey } from '../../metadata/names.js';
 import { sortedFunctions, sortedTables } from '../../metadata/document.js';
@@ -116,7 +119,9 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
     },
   });
   const mutationRoot = Object.keys(mutation).length > 0 ? new GraphQLObjectType({ name: 'mutation_root', fields: sorted(mutation) }) : undefined;
-  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot });
+  // §4.8: @skip and @include are the only executable directives; @oneOf (graphql 16.9+) is not part of this API.
+  const directives = [GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective];
+  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, directives });
 }
 
 /** Roles named by some permission: every other role has the same (empty) schema, built once. */
