@@ -11,9 +11,17 @@ export type Row = Record<string, unknown>;
 /** Command tags of statements that describe rows: such a statement is TuplesOk even with zero columns. */
 export const ROW_COMMANDS = new Set(['SELECT', 'SHOW', 'FETCH', 'EXPLAIN']);
 
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement (PostgreSQL keeps its plan per connection). The name must always denote the
+   * same text, e.g. a hash of it. Embedded PGlite has one session and ignores it.
+   */
+  name?: string;
+}
+
 export interface Queryable {
   /** One parameterised statement (extended protocol); values parsed to JS types. */
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T extends Row = Row>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
   /** One or more `;`-separated statements without parameters; results as text, for `run_sql`. */
   runScript(sql: string): Promise<ScriptResult>;
 }

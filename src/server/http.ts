@@ -17,6 +17,8 @@ export interface HttpOptions {
   adminSecret?: string;
   logger: Logger;
   version?: string;
+  /** The GraphQL endpoint's service; one is created when absent (tests pass their own to read its statistics). */
+  graphql?: GraphqlService;
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -71,7 +73,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 /** The HTTP layer of engine-api.md §1: routes, envelope, status codes. */
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
-  const graphql = new GraphqlService(engine);
+  const graphql = opts.graphql ?? new GraphqlService(engine);
   return createServer((req, res) => {
     void handle(req, res).catch((e: unknown) => {
       opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

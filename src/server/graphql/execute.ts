@@ -52,8 +52,6 @@ export interface ExecuteArgs {
   sel: SelectionContext;
   plans: RootPlan[];
   args: Map<string, (string | null)[]>;
-  /** Runs one statement: a named prepared statement where the driver supports it. */
-  run?: (sql: string, params: (string | null)[]) => Promise<string | null>;
 }
 
 export async function executeQuery(x: ExecuteArgs): Promise<string> {
@@ -69,7 +67,7 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
         const args = x.args.get(p.key) ?? [];
         let rows: { root: string | null }[];
         try {
-          rows = await tx.query<{ root: string | null }>(p.sql, args);
+          rows = await tx.query<{ root: string | null }>(p.sql, args, { name: p.name });
         } catch (e) {
           throw databaseError(e, p.key, p.sql, args) ?? e;
         }

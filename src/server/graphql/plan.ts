@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { gqlError } from './errors.js';
 import { SelectionCompiler } from './compile.js';
@@ -8,7 +9,8 @@ import type { RoleView } from './visibility.js';
 
 /** What each root field of an operation does (graphql-api.md §4.1). */
 export type RootPlan =
-  | { key: string; kind: 'sql'; sql: string; params: PlanParam[] }
+  /** `name`: the prepared statement's name, derived from the text so that it always denotes the same text. */
+  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[] }
   /** Answered without SQL: `__typename`, `no_queries_available`. */
   | { key: string; kind: 'json'; json: string }
   /** `__schema` / `__type`: answered by graphql-js against the role's schema. */
@@ -50,7 +52,8 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     else if (i.kind === 'aggregate') expr = c.aggregateJson(field, i.view, i.source, nodes, null, path);
     else if (i.kind === 'by_pk') expr = c.byPk(field, i.view, nodes, path);
     else throw new Error(`root field ${name} of kind ${i.kind} cannot be compiled`);
-    plans.push({ key, kind: 'sql', sql: `SELECT (${expr})::text AS "root"`, params: b.params });
+    const sql = `SELECT (${expr})::text AS "root"`;
+    plans.push({ key, kind: 'sql', sql, name: `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`, params: b.params });
   }
   return plans;
 }

@@ -30,6 +30,8 @@ export type GraphqlInput = { text: string } | { error: string };
 export class GraphqlService {
   private readonly schemas = new SchemaStore();
   readonly plans = new PlanCache();
+  /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
+  readonly stats = { prepared: 0, compiled: 0 };
 
   constructor(private readonly source: SchemaSource) {}
 
@@ -57,6 +59,7 @@ export class GraphqlService {
     let entry = this.plans.get(version, caller.role, req.query, req.operationName);
     if (!entry) {
       entry = prepare(schema, req.query, req.operationName);
+      this.stats.prepared++;
       this.plans.set(version, caller.role, req.query, req.operationName, entry);
     }
     const { doc, op } = entry;
@@ -68,6 +71,7 @@ export class GraphqlService {
     let plans = entry.plans.get(varsKey);
     if (!plans) {
       plans = planOperation(schema, new RoleView(cache, caller.role), sel);
+      this.stats.compiled++;
       PlanCache.remember(entry, varsKey, plans);
     }
     const args = bindAll(plans, caller.sessionVariables);
