@@ -4,10 +4,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { cli, seedEngine, show, tempDir, useTestEngine } from './cli-helpers.js';
 
-const e = useTestEngine({ setup: seedEngine });
+const e = useTestEngine();
+beforeEach(() => seedEngine(e));
 
 describe('engine actions create --derive-from against the local engine', () => {
   it('derives an action from one of the engine\'s own mutations', async () => {
