@@ -108,6 +108,14 @@ describe('§7.4 plan cache', () => {
 });
 
 describe('§2.1 the schema follows the metadata', () => {
+  it('reload_metadata clears cached plans although resource_version stays the same', async () => {
+    expect((await run('{ author_by_pk(id: 1) { bio } }')).body).toEqual({ data: { author_by_pk: { bio: 'Writes' } } });
+    await e.db.runScript('ALTER TABLE author RENAME COLUMN bio TO biography');
+    expect((await post(`${second.url}/v1/query`, { type: 'reload_metadata', args: {} })).status).toBe(200);
+    expect((await run('{ author_by_pk(id: 1) { bio } }')).body.errors[0].message).toBe('field "bio" not found in type: \'author\'');
+  });
+
+
   it('run_sql renaming a column, reload_metadata and replace_metadata are seen by the next request', async () => {
     await e.sql('ALTER TABLE author RENAME COLUMN bio TO biography');
     expect((await run('{ author_by_pk(id: 1) { biography } }')).body).toEqual({ data: { author_by_pk: { biography: 'Writes' } } });

@@ -12,11 +12,12 @@ export interface CachedOperation {
 const MAX_PLANS_PER_DOCUMENT = 16;
 
 /**
- * The plan cache of graphql-api.md §7.4: per (resource_version, role, query text, operationName), at most
- * `capacity` documents, least recently used evicted; cleared when the schema cache changes.
+ * The plan cache of graphql-api.md §7.4: per (schema cache, role, query text, operationName), at most `capacity`
+ * documents, least recently used evicted. Keyed by the schema cache itself rather than resource_version, because
+ * reload_metadata rebuilds the cache without changing the version: any new cache clears the plans.
  */
 export class PlanCache {
-  private version = -1;
+  private version: object | null = null;
   private readonly entries = new Map<string, CachedOperation>();
 
   constructor(readonly capacity = 1000) {}
@@ -25,7 +26,7 @@ export class PlanCache {
     return JSON.stringify([role, operationName, query]);
   }
 
-  get(version: number, role: string, query: string, operationName: string | null): CachedOperation | undefined {
+  get(version: object, role: string, query: string, operationName: string | null): CachedOperation | undefined {
     if (version !== this.version) {
       this.entries.clear();
       this.version = version;
@@ -41,7 +42,7 @@ export class PlanCache {
     return e;
   }
 
-  set(version: number, role: string, query: string, operationName: string | null, e: CachedOperation): void {
+  set(version: object, role: string, query: string, operationName: string | null, e: CachedOperation): void {
     if (version !== this.version) {
       this.entries.clear();
       this.version = version;

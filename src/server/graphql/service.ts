@@ -54,13 +54,13 @@ export class GraphqlService {
   private async run(input: GraphqlInput, caller: Caller): Promise<string> {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
-    const { cache, version } = await this.source.freshCache();
+    const { cache } = await this.source.freshCache();
     const schema = this.schemas.get(cache, caller.role);
-    let entry = this.plans.get(version, caller.role, req.query, req.operationName);
+    let entry = this.plans.get(cache, caller.role, req.query, req.operationName);
     if (!entry) {
       entry = prepare(schema, req.query, req.operationName);
       this.stats.prepared++;
-      this.plans.set(version, caller.role, req.query, req.operationName, entry);
+      this.plans.set(cache, caller.role, req.query, req.operationName, entry);
     }
     const { doc, op } = entry;
     const bad = checkVariables(schema, op, req.variables);
