@@ -2,7 +2,7 @@ import { getNamedType, GraphQLObjectType, type FieldNode, type GraphQLField } fr
 import { quoteIdent, quoteTable } from '../bool-exp/compile.js';
 import { aggregateType } from './schema-tables.js';
 import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from './field-info.js';
-import { listClauses } from './list-args.js';
+import { listClauses, type ListClauses } from './list-args.js';
 import { outputExpr } from './scalars.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, isPlainObject, paramText, type GValue } from './values.js';
@@ -24,6 +24,17 @@ function jsonObject(pairs: [string, string][]): string {
 const col = (row: string, name: string): string => `(${row}).${quoteIdent(name)}`;
 
 type Field = GraphQLField<unknown, unknown>;
+
+/**
+ * The rows of a list: `n` numbers them in the requested order (json_agg orders by it), then the filters, order,
+ * DISTINCT ON, offset and limit of §4.3 in one SELECT.
+ */
+function rowSelect(c: ListClauses, item: string, from: string, where: string[]): string {
+  const order = c.orderBy ? `ORDER BY ${c.orderBy}` : '';
+  return `SELECT ${c.distinct ? `${c.distinct} ` : ''}row_number() OVER (${order}) AS "n", ${item} FROM ${from}` +
+    `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${order ? ` ${order}` : ''}` +
+    `${c.limit ? ` LIMIT ${c.limit}` : ''}${c.offset ? ` OFFSET ${c.offset}` : ''}`;
+}
 const named = (f: Field): GraphQLObjectType => getNamedType(f.type) as GraphQLObjectType;
 
 export class SelectionCompiler {
@@ -125,10 +136,7 @@ export class SelectionCompiler {
     const where = [...conds, ...c.conditions];
     const obj = this.objectJson(named(field), nodes, a, path);
     const e = this.b.alias();
-    return `(SELECT coalesce(json_agg(${e}."j" ORDER BY ${e}."n"), '[]'::json) FROM (SELECT ${c.distinct ? `${c.distinct} ` : ''}` +
-      `row_number() OVER (${c.orderBy ? `ORDER BY ${c.orderBy}` : ''}) AS "n", ${obj} AS "j" FROM ${from}` +
-      `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${c.orderBy ? ` ORDER BY ${c.orderBy}` : ''}` +
-      `${c.limit ? ` LIMIT ${c.limit}` : ''}${c.offset ? ` OFFSET ${c.offset}` : ''}) AS ${e})`;
+    return `(SELECT coalesce(json_agg(${e}."j" ORDER BY ${e}."n"), '[]'::json) FROM (${rowSelect(c, `${obj} AS "j"`, from, where)}) AS ${e})`;
   }
 
   aggregateJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
@@ -146,15 +154,13 @@ export class SelectionCompiler {
       const p = `${path}.selectionSet.${key}`;
       if (n.name.value === '__typename') pairs.push([key, `'${aggType.name}'::text`]);
       else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p)} ORDER BY ${e}."n"), '[]'::json)`]);
-      else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), fns, r, p)]);
+      else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), fns, r)]);
     }
-    return `(SELECT ${jsonObject(pairs)} FROM (SELECT ${c.distinct ? `${c.distinct} ` : ''}${a} AS "r", ` +
-      `row_number() OVER (${c.orderBy ? `ORDER BY ${c.orderBy}` : ''}) AS "n" FROM ${from}` +
-      `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${c.orderBy ? ` ORDER BY ${c.orderBy}` : ''}` +
-      `${c.limit ? ` LIMIT ${c.limit}` : ''}${c.offset ? ` OFFSET ${c.offset}` : ''}) AS ${e})`;
+    // The rows are selected whole ("r") so that nodes can pass them to computed fields after aggregation.
+    return `(SELECT ${jsonObject(pairs)} FROM (${rowSelect(c, `${a} AS "r"`, from, where)}) AS ${e})`;
   }
 
-  private aggregateFields(type: GraphQLObjectType, nodes: FieldNode[], r: string, path: string): string {
+  private aggregateFields(type: GraphQLObjectType, nodes: FieldNode[], r: string): string {
     const pairs: [string, string][] = [];
     for (const [key, fns] of this.sel.subfields(nodes)) {
       const n = fns[0] as FieldNode;
@@ -162,7 +168,7 @@ export class SelectionCompiler {
       const i = field ? fieldInfo(field) : undefined;
       if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
       else if (i?.kind === 'agg_count') pairs.push([key, this.count(n, r)]);
-      else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, i.op, fns, r, `${path}.selectionSet.${key}`)]);
+      else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, i.op, fns, r)]);
     }
     return jsonObject(pairs);
   }
@@ -178,7 +184,7 @@ export class SelectionCompiler {
     return exprs.length === 1 ? `count(DISTINCT ${exprs[0] as string})` : `count(DISTINCT ROW(${exprs.join(', ')})) FILTER (WHERE ${nonNull})`;
   }
 
-  private aggregateOp(type: GraphQLObjectType, op: AggOp, nodes: FieldNode[], r: string, _path: string): string {
+  private aggregateOp(type: GraphQLObjectType, op: AggOp, nodes: FieldNode[], r: string): string {
     const pairs: [string, string][] = [];
     for (const [key, fns] of this.sel.subfields(nodes)) {
       const n = fns[0] as FieldNode;

@@ -58,7 +58,10 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
   const values = new Map<string, string>();
   for (const p of x.plans) {
     if (p.kind === 'json') values.set(p.key, p.json);
-    else if (p.kind === 'introspection') values.set(p.key, introspection(x.schema, x.doc, x.sel, p));
+    else if (p.kind === 'introspection') {
+      p.answer ??= introspection(x.schema, x.doc, x.sel, p);
+      values.set(p.key, p.answer);
+    }
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   if (statements.length > 0) {

@@ -13,8 +13,11 @@ export type RootPlan =
   | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[] }
   /** Answered without SQL: `__typename`, `no_queries_available`. */
   | { key: string; kind: 'json'; json: string }
-  /** `__schema` / `__type`: answered by graphql-js against the role's schema. */
-  | { key: string; kind: 'introspection'; nodes: FieldNode[] };
+  /**
+   * `__schema` / `__type`: answered by graphql-js against the role's schema. The answer depends only on the schema,
+   * the selection and the variables, which the plan is cached for, so it is kept with the plan (`answer`).
+   */
+  | { key: string; kind: 'introspection'; nodes: FieldNode[]; answer?: string };
 
 export const MUTATIONS_NOT_SUPPORTED = 'mutations are not supported by this version of the engine';
 export const ACTIONS_NOT_SUPPORTED = 'actions are not supported by this version of the engine';

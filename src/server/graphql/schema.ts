@@ -110,8 +110,9 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
     Object.assign(query, fields.query);
     Object.assign(mutation, fields.mutation);
   }
+  // GraphQL names are ASCII: UTF-16 order is code-point order.
   const sorted = (m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigMap<unknown, unknown> =>
-    Object.fromEntries(Object.entries(m).sort(([a], [b]) => compareCodePoints(a, b)));
+    Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const queryRoot = new GraphQLObjectType({
     name: 'query_root',
     fields: Object.keys(query).length > 0 ? sorted(query) : {
