@@ -10,6 +10,8 @@ export interface DbColumn {
   /** format_type(type, NULL): how messages print it. */
   typeName: string;
   notNull: boolean;
+  /** For a domain: format_type of its base type (GraphQL maps a domain like its base type); else null. */
+  baseTypeName: string | null;
   /** A generated column or a GENERATED ALWAYS identity: never written by clients. */
   generated: boolean;
   comment: string | null;
@@ -101,6 +103,7 @@ SELECT json_build_object(
       'columns', COALESCE((
         SELECT json_agg(json_build_object('num', a.attnum, 'name', a.attname, 'typeOid', a.atttypid::text,
                         'typeName', format_type(a.atttypid, NULL), 'notNull', a.attnotnull,
+                        'baseTypeName', (SELECT format_type(ty.typbasetype, NULL) FROM pg_type ty WHERE ty.oid = a.atttypid AND ty.typtype = 'd'),
                         'generated', a.attgenerated <> '' OR a.attidentity = 'a', 'comment', col_description(c.oid, a.attnum))
                         ORDER BY a.attnum)
         FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '[]'::json),

@@ -8,7 +8,7 @@ import type { ResolvedTable } from '../schema-cache.js';
 import { info } from './field-info.js';
 import { isGraphqlName } from './names.js';
 import type { TableTypes } from './schema-tables.js';
-import type { TableView } from './visibility.js';
+import { asBase, type TableView } from './visibility.js';
 
 /**
  * The mutation root fields of one table for one role (graphql-api.md §2.7, §3). They are part of the schema so that
@@ -23,7 +23,8 @@ function inputColumns(rt: ResolvedTable, columns: string[] | '*' | undefined, pr
   return [...rt.db.columns.values()]
     .filter((c) => isGraphqlName(c.name) && !c.generated && (columns === undefined || columns === '*' || columns.includes(c.name)))
     .filter((c) => !presets || !(c.name in presets))
-    .sort((a, b) => a.num - b.num);
+    .sort((a, b) => a.num - b.num)
+    .map(asBase);
 }
 
 export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, view: TableView | null): GraphQLFieldConfigMap<unknown, unknown> {

@@ -84,12 +84,12 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
     const rt = cache.tables.get(key);
     if (!rt) continue;
     if (v) {
-      const description = rt.db.comment ?? undefined;
-      query[v.name] = { type: tt.listOf(v), args: tt.listArgs(v), description, extensions: info({ kind: 'rows', view: v, source: table }) };
-      if (v.aggregates) query[`${v.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), description, extensions: info({ kind: 'aggregate', view: v, source: table }) };
+      // §2.10: a table's comment describes its type T, not its root fields.
+      query[v.name] = { type: tt.listOf(v), args: tt.listArgs(v), extensions: info({ kind: 'rows', view: v, source: table }) };
+      if (v.aggregates) query[`${v.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), extensions: info({ kind: 'aggregate', view: v, source: table }) };
       if (v.pk) {
         const args = Object.fromEntries(v.pk.map((col) => [col.name, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
-        query[`${v.name}_by_pk`] = { type: tt.objectType(v), args, description, extensions: info({ kind: 'by_pk', view: v }) };
+        query[`${v.name}_by_pk`] = { type: tt.objectType(v), args, extensions: info({ kind: 'by_pk', view: v }) };
       }
     }
     Object.assign(mutation, mutationFields(tt, rt, gqlName(rt.entry.table), v));

@@ -29,6 +29,9 @@ export interface TableView {
   pk: DbColumn[] | null;
 }
 
+/** A column as the GraphQL layer types it: a domain as its base type (graphql-api.md §2.3). */
+export const asBase = (c: DbColumn): DbColumn => (c.baseTypeName ? { ...c, typeName: c.baseTypeName } : c);
+
 export interface FnArgs {
   /** User arguments in declaration order; `required` when the argument has no default. */
   args: { arg: DbFunctionArg; required: boolean }[];
@@ -100,7 +103,7 @@ export class RoleView {
     const perm = this.admin ? undefined : this.permission(rt, 'select');
     if (!this.admin && !perm) return null;
     const allowed = (c: string): boolean => this.admin || perm?.columns === '*' || (Array.isArray(perm?.columns) && perm.columns.includes(c));
-    const columns = [...rt.db.columns.values()].filter((c) => isGraphqlName(c.name) && allowed(c.name)).sort((a, b) => a.num - b.num);
+    const columns = [...rt.db.columns.values()].filter((c) => isGraphqlName(c.name) && allowed(c.name)).sort((a, b) => a.num - b.num).map(asBase);
     const pkCon = rt.db.uniques.find((u) => u.primary);
     const pk = pkCon ? pkCon.columns.map((c) => columns.find((x) => x.name === c)) : null;
     const view: TableView = {
