@@ -167,3 +167,35 @@ describe('§4.8 variables, fragments, directives', () => {
       data({ a: { name: 'Ann', articles: [{ id: 1 }, { id: 2 }], id: 1 } }));
   });
 });
+
+describe('the same queries as every kind of caller', () => {
+  const notFound = (f: string, t: string, path: string) => gqlErr(`field "${f}" not found in type: '${t}'`, path, 'validation-failed');
+  const callers: [string, Headers][] = [['admin', ADMIN], ['user 1', USER1], ['user 2', USER2], ['anonymous', ANON], ['a role without permissions', NOBODY]];
+  const expected: Record<string, unknown[]> = {
+    '{ article(order_by: {id: asc}) { id title } }': [
+      data({ article: [{ id: 1, title: 'Intro' }, { id: 2, title: 'Draft' }, { id: 3, title: 'News' }] }),
+      data({ article: [{ id: 1, title: 'Intro' }, { id: 2, title: 'Draft' }, { id: 3, title: 'News' }] }),
+      data({ article: [{ id: 1, title: 'Intro' }, { id: 3, title: 'News' }] }),
+      data({ article: [{ id: 1, title: 'Intro' }, { id: 3, title: 'News' }] }),
+      notFound('article', 'query_root', '$.selectionSet.article'),
+    ],
+    '{ author_by_pk(id: 1) { name articles_aggregate { aggregate { count } } } }': [
+      data({ author_by_pk: { name: 'Ann', articles_aggregate: { aggregate: { count: 2 } } } }),
+      data({ author_by_pk: { name: 'Ann', articles_aggregate: { aggregate: { count: 2 } } } }),
+      data({ author_by_pk: { name: 'Ann', articles_aggregate: { aggregate: { count: 1 } } } }),
+      notFound('author_by_pk', 'query_root', '$.selectionSet.author_by_pk'),
+      notFound('author_by_pk', 'query_root', '$.selectionSet.author_by_pk'),
+    ],
+    '{ article_by_pk(id: 2) { title } }': [
+      data({ article_by_pk: { title: 'Draft' } }), data({ article_by_pk: { title: 'Draft' } }), data({ article_by_pk: null }),
+      data({ article_by_pk: null }), notFound('article_by_pk', 'query_root', '$.selectionSet.article_by_pk'),
+    ],
+    '{ search_articles(args: {search: "r"}, order_by: {id: desc}) { id } }': [
+      data({ search_articles: [{ id: 2 }, { id: 1 }] }), data({ search_articles: [{ id: 2 }, { id: 1 }] }), data({ search_articles: [{ id: 1 }] }),
+      data({ search_articles: [{ id: 1 }] }), notFound('search_articles', 'query_root', '$.selectionSet.search_articles'),
+    ],
+  };
+  for (const [query, answers] of Object.entries(expected)) {
+    callers.forEach(([who, headers], i) => it(`${who}: ${query}`, async () => check(query, headers, answers[i])));
+  }
+});
