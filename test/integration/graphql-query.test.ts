@@ -199,3 +199,22 @@ describe('the same queries as every kind of caller', () => {
     callers.forEach(([who, headers], i) => it(`${who}: ${query}`, async () => check(query, headers, answers[i])));
   }
 });
+
+describe('computed fields returning rows (§2.4 item 4, §4.3)', () => {
+  it('SETOF and single-row computed fields follow the returned table\'s select permission and take list arguments', async () => {
+    await e.sql(`CREATE FUNCTION author_recent(a author, n int DEFAULT 10) RETURNS SETOF article STABLE LANGUAGE sql AS
+        $$ SELECT * FROM article WHERE author_id = a.id ORDER BY id DESC LIMIT n $$;
+      CREATE FUNCTION author_first(a author) RETURNS article STABLE LANGUAGE sql AS $$ SELECT * FROM article WHERE author_id = a.id ORDER BY id LIMIT 1 $$;`);
+    await e.ok({ type: 'add_computed_field', args: { table: 'author', name: 'recent', definition: { function: 'author_recent' } } });
+    await e.ok({ type: 'add_computed_field', args: { table: 'author', name: 'first', definition: { function: 'author_first' } } });
+    const query = '{ author(order_by: {id: asc}) { id recent(order_by: {id: asc}) { id } one: recent(args: {n: 1}) { id } first { title } } }';
+    await check(query, USER2, data({ author: [
+      { id: 1, recent: [{ id: 1 }], one: [], first: { title: 'Intro' } },
+      { id: 2, recent: [{ id: 3 }], one: [{ id: 3 }], first: { title: 'News' } },
+      { id: 3, recent: [], one: [], first: null },
+    ] }));
+    await check('{ author_by_pk(id: 1) { one: recent(args: {n: 1}) { id } first { id } } }', USER1, data({ author_by_pk: { one: [{ id: 2 }], first: { id: 1 } } }));
+    await check('{ author_aggregate(where: {id: {_eq: 1}}) { nodes { recent(where: {published: {_eq: true}}) { title } full_name } } }', ADMIN,
+      data({ author_aggregate: { nodes: [{ recent: [{ title: 'Intro' }], full_name: 'Author Ann' }] } }));
+  });
+});
