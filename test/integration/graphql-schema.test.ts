@@ -180,4 +180,14 @@ describe('§2.2 names, §2.3 scalars, §2.10 empty types', () => {
     await e.sql('INSERT INTO hidden VALUES (1)');
     expect(await q(e, '{ hidden { _PLACEHOLDER __typename } }', as('viewer'))).toEqual({ data: { hidden: [{ _PLACEHOLDER: null, __typename: 'hidden' }] } });
   });
+
+  it('objects wider than json_build_object\'s 50 pairs keep the selection order (§7.5)', async () => {
+    const cols = Array.from({ length: 60 }, (_, i) => `c${i}`);
+    await e.sql(`CREATE TABLE wide (${cols.map((c) => `${c} int`).join(', ')}); INSERT INTO wide VALUES (${cols.map((_, i) => i).join(', ')});`);
+    await e.ok({ type: 'track_table', args: 'wide' });
+    const selection = [...cols].reverse().join(' ');
+    const r = await gql(e, { query: `{ wide { ${selection} } }` });
+    expect(Object.keys(r.body.data.wide[0])).toEqual([...cols].reverse());
+    expect(r.body.data.wide[0].c59).toBe(59);
+  });
 });
