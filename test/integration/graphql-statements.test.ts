@@ -95,6 +95,21 @@ describe('§7.4 plan cache', () => {
     expect(second.service.stats).toEqual({ prepared: 2, compiled: 2 });
   });
 
+  it('scalar variables are bound, not compiled: one plan serves every value; limits are checked when bound', async () => {
+    const query = 'query ($t: String!, $l: Int, $n: String!) { article(where: {title: {_neq: $t}}, order_by: {id: asc}, limit: $l) { id } t: __type(name: $n) { name } }';
+    const a = await run(query, {}, { t: 'Draft', l: 5, n: 'article' });
+    const b = await run(query, {}, { t: 'Intro', l: 1, n: 'author' });
+    expect(a.body).toEqual({ data: { article: [{ id: 1 }, { id: 3 }], t: { name: 'article' } } });
+    expect(b.body).toEqual({ data: { article: [{ id: 2 }], t: { name: 'author' } } });
+    expect(second.service.stats).toEqual({ prepared: 1, compiled: 1 });
+    expect((await run(query, {}, { t: 'x', l: -1, n: 'x' })).body).toEqual({ errors: [{ message: 'unexpected negative value', extensions: { path: '$.selectionSet.article.args.limit', code: 'validation-failed' } }] });
+    expect((await run(query, as('user', 2), { t: 'x', l: 10, n: 'x' })).body.data.article).toEqual([{ id: 1 }, { id: 3 }]);
+    expect((await run(query, as('user'), { t: 'x', l: -1, n: 'x' })).body.errors[0].message).toBe('unexpected negative value');
+    // null, objects and booleans shape the SQL: they get plans of their own.
+    expect((await run(query, {}, { t: 'x', l: null, n: 'x' })).body.data.article).toHaveLength(3);
+    expect(second.service.stats.compiled).toBe(3);
+  });
+
   it('is cleared by a metadata change, seen by the next request on another instance (§2.1, engine-api.md §3.3)', async () => {
     const query = '{ article(order_by: {id: asc}) { id } }';
     expect((await run(query, as('anonymous'))).body.data.article).toEqual([{ id: 1 }, { id: 3 }]);

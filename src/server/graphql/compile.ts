@@ -5,7 +5,7 @@ import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from './field-i
 import { listClauses, type ListClauses } from './list-args.js';
 import { outputExpr } from './scalars.js';
 import type { StatementBuilder } from './sql-builder.js';
-import { asList, isPlainObject, paramText, type GValue } from './values.js';
+import { asList, isPlainObject, type GValue } from './values.js';
 import { joinSql } from './where.js';
 import type { RoleView, TableView } from './visibility.js';
 import type { SelectionContext } from './selection.js';
@@ -97,7 +97,7 @@ export class SelectionCompiler {
     const values = isPlainObject(given) ? given : {};
     for (const { arg } of source.fnArgs.args) {
       if (!(arg.name in values)) continue;
-      parts.push(`${quoteIdent(arg.name)} => ${this.b.value(paramText(values[arg.name] as GValue, arg.typeName), arg.typeName)}`);
+      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.typeName)}`);
     }
     const sa = source.fnArgs.sessionArg;
     if (sa) {
@@ -121,7 +121,7 @@ export class SelectionCompiler {
   byPk(field: Field, view: TableView, nodes: FieldNode[], path: string): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
-    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.value(paramText(args.get(c.name) ?? null, c.typeName), c.typeName)}`);
+    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.name) ?? null, c.typeName)}`);
     const perm = this.b.permission(view, a);
     if (perm !== 'true') where.push(perm);
     const obj = this.objectJson(named(field), nodes, a, path);

@@ -5,7 +5,7 @@ import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
-import { bind } from './sql-builder.js';
+import { bind, checkBound } from './sql-builder.js';
 
 /** Runs a query operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 
@@ -30,10 +30,14 @@ export function databaseError(e: unknown, key: string, sql: string, args: (strin
   return gqlError('unexpected', path, 'database query error', internal);
 }
 
-/** Binds every statement's parameters first: a missing session variable fails before any SQL runs (§1.3 step 9). */
-export function bindAll(plans: RootPlan[], session: Record<string, string>): Map<string, (string | null)[]> {
+/**
+ * Binds every statement's parameters before any SQL runs: first the checks of bound variables' values (§1.3 step 8),
+ * then the parameters, where a missing session variable fails (step 9).
+ */
+export function bindAll(plans: RootPlan[], session: Record<string, string>, vars: Record<string, unknown>): Map<string, (string | null)[]> {
+  for (const p of plans) if (p.kind === 'sql') checkBound(p.params, vars);
   const out = new Map<string, (string | null)[]>();
-  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session));
+  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session, vars));
   return out;
 }
 
@@ -59,8 +63,10 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
   for (const p of x.plans) {
     if (p.kind === 'json') values.set(p.key, p.json);
     else if (p.kind === 'introspection') {
-      p.answer ??= introspection(x.schema, x.doc, x.sel, p);
-      values.set(p.key, p.answer);
+      // Kept with the plan only when no variable can change it (a plan serves every value of bound variables).
+      const answer = p.answer ?? introspection(x.schema, x.doc, x.sel, p);
+      if ((x.sel.op.variableDefinitions ?? []).length === 0) p.answer = answer;
+      values.set(p.key, answer);
     }
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');

@@ -2,7 +2,7 @@ import { quoteIdent, quoteTable } from '../bool-exp/compile.js';
 import { pathIndex, pathKey } from '../../metadata/json.js';
 import { validationFailed } from './errors.js';
 import type { StatementBuilder } from './sql-builder.js';
-import { asList, isPlainObject, NumLit, type GValue } from './values.js';
+import { asList, isPlainObject, NumLit, VarRef, type GValue } from './values.js';
 import { joinSql, whereSql } from './where.js';
 import type { RoleView, TableView } from './visibility.js';
 
@@ -87,14 +87,20 @@ export function listClauses(
       distinct = `DISTINCT ON (${cols.map((c) => `${alias}.${quoteIdent(c)}`).join(', ')})`;
     }
   }
-  const l = count(args.get('limit'), `${path}.args.limit`);
-  const o = count(args.get('offset'), `${path}.args.offset`);
-  const eff = l === null ? permLimit : permLimit === null ? l : Math.min(l, permLimit);
-  return {
-    conditions,
-    distinct,
-    orderBy: terms.length > 0 ? terms.map((t) => `${t.expr} ${t.dir}`).join(', ') : null,
-    limit: eff === null ? null : b.value(String(eff), 'integer'),
-    offset: o === null || o === 0 ? null : b.value(String(o), 'integer'),
-  };
+  const lv = args.get('limit');
+  const ov = args.get('offset');
+  let limit: string | null;
+  let offset: string | null;
+  if (lv instanceof VarRef) limit = b.count(lv, `${path}.args.limit`, permLimit);
+  else {
+    const l = count(lv, `${path}.args.limit`);
+    const eff = l === null ? permLimit : permLimit === null ? l : Math.min(l, permLimit);
+    limit = eff === null ? null : b.value(String(eff), 'integer');
+  }
+  if (ov instanceof VarRef) offset = b.count(ov, `${path}.args.offset`, null);
+  else {
+    const o = count(ov, `${path}.args.offset`);
+    offset = o === null || o === 0 ? null : b.value(String(o), 'integer');
+  }
+  return { conditions, distinct, orderBy: terms.length > 0 ? terms.map((t) => `${t.expr} ${t.dir}`).join(', ') : null, limit, offset };
 }

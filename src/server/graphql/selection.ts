@@ -7,7 +7,11 @@ export class SelectionContext {
   readonly fragments: Map<string, FragmentDefinitionNode>;
   private readonly defaults = new Map<string, ValueNode>();
 
-  constructor(doc: DocumentNode, readonly op: OperationDefinitionNode, readonly variables: Variables, private readonly coerced: Record<string, unknown>) {
+  /** `bound`: the scalar variables left as parameters, so that the plan serves any of their values. */
+  constructor(
+    doc: DocumentNode, readonly op: OperationDefinitionNode, readonly variables: Variables, private readonly coerced: Record<string, unknown>,
+    readonly bound: Set<string> = new Set(),
+  ) {
     this.fragments = fragmentMap(doc);
     for (const d of op.variableDefinitions ?? []) if (d.defaultValue) this.defaults.set(d.variable.name.value, d.defaultValue);
   }
@@ -30,6 +34,6 @@ export class SelectionContext {
   }
 
   args(node: FieldNode): Map<string, GValue> {
-    return argsOf(node, this.variables, this.defaults);
+    return argsOf(node, this.variables, this.defaults, this.bound);
   }
 }

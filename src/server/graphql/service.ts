@@ -1,4 +1,7 @@
-import { getVariableValues, GraphQLError, Kind, parse, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getNullableType, getVariableValues, GraphQLError, GraphQLScalarType, Kind, parse, typeFromAST,
+  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode,
+} from 'graphql';
 import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { Caller } from '../auth.js';
@@ -66,17 +69,36 @@ export class GraphqlService {
     const bad = checkVariables(schema, op, req.variables);
     if (bad) throw bad;
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
-    const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {});
-    const varsKey = JSON.stringify(req.variables);
+    const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
+    const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
     let plans = entry.plans.get(varsKey);
     if (!plans) {
       plans = planOperation(schema, new RoleView(cache, caller.role), sel);
       this.stats.compiled++;
       PlanCache.remember(entry, varsKey, plans);
     }
-    const args = bindAll(plans, caller.sessionVariables);
+    const args = bindAll(plans, caller.sessionVariables, req.variables);
     return executeQuery({ db: this.source.db, schema, doc, sel, plans, args });
   }
+}
+
+/**
+ * Which variables are bound as parameters (non-null, non-boolean values of scalar types) and the key of the compiled
+ * plans: the other variables' values (objects, lists, enums, booleans, nulls) can change the SQL text (§7.4).
+ */
+function variablesShape(schema: GraphQLSchema, op: OperationDefinitionNode, vars: Record<string, unknown>): { key: string; bound: Set<string> } {
+  const bound = new Set<string>();
+  const shape: Record<string, unknown> = {};
+  for (const def of op.variableDefinitions ?? []) {
+    const name = def.variable.name.value;
+    const v = vars[name];
+    const type = typeFromAST(schema, def.type as never);
+    if (v !== undefined && v !== null && typeof v !== 'boolean' && type && getNullableType(type) instanceof GraphQLScalarType) {
+      bound.add(name);
+      shape[name] = { bound: true };
+    } else shape[name] = v === undefined ? { absent: true } : { value: v };
+  }
+  return { key: JSON.stringify(shape), bound };
 }
 
 /** Steps 3–6 of §1.3: parse, select the operation, check its kind and depth, validate. */

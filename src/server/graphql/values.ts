@@ -9,15 +9,24 @@ export class NumLit {
   constructor(readonly text: string) {}
 }
 
-export type GValue = null | boolean | string | number | NumLit | GValue[] | { [key: string]: GValue };
+/**
+ * A scalar variable whose value is bound when the statement runs: the compiled SQL then serves every value of it
+ * (graphql-api.md §7.4). Only non-null, non-boolean values of scalar-typed variables are bound this way.
+ */
+export class VarRef {
+  constructor(readonly name: string) {}
+}
+
+export type GValue = null | boolean | string | number | NumLit | VarRef | GValue[] | { [key: string]: GValue };
 
 export type Variables = Record<string, unknown>;
 
 /** The value of an argument or input field; undefined means "not given" (an absent variable without default). */
-export function valueOf(node: ValueNode, vars: Variables, defaults: Map<string, ValueNode>): GValue | undefined {
+export function valueOf(node: ValueNode, vars: Variables, defaults: Map<string, ValueNode>, bound: Set<string> = new Set()): GValue | undefined {
   switch (node.kind) {
     case Kind.VARIABLE: {
       const name = node.name.value;
+      if (bound.has(name)) return new VarRef(name);
       if (name in vars && vars[name] !== undefined) return vars[name] as GValue;
       const d = defaults.get(name);
       return d ? valueOf(d, vars, defaults) : undefined;
@@ -33,11 +42,11 @@ export function valueOf(node: ValueNode, vars: Variables, defaults: Map<string, 
     case Kind.NULL:
       return null;
     case Kind.LIST:
-      return node.values.map((v) => valueOf(v, vars, defaults)).filter((v): v is GValue => v !== undefined);
+      return node.values.map((v) => valueOf(v, vars, defaults, bound)).filter((v): v is GValue => v !== undefined);
     case Kind.OBJECT: {
       const o: Record<string, GValue> = {};
       for (const f of node.fields) {
-        const v = valueOf(f.value, vars, defaults);
+        const v = valueOf(f.value, vars, defaults, bound);
         if (v !== undefined) o[f.name.value] = v;
       }
       return o;
@@ -46,21 +55,34 @@ export function valueOf(node: ValueNode, vars: Variables, defaults: Map<string, 
 }
 
 /** Arguments of a field by name, in written order. */
-export function argsOf(field: FieldNode, vars: Variables, defaults: Map<string, ValueNode>): Map<string, GValue> {
+export function argsOf(field: FieldNode, vars: Variables, defaults: Map<string, ValueNode>, bound?: Set<string>): Map<string, GValue> {
   const out = new Map<string, GValue>();
   for (const a of field.arguments ?? []) {
-    const v = valueOf(a.value, vars, defaults);
+    const v = valueOf(a.value, vars, defaults, bound);
     if (v !== undefined) out.set(a.name.value, v);
   }
   return out;
 }
 
 export const isPlainObject = (v: GValue | undefined): v is { [key: string]: GValue } =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof NumLit);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof NumLit) && !(v instanceof VarRef);
+
+/** Whether a value holds a bound variable anywhere. */
+export const hasVarRef = (v: GValue): boolean =>
+  v instanceof VarRef || (Array.isArray(v) ? v.some(hasVarRef) : isPlainObject(v) && Object.values(v).some(hasVarRef));
+
+/** The value with its bound variables replaced by the request's values. */
+export function resolveVars(v: GValue, vars: Variables): GValue {
+  if (v instanceof VarRef) return (vars[v.name] ?? null) as GValue;
+  if (Array.isArray(v)) return v.map((x) => resolveVars(x, vars));
+  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolveVars(x, vars)]));
+  return v;
+}
 
 /** JSON text of a value (for json/jsonb parameters), numbers with their written digits. */
 export function jsonText(v: GValue): string {
   if (v instanceof NumLit) return v.text;
+  if (v instanceof VarRef) throw new Error(`variable ${v.name} was not resolved`);
   if (Array.isArray(v)) return `[${v.map(jsonText).join(',')}]`;
   if (isPlainObject(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`).join(',')}}`;
   return JSON.stringify(v);

@@ -2,7 +2,7 @@ import { quoteIdent, quoteTable } from '../bool-exp/compile.js';
 import { pathIndex, pathKey } from '../../metadata/json.js';
 import { validationFailed } from './errors.js';
 import type { StatementBuilder } from './sql-builder.js';
-import { asList, isPlainObject, paramText, type GValue } from './values.js';
+import { asList, isPlainObject, type GValue } from './values.js';
 import type { RelView, RoleView, TableView } from './visibility.js';
 
 /**
@@ -61,14 +61,14 @@ function comparison(b: StatementBuilder, col: string, typeName: string, ops: GVa
     switch (op) {
       case '_eq':
         // IS NOT DISTINCT FROM for a non-null operand, in a form an index can serve.
-        parts.push(`(${col} = ${b.value(paramText(operand, typeName), typeName)} AND ${col} IS NOT NULL)`);
+        parts.push(`(${col} = ${b.param(operand, typeName)} AND ${col} IS NOT NULL)`);
         break;
       case '_neq':
-        parts.push(`${col} IS DISTINCT FROM ${b.value(paramText(operand, typeName), typeName)}`);
+        parts.push(`${col} IS DISTINCT FROM ${b.param(operand, typeName)}`);
         break;
       case '_in':
       case '_nin': {
-        const list = b.value(paramText(asList(operand), `${typeName}[]`), `${typeName}[]`);
+        const list = b.param(asList(operand), `${typeName}[]`);
         parts.push(op === '_in' ? `${col} = ANY(${list})` : `NOT (${col} = ANY(${list}))`);
         break;
       }
@@ -76,17 +76,17 @@ function comparison(b: StatementBuilder, col: string, typeName: string, ops: GVa
         parts.push(`${col} ${operand === true ? 'IS NULL' : 'IS NOT NULL'}`);
         break;
       case '_has_key':
-        parts.push(`${col} ? ${b.value(paramText(operand, 'text'), 'text')}`);
+        parts.push(`${col} ? ${b.param(operand, 'text')}`);
         break;
       case '_has_keys_any':
       case '_has_keys_all':
-        parts.push(`${col} ${op === '_has_keys_any' ? '?|' : '?&'} ${b.value(paramText(asList(operand), 'text[]'), 'text[]')}`);
+        parts.push(`${col} ${op === '_has_keys_any' ? '?|' : '?&'} ${b.param(asList(operand), 'text[]')}`);
         break;
       default: {
         const sqlOp = COMPARE[op];
         if (!sqlOp) continue;
         const t = op === '_contains' || op === '_contained_in' ? 'jsonb' : typeName;
-        parts.push(`${col} ${sqlOp} ${b.value(paramText(operand, t), t)}`);
+        parts.push(`${col} ${sqlOp} ${b.param(operand, t)}`);
       }
     }
   }
