@@ -8,6 +8,7 @@ import * as replaceExport from './replace-export.mjs';
 import * as singleChange from './single-change.mjs';
 import * as project from './project.mjs';
 import * as events from './events.mjs';
+import * as graphqlBench from './graphql.mjs';
 
 const t0 = Date.now();
 const load = loadavg()[0];
@@ -24,7 +25,7 @@ const add = (row) => {
   progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ms`}${row.comparison ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
 };
 const failures = [];
-for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events]]) {
+for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench]]) {
   progress(`# ${name}`);
   try {
     await mod.run({ quick: QUICK, kinds, add });

@@ -42,6 +42,8 @@ export const TIMEOUT_HINT = 'increase --timeout or ENGINE_GRAPHQL_TIMEOUT';
 export const UNAUTHORIZED_HINT =
   'pass --admin-secret or set ENGINE_GRAPHQL_ADMIN_SECRET (environment, .env, or admin_secret: ${VAR} in config.yaml)';
 export const NOT_FOUND_HINT = "check that the endpoint is the engine's base URL";
+/** A 404 in the engine's own envelope on `/v1/graphql`: the URL is right, that engine has no GraphQL API. */
+export const NO_GRAPHQL_HINT = 'the engine at this endpoint does not serve GraphQL (POST /v1/graphql): upgrade it, or pass the definition with --sdl';
 export const CONFLICT_HINT = "run 'engine metadata diff' to review, then apply again";
 
 /** Replaces every occurrence of the admin secret (cli.md §3.7); the identity when no secret is configured. */
@@ -110,7 +112,8 @@ export function unauthorizedError(endpoint: string, secretSent: boolean, operati
 export function invalidResponseError(url: string, status: number, text: string, operation: string, mask: Masker,
   body?: unknown): EngineRequestError {
   const message = `unexpected response from ${mask(url)}: ${statusLine(status)}: ${bodyExcerpt(mask(text))}`;
-  const location: ErrorLocation = status === 404 ? { hint: NOT_FOUND_HINT } : {};
+  const engineNotFound = isObject(body) && body['code'] === 'not-found' && typeof body['error'] === 'string';
+  const location: ErrorLocation = status !== 404 ? {} : { hint: operation === 'introspection' && engineNotFound ? NO_GRAPHQL_HINT : NOT_FOUND_HINT };
   return new EngineRequestError('invalid-response', message, location,
     { operation, status, engineError: maskEngineError(asEngineError(body), mask) });
 }

@@ -11,9 +11,17 @@ export type Row = Record<string, unknown>;
 /** Command tags of statements that describe rows: such a statement is TuplesOk even with zero columns. */
 export const ROW_COMMANDS = new Set(['SELECT', 'SHOW', 'FETCH', 'EXPLAIN']);
 
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement (PostgreSQL keeps its plan per connection). The name must always denote the
+   * same text, e.g. a hash of it. Embedded PGlite has one session and ignores it.
+   */
+  name?: string;
+}
+
 export interface Queryable {
   /** One parameterised statement (extended protocol); values parsed to JS types. */
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T extends Row = Row>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
   /** One or more `;`-separated statements without parameters; results as text, for `run_sql`. */
   runScript(sql: string): Promise<ScriptResult>;
 }
@@ -32,11 +40,28 @@ export interface Session extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * How a transaction starts. `readOnlySnapshot`: REPEATABLE READ READ ONLY (GraphQL queries, graphql-api.md §4.1).
+ * `utc`: TimeZone is UTC for the transaction. Both are set in the round trip that begins it.
+ */
+export interface TransactionOptions {
+  readOnlySnapshot?: boolean;
+  utc?: boolean;
+}
+
+/** The statements that set up a transaction's options, after BEGIN; fixed text, never request data. */
+export function transactionSetup(opts: TransactionOptions): string[] {
+  const out: string[] = [];
+  if (opts.readOnlySnapshot) out.push('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  if (opts.utc) out.push("SET LOCAL TIME ZONE 'UTC'");
+  return out;
+}
+
 /** One Database interface, two implementations: embedded PGlite and an external PostgreSQL. */
 export interface Database extends Queryable {
   readonly kind: 'embedded' | 'external';
   /** Runs `fn` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   openSession(): Promise<Session>;
   close(): Promise<void>;
 }

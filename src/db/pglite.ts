@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
-import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult, type Session } from './database.js';
+import { ROW_COMMANDS, transactionSetup, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template } from './pglite-template.js';
 
@@ -82,8 +82,12 @@ export class PgliteDatabase implements Database {
     return this.q.runScript(sql);
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => fn(queryable(tx, () => this.textParsers, this.extensions)));
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      const setup = transactionSetup(opts);
+      if (setup.length > 0) await tx.exec(setup.join('; '));
+      return fn(queryable(tx, () => this.textParsers, this.extensions));
+    });
   }
 
   /** PGlite has one connection, so the session is the database itself; its listeners end with the session. */

@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { ROW_COMMANDS, type Database, type Queryable, type Row, type ScriptResult, type Session } from './database.js';
+import { ROW_COMMANDS, transactionSetup, type Database, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<T extends Row>(sql: string, params: unknown[] = []): Promise<T[]> {
-      const r = await client.query<T>(sql, params);
+    async query<T extends Row>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
+      const r = opts.name ? await client.query<T>({ name: opts.name, text: sql, values: params }) : await client.query<T>(sql, params);
       return r.rows;
     },
     async runScript(sql: string): Promise<ScriptResult> {
@@ -47,19 +47,20 @@ export class PostgresDatabase implements Database {
     return new PostgresDatabase(pool, url);
   }
 
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
-    return this.q.query<T>(sql, params);
+  query<T extends Row = Row>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]> {
+    return this.q.query<T>(sql, params, opts);
   }
 
   runScript(sql: string): Promise<ScriptResult> {
     return this.q.runScript(sql);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
+      // One round trip (simple protocol) begins the transaction and sets its options.
+      await client.query(['BEGIN', ...transactionSetup(opts)].join('; '));
       const out = await fn(queryable(client));
       await client.query('COMMIT');
       return out;

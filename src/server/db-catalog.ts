@@ -10,6 +10,18 @@ export interface DbColumn {
   /** format_type(type, NULL): how messages print it. */
   typeName: string;
   notNull: boolean;
+  /** For a domain: format_type of its base type (GraphQL maps a domain like its base type); else null. */
+  baseTypeName: string | null;
+  /** A generated column or a GENERATED ALWAYS identity: never written by clients. */
+  generated: boolean;
+  comment: string | null;
+}
+
+/** A primary-key or unique constraint. */
+export interface DbUnique {
+  name: string;
+  primary: boolean;
+  columns: string[];
 }
 
 export interface DbForeignKey {
@@ -29,6 +41,9 @@ export interface DbTable {
   updatable: number;
   columns: Map<string, DbColumn>;
   fks: DbForeignKey[];
+  /** Primary-key and unique constraints, sorted by name. */
+  uniques: DbUnique[];
+  comment: string | null;
 }
 
 export interface DbFunctionArg {
@@ -54,6 +69,9 @@ export interface DbFunction {
   /** pg_type.typrelid of the return type: the table whose row type it is, '0' otherwise. */
   returnRelid: string;
   inputs: DbFunctionArg[];
+  /** How many trailing input arguments have defaults (pg_proc.pronargdefaults). */
+  numDefaults: number;
+  comment: string | null;
 }
 
 export interface DbCatalog {
@@ -84,12 +102,19 @@ SELECT json_build_object(
         WHEN c.relkind = 'm' THEN 0 ELSE 28 END,
       'columns', COALESCE((
         SELECT json_agg(json_build_object('num', a.attnum, 'name', a.attname, 'typeOid', a.atttypid::text,
-                        'typeName', format_type(a.atttypid, NULL), 'notNull', a.attnotnull) ORDER BY a.attnum)
+                        'typeName', format_type(a.atttypid, NULL), 'notNull', a.attnotnull,
+                        'baseTypeName', (SELECT format_type(ty.typbasetype, NULL) FROM pg_type ty WHERE ty.oid = a.atttypid AND ty.typtype = 'd'),
+                        'generated', a.attgenerated <> '' OR a.attidentity = 'a', 'comment', col_description(c.oid, a.attnum))
+                        ORDER BY a.attnum)
         FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '[]'::json),
       'fks', COALESCE((
         SELECT json_agg(json_build_object('name', con.conname, 'refOid', con.confrelid::text,
                         'cols', con.conkey, 'refCols', con.confkey) ORDER BY con.conname)
-        FROM pg_constraint con WHERE con.conrelid = c.oid AND con.contype = 'f'), '[]'::json)))
+        FROM pg_constraint con WHERE con.conrelid = c.oid AND con.contype = 'f'), '[]'::json),
+      'uniques', COALESCE((
+        SELECT json_agg(json_build_object('name', con.conname, 'primary', con.contype = 'p', 'cols', con.conkey) ORDER BY con.conname)
+        FROM pg_constraint con WHERE con.conrelid = c.oid AND con.contype IN ('p', 'u')), '[]'::json),
+      'comment', obj_description(c.oid, 'pg_class')))
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ${USER_SCHEMAS} AND (%TABLE_FILTER%)), '[]'::json),
   'functions', COALESCE((
@@ -101,7 +126,8 @@ SELECT json_build_object(
       'argTypeNames', (SELECT json_agg(format_type(u.t, NULL) ORDER BY u.o) FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o)),
       'argTypeInfo', (SELECT json_agg(json_build_object('t', ty.typtype::text, 'r', ty.typrelid::text) ORDER BY u.o)
                       FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o) JOIN pg_type ty ON ty.oid = u.t),
-      'allArgTypes', p.proallargtypes::text[], 'argModes', p.proargmodes::text[], 'argNames', p.proargnames))
+      'allArgTypes', p.proallargtypes::text[], 'argModes', p.proargmodes::text[], 'argNames', p.proargnames,
+      'numDefaults', p.pronargdefaults, 'comment', obj_description(p.oid, 'pg_proc')))
     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_type t ON t.oid = p.prorettype
     WHERE p.prokind = 'f' AND ${USER_SCHEMAS} AND (%FUNCTION_FILTER%)), '[]'::json),
   'scalarTypes', (SELECT json_agg(DISTINCT t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
@@ -112,12 +138,15 @@ interface RawTable {
   oid: string; schema: string; name: string; kind: string; updatable: number;
   columns: DbColumn[];
   fks: { name: string; refOid: string; cols: number[]; refCols: number[] }[];
+  uniques: { name: string; primary: boolean; cols: number[] }[];
+  comment: string | null;
 }
 interface RawFunction {
   oid: string; schema: string; name: string; volatility: string; returnsSet: boolean; returnTypeOid: string;
   returnTypeName: string; returnTypType: string; returnRelid: string; argTypes: string[]; argTypeNames: string[] | null;
   argTypeInfo: { t: string; r: string }[] | null;
   allArgTypes: string[] | null; argModes: string[] | null; argNames: string[] | null;
+  numDefaults: number; comment: string | null;
 }
 
 interface RawCatalog {
@@ -159,6 +188,8 @@ function build(rawTables: RawTable[], rawFunctions: RawFunction[], scalarTypes: 
           refColumns: fk.refCols.map((n) => ref?.get(n) ?? ''),
         };
       }),
+      uniques: t.uniques.map((u) => ({ name: u.name, primary: u.primary, columns: u.cols.map((n) => own.get(n) ?? '') })),
+      comment: t.comment,
     };
     cat.tables.set(qnKey(table), table);
     cat.tablesByOid.set(table.oid, table);
@@ -167,7 +198,7 @@ function build(rawTables: RawTable[], rawFunctions: RawFunction[], scalarTypes: 
     const fn: DbFunction = {
       oid: f.oid, schema: f.schema, name: f.name, volatility: f.volatility, returnsSet: f.returnsSet,
       returnTypeOid: f.returnTypeOid, returnTypeName: f.returnTypeName, returnTypType: f.returnTypType,
-      returnRelid: f.returnRelid, inputs: inputArgs(f),
+      returnRelid: f.returnRelid, inputs: inputArgs(f), numDefaults: f.numDefaults, comment: f.comment,
     };
     const key = qnKey(fn);
     const list = cat.functions.get(key) ?? [];
@@ -221,7 +252,7 @@ export async function refreshNames(q: Queryable, cat: DbCatalog, tables: Qualifi
 }
 
 const tableSig = (t: DbTable | undefined): string =>
-  t ? JSON.stringify([t.oid, t.schema, t.name, t.kind, t.updatable, [...t.columns.values()], t.fks]) : '';
+  t ? JSON.stringify([t.oid, t.schema, t.name, t.kind, t.updatable, [...t.columns.values()], t.fks, t.uniques, t.comment]) : '';
 
 /** True when re-reading the named objects found them exactly as the snapshot has them: keep the snapshot. */
 function unchanged(cat: DbCatalog, fresh: DbCatalog, tables: QualifiedName[], functions: QualifiedName[]): boolean {

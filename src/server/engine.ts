@@ -133,6 +133,16 @@ export class Engine {
     return this.exported.body;
   }
 
+  /**
+   * The schema cache at the stored resource_version (engine-api.md §3.3): one statement compares the versions and
+   * the cache is rebuilt when another instance moved it. GraphQL requests call this first.
+   */
+  async freshCache(): Promise<{ cache: SchemaCache; version: number }> {
+    const stored = await readVersion(this.db);
+    if (stored !== this.version) await this.refresh();
+    return { cache: this.cache, version: this.version };
+  }
+
   /** Rebuilds the cache from the stored metadata and the current database (used after out-of-band changes). */
   async refresh(): Promise<void> {
     const loaded = await this.db.transaction((tx) => Engine.load(tx));

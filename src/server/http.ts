@@ -5,6 +5,8 @@ import type { Logger } from '../logger.js';
 import { resolveCaller } from './auth.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
+import { GraphqlService, type GraphqlInput } from './graphql/service.js';
+import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
 import { VERSION } from '../version.js';
 
 export const MAX_BODY_BYTES = 50 * 1024 * 1024;
@@ -34,6 +36,8 @@ export interface HttpOptions {
   logger: Logger;
   version?: string;
   timeouts?: Partial<HttpTimeouts>;
+  /** The GraphQL endpoint's service; one is created when absent (tests pass their own to read its statistics). */
+  graphql?: GraphqlService;
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -179,6 +183,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const graphql = opts.graphql ?? new GraphqlService(engine);
   const server = createServer(
     { keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
     (req, res) => {
@@ -195,6 +200,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return health(res);
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
+    if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
       return sendError(req, res, notFound(), false);
     }
@@ -208,6 +214,36 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       sendError(req, res, e, isAdmin);
+    }
+  }
+
+  /** graphql-api.md §1: authentication errors keep the 401 envelope; everything else is a GraphQL body. */
+  async function graphqlEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let caller;
+    try {
+      caller = resolveCaller(req.headers, opts.adminSecret);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      req.resume();
+      return send(res, e.status, errorBody(e, false));
+    }
+    try {
+      let input: GraphqlInput;
+      try {
+        const text = (await readBody(req, t.bodyIdle)).toString('utf8');
+        input = nestingDepth(text) > MAX_NESTING ? { error: `request body is nested more than ${MAX_NESTING} levels deep` } : { text };
+      } catch (e) {
+        if (!(e instanceof BodyError)) throw e;
+        // Too large or stalled: answered as a GraphQL error, and the rest of the body is not read.
+        if (req.socket.destroyed) return;
+        closeAfterAnswer(res);
+        input = { error: e.message };
+      }
+      send(res, 200, await graphql.handle(input, caller));
+    } catch (e) {
+      opts.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (!res.headersSent) send(res, 500, INTERNAL_ERROR_BODY);
+      else res.destroy();
     }
   }
 

@@ -31,6 +31,17 @@ describe('failure classification (cli.md §6)', () => {
     expect(s.requests).toHaveLength(1);
   });
 
+  it('an engine without GraphQL: its own 404 on /v1/graphql says so instead of blaming the URL', async () => {
+    const s = await fake((_q, res) => json(res, 404, { path: '$', error: 'resource does not exist', code: 'not-found' }));
+    const e = await failure(client(s.url).c.introspect('{ __typename }'));
+    expect(e.location.hint).toBe('the engine at this endpoint does not serve GraphQL (POST /v1/graphql): upgrade it, or pass the definition with --sdl');
+    const other = await fake((_q, res) => {
+      res.writeHead(404, { 'Content-Type': 'text/html' });
+      res.end('<h1>Not Found</h1>');
+    });
+    expect((await failure(client(other.url).c.introspect('{ __typename }'))).location.hint).toBe("check that the endpoint is the engine's base URL");
+  });
+
   it('a body that is not JSON, cut after 200 characters, or empty', async () => {
     const long = `<html>${'x'.repeat(300)}</html>`;
     const s = await fake((req, res) => {

@@ -107,3 +107,20 @@ describe('Object.prototype member names (item 5)', () => {
     expect(JSON.stringify(r.body.internal[0].definition.permission)).toBe('{"columns":"*","filter":{"__proto__":{"_eq":"nope"}}}');
   });
 });
+
+describe('NUL and lone surrogates on /v1/graphql (issue 11 item 4)', () => {
+  it('answers a GraphQL parse-failed error at their path', async () => {
+    const post = async (raw: string) => {
+      const r = await fetch(`${e.url}/v1/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+      return { status: r.status, body: (await r.json()) as unknown };
+    };
+    expect(await post('{"query":"{ __typename }","variables":{"x":"a\\u0000b"}}')).toEqual({
+      status: 200,
+      body: { errors: [{ message: 'string contains a NUL character (\\u0000), which PostgreSQL cannot store', extensions: { path: '$.variables.x', code: 'parse-failed' } }] },
+    });
+    expect(await post('{"query":"{ __typename \\ud800 }"}')).toEqual({
+      status: 200,
+      body: { errors: [{ message: 'string contains a lone surrogate (\\ud800), which PostgreSQL cannot store', extensions: { path: '$.query', code: 'parse-failed' } }] },
+    });
+  });
+});

@@ -1,0 +1,202 @@
+import { getNamedType, GraphQLObjectType, type FieldNode, type GraphQLField } from 'graphql';
+import { quoteIdent, quoteTable } from '../bool-exp/compile.js';
+import { aggregateType } from './schema-tables.js';
+import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from './field-info.js';
+import { listClauses, type ListClauses } from './list-args.js';
+import { outputExpr } from './scalars.js';
+import type { StatementBuilder } from './sql-builder.js';
+import { asList, isPlainObject, type GValue } from './values.js';
+import { joinSql } from './where.js';
+import type { RoleView, TableView } from './visibility.js';
+import type { SelectionContext } from './selection.js';
+
+/**
+ * GraphQL selections → one SQL expression whose value is the field's JSON (graphql-api.md §4.3, §7): objects with
+ * json_build_object, lists with json_agg in the order of a row_number window, nested fields as correlated subqueries.
+ */
+
+/** A JSON object of key/expression pairs; json_build_object takes at most 50 pairs, wider objects use row_to_json. */
+function jsonObject(pairs: [string, string][]): string {
+  if (pairs.length <= 50) return `json_build_object(${pairs.map(([k, e]) => `'${k}', ${e}`).join(', ')})`;
+  return `(SELECT row_to_json("_o") FROM (SELECT ${pairs.map(([k, e]) => `${e} AS ${quoteIdent(k)}`).join(', ')}) AS "_o")`;
+}
+
+const col = (row: string, name: string): string => `(${row}).${quoteIdent(name)}`;
+
+type Field = GraphQLField<unknown, unknown>;
+
+/**
+ * The rows of a list: `n` numbers them in the requested order (json_agg orders by it), then the filters, order,
+ * DISTINCT ON, offset and limit of §4.3 in one SELECT.
+ */
+function rowSelect(c: ListClauses, item: string, from: string, where: string[]): string {
+  const order = c.orderBy ? `ORDER BY ${c.orderBy}` : '';
+  return `SELECT ${c.distinct ? `${c.distinct} ` : ''}row_number() OVER (${order}) AS "n", ${item} FROM ${from}` +
+    `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${order ? ` ${order}` : ''}` +
+    `${c.limit ? ` LIMIT ${c.limit}` : ''}${c.offset ? ` OFFSET ${c.offset}` : ''}`;
+}
+const named = (f: Field): GraphQLObjectType => getNamedType(f.type) as GraphQLObjectType;
+
+export class SelectionCompiler {
+  constructor(readonly b: StatementBuilder, readonly role: RoleView, readonly sel: SelectionContext) {}
+
+  /** The JSON object of a selection set over the row expression `row`. */
+  objectJson(type: GraphQLObjectType, nodes: FieldNode[], row: string, path: string): string {
+    const pairs: [string, string][] = [];
+    for (const [key, fieldNodes] of this.sel.subfields(nodes)) {
+      const node = fieldNodes[0] as FieldNode;
+      const p = `${path}.selectionSet.${key}`;
+      if (node.name.value === '__typename') {
+        pairs.push([key, `'${type.name}'::text`]);
+        continue;
+      }
+      const field = type.getFields()[node.name.value] as Field;
+      pairs.push([key, this.fieldJson(field, fieldNodes, row, p)]);
+    }
+    return jsonObject(pairs);
+  }
+
+  private fieldJson(field: Field, nodes: FieldNode[], row: string, path: string): string {
+    const i = fieldInfo(field) as FieldInfo;
+    const node = nodes[0] as FieldNode;
+    switch (i.kind) {
+      case 'column':
+        return outputExpr(col(row, i.column.name), i.column.typeName);
+      case 'scalar_cf': {
+        const call = this.functionCall(i.cf.cf.fn.schema, i.cf.cf.fn.name, { kind: 'function', fn: i.cf.cf.fn, fnArgs: i.cf.fnArgs, viaRow: true }, this.sel.args(node), row);
+        return outputExpr(call, i.cf.cf.fn.returnTypeName);
+      }
+      case 'object':
+        return this.objectRow(field, i.view, i.source, nodes, row, path);
+      case 'rows':
+        return this.rowsJson(field, i.view, i.source, nodes, row, path);
+      case 'aggregate':
+        return this.aggregateJson(field, i.view, i.source, nodes, row, path);
+      case 'constant':
+        return `'${i.json}'::json`;
+      default:
+        throw new Error(`field ${field.name} cannot be selected here`);
+    }
+  }
+
+  /** FROM item and join/correlation conditions of a row source, given the parent row. */
+  private from(view: TableView, source: RowSource, args: Map<string, GValue>, alias: string, parentRow: string | null): { from: string; conds: string[] } {
+    if (source.kind === 'table') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [] };
+    if (source.kind === 'rel') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [joinSql(source.rel, parentRow ?? '', alias)] };
+    const call = this.functionCall(source.fn.schema, source.fn.name, source, args, parentRow);
+    // A function returning one composite row gives an all-NULL row for NULL: that is "no row".
+    return { from: `${call} AS ${alias}`, conds: source.fn.returnsSet ? [] : [`NOT (${alias} IS NULL)`] };
+  }
+
+  /** `"s"."f"(<row>, "arg" => $n::type, …)`: named notation, so omitted defaulted arguments take their defaults. */
+  private functionCall(schema: string, name: string, source: Extract<RowSource, { kind: 'function' }>, args: Map<string, GValue>, row: string | null): string {
+    const parts: string[] = [];
+    const ta = source.fnArgs.tableArg;
+    if (source.viaRow && ta) parts.push(ta.name ? `${quoteIdent(ta.name)} => ${row ?? 'NULL'}` : (row ?? 'NULL'));
+    const given = args.get('args');
+    const values = isPlainObject(given) ? given : {};
+    for (const { arg } of source.fnArgs.args) {
+      if (!(arg.name in values)) continue;
+      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.typeName)}`);
+    }
+    const sa = source.fnArgs.sessionArg;
+    if (sa) {
+      const t = source.fn.inputs.find((a) => a.name === sa)?.typeName ?? 'json';
+      parts.push(`${quoteIdent(sa)} => ${this.b.sessionJson(t)}`);
+    }
+    return `${quoteTable({ schema, name })}(${parts.join(', ')})`;
+  }
+
+  objectRow(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const { from, conds } = this.from(view, source, args, a, row);
+    const perm = this.b.permission(view, a);
+    const where = [...conds, perm].filter((c) => c !== 'true');
+    const obj = this.objectJson(named(field), nodes, a, path);
+    return `(SELECT ${obj} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT 1)`;
+  }
+
+  /** `T_by_pk`: the row with the given key that the role may see, or null. */
+  byPk(field: Field, view: TableView, nodes: FieldNode[], path: string): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.name) ?? null, c.typeName)}`);
+    const perm = this.b.permission(view, a);
+    if (perm !== 'true') where.push(perm);
+    const obj = this.objectJson(named(field), nodes, a, path);
+    return `(SELECT ${obj} FROM ${quoteTable(view.rt.entry.table)} AS ${a} WHERE ${where.join(' AND ')} LIMIT 1)`;
+  }
+
+  rowsJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const { from, conds } = this.from(view, source, args, a, row);
+    const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
+    const where = [...conds, ...c.conditions];
+    const obj = this.objectJson(named(field), nodes, a, path);
+    const e = this.b.alias();
+    return `(SELECT coalesce(json_agg(${e}."j" ORDER BY ${e}."n"), '[]'::json) FROM (${rowSelect(c, `${obj} AS "j"`, from, where)}) AS ${e})`;
+  }
+
+  aggregateJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const { from, conds } = this.from(view, source, args, a, row);
+    const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
+    const where = [...conds, ...c.conditions];
+    const e = this.b.alias();
+    const r = `${e}."r"`;
+    const aggType = named(field);
+    const pairs: [string, string][] = [];
+    for (const [key, fns] of this.sel.subfields(nodes)) {
+      const n = fns[0] as FieldNode;
+      const p = `${path}.selectionSet.${key}`;
+      if (n.name.value === '__typename') pairs.push([key, `'${aggType.name}'::text`]);
+      else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p)} ORDER BY ${e}."n"), '[]'::json)`]);
+      else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), fns, r)]);
+    }
+    // The rows are selected whole ("r") so that nodes can pass them to computed fields after aggregation.
+    return `(SELECT ${jsonObject(pairs)} FROM (${rowSelect(c, `${a} AS "r"`, from, where)}) AS ${e})`;
+  }
+
+  private aggregateFields(type: GraphQLObjectType, nodes: FieldNode[], r: string): string {
+    const pairs: [string, string][] = [];
+    for (const [key, fns] of this.sel.subfields(nodes)) {
+      const n = fns[0] as FieldNode;
+      const field = type.getFields()[n.name.value];
+      const i = field ? fieldInfo(field) : undefined;
+      if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
+      else if (i?.kind === 'agg_count') pairs.push([key, this.count(n, r)]);
+      else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, i.op, fns, r)]);
+    }
+    return jsonObject(pairs);
+  }
+
+  private count(n: FieldNode, r: string): string {
+    const args = this.sel.args(n);
+    const cols = args.has('columns') && args.get('columns') !== null ? asList(args.get('columns') as GValue).map(String).filter((c) => c !== '_PLACEHOLDER') : [];
+    const distinct = args.get('distinct') === true;
+    if (cols.length === 0) return distinct ? `count(DISTINCT ${r})` : 'count(*)';
+    const exprs = cols.map((c) => col(r, c));
+    const nonNull = exprs.map((x) => `${x} IS NOT NULL`).join(' AND ');
+    if (!distinct) return `count(*) FILTER (WHERE ${nonNull})`;
+    return exprs.length === 1 ? `count(DISTINCT ${exprs[0] as string})` : `count(DISTINCT ROW(${exprs.join(', ')})) FILTER (WHERE ${nonNull})`;
+  }
+
+  private aggregateOp(type: GraphQLObjectType, op: AggOp, nodes: FieldNode[], r: string): string {
+    const pairs: [string, string][] = [];
+    for (const [key, fns] of this.sel.subfields(nodes)) {
+      const n = fns[0] as FieldNode;
+      const field = type.getFields()[n.name.value];
+      const i = field ? fieldInfo(field) : undefined;
+      if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
+      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(`${op}(${col(r, i.column.name)})`, aggregateType(op, i.column) ?? i.column.typeName)]);
+    }
+    return jsonObject(pairs);
+  }
+
+  private typeOfField(t: GraphQLObjectType, name: string): GraphQLObjectType {
+    return getNamedType(t.getFields()[name]?.type) as GraphQLObjectType;
+  }
+}

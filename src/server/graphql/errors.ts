@@ -1,0 +1,16 @@
+import { ApiError } from '../../errors.js';
+import type { Json } from '../../metadata/json.js';
+
+/** A GraphQL error (graphql-api.md §1.5, §6.1): HTTP 200 with a GraphQL body. */
+export const gqlError = (code: string, path: string, message: string, internal?: Json): ApiError => new ApiError(200, code, path, message, internal);
+
+export const validationFailed = (path: string, message: string): ApiError => gqlError('validation-failed', path, message);
+
+/** `{"errors":[…]}` with exactly one error; `internal` only for admin callers. */
+export function errorsBody(e: ApiError, admin: boolean): string {
+  const extensions: Record<string, Json> = { path: e.path, code: e.code };
+  if (admin && e.internal !== undefined) extensions['internal'] = e.internal;
+  return JSON.stringify({ errors: [{ message: e.message, extensions }] });
+}
+
+export const INTERNAL_ERROR_BODY = JSON.stringify({ errors: [{ message: 'internal error', extensions: { path: '$', code: 'unexpected' } }] });

@@ -1,0 +1,88 @@
+import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { ApiError } from '../../errors.js';
+import { pgErrorInfo, type Database } from '../../db/database.js';
+import type { Json } from '../../metadata/json.js';
+import { gqlError } from './errors.js';
+import type { RootPlan } from './plan.js';
+import type { SelectionContext } from './selection.js';
+import { bind, checkBound } from './sql-builder.js';
+
+/** Runs a query operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
+
+const CONSTRAINT: Record<string, string> = {
+  '23505': 'Uniqueness violation. ', '23503': 'Foreign key violation. ', '23502': 'Not-NULL violation. ',
+  '23514': 'Check constraint violation. ', '23P01': 'Exclusion violation. ', '23001': 'Can not delete or update due to data being referred. ',
+};
+
+/** A PostgreSQL error as the §6.2 GraphQL error of root field `key`; null when it is not a PostgreSQL error. */
+export function databaseError(e: unknown, key: string, sql: string, args: (string | null)[]): ApiError | null {
+  const info = pgErrorInfo(e);
+  if (!info) return null;
+  const internal: Json = {
+    statement: sql, prepared: true, arguments: args,
+    error: { exec_status: 'FatalError', message: info.message, status_code: info.code, description: info.detail, hint: info.hint },
+  };
+  const path = `$.selectionSet.${key}`;
+  const c = info.code;
+  if (c.startsWith('23')) return gqlError('constraint-violation', path, (CONSTRAINT[c] ?? '') + info.message, internal);
+  if (c.startsWith('22')) return gqlError('data-exception', path, info.message, internal);
+  if (c === 'P0001') return gqlError('postgres-error', path, info.message, internal);
+  return gqlError('unexpected', path, 'database query error', internal);
+}
+
+/**
+ * Binds every statement's parameters before any SQL runs: first the checks of bound variables' values (§1.3 step 8),
+ * then the parameters, where a missing session variable fails (step 9).
+ */
+export function bindAll(plans: RootPlan[], session: Record<string, string>, vars: Record<string, unknown>): Map<string, (string | null)[]> {
+  for (const p of plans) if (p.kind === 'sql') checkBound(p.params, vars);
+  const out = new Map<string, (string | null)[]>();
+  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session, vars));
+  return out;
+}
+
+function introspection(schema: GraphQLSchema, doc: DocumentNode, sel: SelectionContext, plan: Extract<RootPlan, { kind: 'introspection' }>): string {
+  const op: OperationDefinitionNode = { ...sel.op, selectionSet: { kind: Kind.SELECTION_SET, selections: plan.nodes } };
+  const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [op, ...doc.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] };
+  const result = execute({ schema, document, variableValues: sel.variables }) as { data?: Record<string, unknown> | null; errors?: unknown[] };
+  if (result.errors?.length) throw new Error(`introspection failed: ${String(result.errors[0])}`);
+  return JSON.stringify(result.data?.[plan.key] ?? null);
+}
+
+export interface ExecuteArgs {
+  db: Database;
+  schema: GraphQLSchema;
+  doc: DocumentNode;
+  sel: SelectionContext;
+  plans: RootPlan[];
+  args: Map<string, (string | null)[]>;
+}
+
+export async function executeQuery(x: ExecuteArgs): Promise<string> {
+  const values = new Map<string, string>();
+  for (const p of x.plans) {
+    if (p.kind === 'json') values.set(p.key, p.json);
+    else if (p.kind === 'introspection') {
+      // Kept with the plan only when no variable can change it (a plan serves every value of bound variables).
+      const answer = p.answer ?? introspection(x.schema, x.doc, x.sel, p);
+      if ((x.sel.op.variableDefinitions ?? []).length === 0) p.answer = answer;
+      values.set(p.key, answer);
+    }
+  }
+  const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
+  if (statements.length > 0) {
+    await x.db.transaction(async (tx) => {
+      for (const p of statements) {
+        const args = x.args.get(p.key) ?? [];
+        let rows: { root: string | null }[];
+        try {
+          rows = await tx.query<{ root: string | null }>(p.sql, args, { name: p.name });
+        } catch (e) {
+          throw databaseError(e, p.key, p.sql, args) ?? e;
+        }
+        values.set(p.key, rows[0]?.root ?? 'null');
+      }
+    }, { readOnlySnapshot: true, utc: true });
+  }
+  return `{"data":{${x.plans.map((p) => `${JSON.stringify(p.key)}:${values.get(p.key) ?? 'null'}`).join(',')}}}`;
+}

@@ -1,0 +1,36 @@
+import type { GraphQLField } from 'graphql';
+import type { DbColumn, DbFunction } from '../db-catalog.js';
+import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
+
+/** Where the rows of a list, aggregate or object field come from. */
+export type RowSource =
+  | { kind: 'table' }
+  | { kind: 'rel'; rel: RelView }
+  /** A tracked function (root) or a computed field (`viaRow`: the parent row is its table argument). */
+  | { kind: 'function'; fn: DbFunction; fnArgs: FnArgs; viaRow: boolean };
+
+export type AggOp = 'sum' | 'avg' | 'max' | 'min';
+
+/** What the compiler needs to know of a schema field; attached to the field as `extensions.engine`. */
+export type FieldInfo =
+  | { kind: 'rows'; view: TableView; source: RowSource }
+  | { kind: 'aggregate'; view: TableView; source: RowSource }
+  | { kind: 'by_pk'; view: TableView }
+  | { kind: 'object'; view: TableView; source: RowSource }
+  | { kind: 'column'; column: DbColumn }
+  | { kind: 'scalar_cf'; cf: CfView }
+  | { kind: 'agg_fields' }
+  | { kind: 'agg_nodes' }
+  | { kind: 'agg_count' }
+  | { kind: 'agg_op'; op: AggOp }
+  | { kind: 'agg_col'; op: AggOp; column: DbColumn }
+  /** A field whose value is fixed JSON text (`no_queries_available`, `_PLACEHOLDER`). */
+  | { kind: 'constant'; json: string }
+  /** Mutations and actions: in the schema, executed by later versions. */
+  | { kind: 'unsupported'; what: 'mutation' | 'action' };
+
+export const info = (i: FieldInfo): { engine: FieldInfo } => ({ engine: i });
+
+export function fieldInfo(field: GraphQLField<unknown, unknown>): FieldInfo | undefined {
+  return (field.extensions as { engine?: FieldInfo }).engine;
+}

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { gqlError } from './errors.js';
+import { SelectionCompiler } from './compile.js';
+import { fieldInfo } from './field-info.js';
+import type { SelectionContext } from './selection.js';
+import { StatementBuilder, type PlanParam } from './sql-builder.js';
+import type { RoleView } from './visibility.js';
+
+/** What each root field of an operation does (graphql-api.md §4.1). */
+export type RootPlan =
+  /** `name`: the prepared statement's name, derived from the text so that it always denotes the same text. */
+  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[] }
+  /** Answered without SQL: `__typename`, `no_queries_available`. */
+  | { key: string; kind: 'json'; json: string }
+  /**
+   * `__schema` / `__type`: answered by graphql-js against the role's schema. The answer depends only on the schema,
+   * the selection and the variables, which the plan is cached for, so it is kept with the plan (`answer`).
+   */
+  | { key: string; kind: 'introspection'; nodes: FieldNode[]; answer?: string };
+
+export const MUTATIONS_NOT_SUPPORTED = 'mutations are not supported by this version of the engine';
+export const ACTIONS_NOT_SUPPORTED = 'actions are not supported by this version of the engine';
+
+/** Compiles every root field: one SQL statement per database root field (§7.1). */
+export function planOperation(schema: GraphQLSchema, role: RoleView, sel: SelectionContext): RootPlan[] {
+  const rootType = (sel.op.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType()) as GraphQLObjectType;
+  const plans: RootPlan[] = [];
+  for (const [key, nodes] of sel.rootFields()) {
+    const node = nodes[0] as FieldNode;
+    const name = node.name.value;
+    const path = `$.selectionSet.${key}`;
+    if (name === '__typename') {
+      plans.push({ key, kind: 'json', json: JSON.stringify(rootType.name) });
+      continue;
+    }
+    if (name === '__schema' || name === '__type') {
+      plans.push({ key, kind: 'introspection', nodes });
+      continue;
+    }
+    const field = rootType.getFields()[name] as GraphQLField<unknown, unknown>;
+    const i = fieldInfo(field);
+    if (!i) throw new Error(`root field ${name} has no compile information`);
+    if (i.kind === 'unsupported') {
+      throw gqlError('not-supported', path, i.what === 'mutation' ? MUTATIONS_NOT_SUPPORTED : ACTIONS_NOT_SUPPORTED);
+    }
+    if (i.kind === 'constant') {
+      plans.push({ key, kind: 'json', json: i.json });
+      continue;
+    }
+    const b = new StatementBuilder(role.cache);
+    const c = new SelectionCompiler(b, role, sel);
+    let expr: string;
+    if (i.kind === 'rows') expr = c.rowsJson(field, i.view, i.source, nodes, null, path);
+    else if (i.kind === 'aggregate') expr = c.aggregateJson(field, i.view, i.source, nodes, null, path);
+    else if (i.kind === 'by_pk') expr = c.byPk(field, i.view, nodes, path);
+    else throw new Error(`root field ${name} of kind ${i.kind} cannot be compiled`);
+    const sql = `SELECT (${expr})::text AS "root"`;
+    plans.push({ key, kind: 'sql', sql, name: `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`, params: b.params });
+  }
+  return plans;
+}

@@ -1,0 +1,97 @@
+import {
+  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType,
+  type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap, type GraphQLNullableType,
+} from 'graphql';
+import { NUMERIC } from '../bool-exp/operators.js';
+import type { DbColumn } from '../db-catalog.js';
+import type { ResolvedTable } from '../schema-cache.js';
+import { info } from './field-info.js';
+import { isGraphqlName } from './names.js';
+import type { TableTypes } from './schema-tables.js';
+import { asBase, type TableView } from './visibility.js';
+
+/**
+ * The mutation root fields of one table for one role (graphql-api.md §2.7, §3). They are part of the schema so that
+ * clients and tooling see the whole API; executing them answers `not-supported` until mutations are implemented.
+ */
+
+const UNSUPPORTED = info({ kind: 'unsupported', what: 'mutation' });
+const PLACEHOLDER_INPUT = { _PLACEHOLDER: { type: GraphQLBoolean } };
+const nn = <T extends GraphQLNullableType>(t: T) => new GraphQLNonNull(t);
+
+function inputColumns(rt: ResolvedTable, columns: string[] | '*' | undefined, presets: Record<string, unknown> | undefined): DbColumn[] {
+  return [...rt.db.columns.values()]
+    .filter((c) => isGraphqlName(c.name) && !c.generated && (columns === undefined || columns === '*' || columns.includes(c.name)))
+    .filter((c) => !presets || !(c.name in presets))
+    .sort((a, b) => a.num - b.num)
+    .map(asBase);
+}
+
+export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, view: TableView | null): GraphQLFieldConfigMap<unknown, unknown> {
+  const role = tt.role;
+  const admin = role.admin;
+  const ins = admin ? ((rt.db.updatable & 8) !== 0 ? {} : undefined) : role.permission(rt, 'insert');
+  const upd = admin ? ((rt.db.updatable & 4) !== 0 ? {} : undefined) : role.permission(rt, 'update');
+  const del = admin ? ((rt.db.updatable & 16) !== 0 ? {} : undefined) : role.permission(rt, 'delete');
+  if (!ins && !upd && !del) return {};
+  const out: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const scalar = (c: DbColumn) => tt.scalars.column(c.typeName);
+  const inputType = (suffix: string, cols: DbColumn[]) => new GraphQLInputObjectType({
+    name: `${name}_${suffix}`,
+    fields: () => {
+      const f: GraphQLInputFieldConfigMap = {};
+      for (const c of cols) f[c.name] = { type: scalar(c) };
+      return cols.length > 0 ? f : PLACEHOLDER_INPUT;
+    },
+  });
+  const response = new GraphQLObjectType({
+    name: `${name}_mutation_response`,
+    fields: () => ({
+      affected_rows: { type: nn(GraphQLInt) },
+      ...(view ? { returning: { type: nn(new GraphQLList(nn(tt.objectType(view)))) } } : {}),
+    }),
+  });
+  const pk = view?.pk ?? null;
+  const pkArgs = () => Object.fromEntries((pk ?? []).map((c) => [c.name, { type: nn(scalar(c)) }]));
+  const boolExp = view ? tt.boolExp(view) : null;
+  const updCols = upd ? inputColumns(rt, upd.columns, upd.set) : [];
+  const constraints = rt.db.uniques.filter((u) => isGraphqlName(u.name));
+  let onConflict: GraphQLInputObjectType | null = null;
+  if (upd && constraints.length > 0 && boolExp) {
+    onConflict = new GraphQLInputObjectType({
+      name: `${name}_on_conflict`,
+      fields: () => ({
+        constraint: { type: nn(new GraphQLEnumType({ name: `${name}_constraint`, values: Object.fromEntries(constraints.map((c) => [c.name, { value: c.name }])) })) },
+        update_columns: {
+          type: nn(new GraphQLList(nn(new GraphQLEnumType({
+            name: `${name}_update_column`,
+            values: updCols.length > 0 ? Object.fromEntries(updCols.map((c) => [c.name, { value: c.name }])) : { _PLACEHOLDER: { value: null } },
+          })))),
+          defaultValue: [],
+        },
+        where: { type: boolExp },
+      }),
+    });
+  }
+  if (ins) {
+    const insertInput = inputType('insert_input', inputColumns(rt, ins.columns, ins.set));
+    const conflictArg: GraphQLFieldConfigArgumentMap = onConflict ? { on_conflict: { type: onConflict } } : {};
+    out[`insert_${name}`] = { type: response, args: { objects: { type: nn(new GraphQLList(nn(insertInput))) }, ...conflictArg }, extensions: UNSUPPORTED };
+    if (view) out[`insert_${name}_one`] = { type: tt.objectType(view), args: { object: { type: nn(insertInput) }, ...conflictArg }, extensions: UNSUPPORTED };
+  }
+  if (upd && boolExp) {
+    const setArg: GraphQLFieldConfigArgumentMap = updCols.length > 0 ? { _set: { type: inputType('set_input', updCols) } } : {};
+    const incCols = updCols.filter((c) => NUMERIC.has(c.typeName));
+    const incArg: GraphQLFieldConfigArgumentMap = incCols.length > 0 ? { _inc: { type: inputType('inc_input', incCols) } } : {};
+    out[`update_${name}`] = { type: response, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: UNSUPPORTED };
+    if (view && pk) {
+      const pkInput = new GraphQLInputObjectType({ name: `${name}_pk_columns_input`, fields: () => Object.fromEntries(pk.map((c) => [c.name, { type: nn(scalar(c)) }])) });
+      out[`update_${name}_by_pk`] = { type: tt.objectType(view), args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: UNSUPPORTED };
+    }
+  }
+  if (del && boolExp) {
+    out[`delete_${name}`] = { type: response, args: { where: { type: nn(boolExp) } }, extensions: UNSUPPORTED };
+    if (view && pk) out[`delete_${name}_by_pk`] = { type: tt.objectType(view), args: pkArgs(), extensions: UNSUPPORTED };
+  }
+  return out;
+}

@@ -1,0 +1,245 @@
+import {
+  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType,
+  GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType,
+} from 'graphql';
+import { NUMERIC, TEXT_LIKE } from '../bool-exp/operators.js';
+import type { DbColumn } from '../db-catalog.js';
+import { info, type AggOp, type RowSource } from './field-info.js';
+import { gqlName } from './names.js';
+import type { ScalarRegistry } from './scalar-registry.js';
+import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
+
+/** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
+
+const nn = <T extends GraphQLOutputType | GraphQLInputType>(t: T) => new GraphQLNonNull(t);
+const list = <T extends GraphQLOutputType | GraphQLInputType>(t: T) => new GraphQLList(t);
+const PLACEHOLDER_FIELD = { _PLACEHOLDER: { type: GraphQLBoolean, extensions: info({ kind: 'constant', json: 'null' }) } };
+
+export const ORDER_BY = new GraphQLEnumType({
+  name: 'order_by',
+  values: {
+    asc: { value: 'ASC NULLS LAST' }, asc_nulls_first: { value: 'ASC NULLS FIRST' }, asc_nulls_last: { value: 'ASC NULLS LAST' },
+    desc: { value: 'DESC NULLS FIRST' }, desc_nulls_first: { value: 'DESC NULLS FIRST' }, desc_nulls_last: { value: 'DESC NULLS LAST' },
+  },
+});
+
+const TIME_TYPES = new Set(['date', 'time without time zone', 'time with time zone', 'timestamp without time zone', 'timestamp with time zone', 'interval']);
+const baseType = (c: DbColumn): string => c.typeName.replace(/\(.*\)$/, '');
+const SUM_TYPE: Record<string, string> = { smallint: 'bigint', integer: 'bigint', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
+const AVG_TYPE: Record<string, string> = { smallint: 'numeric', integer: 'numeric', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
+
+/** The PostgreSQL type of an aggregate's result, or null when the column has no such aggregate. */
+export function aggregateType(op: AggOp, c: DbColumn): string | null {
+  const t = baseType(c);
+  if (op === 'sum') return SUM_TYPE[t] ?? null;
+  if (op === 'avg') return AVG_TYPE[t] ?? null;
+  return NUMERIC.has(t) || TEXT_LIKE.has(t) || TIME_TYPES.has(t) ? c.typeName : null;
+}
+
+export class TableTypes {
+  private readonly objects = new Map<string, GraphQLObjectType>();
+  private readonly inputs = new Map<string, GraphQLInputObjectType>();
+  private readonly enums = new Map<string, GraphQLEnumType>();
+
+  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry) {}
+
+  objectType(v: TableView): GraphQLObjectType {
+    const known = this.objects.get(v.name);
+    if (known) return known;
+    const t = new GraphQLObjectType({
+      name: v.name,
+      description: v.rt.db.comment ?? undefined,
+      fields: () => this.objectFields(v),
+    });
+    this.objects.set(v.name, t);
+    return t;
+  }
+
+  listOf(v: TableView): GraphQLOutputType {
+    return nn(list(nn(this.objectType(v))));
+  }
+
+  private objectFields(v: TableView): GraphQLFieldConfigMap<unknown, unknown> {
+    const f: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const c of v.columns) {
+      const s = this.scalars.column(c.typeName);
+      f[c.name] = { type: c.notNull && v.rt.db.kind !== 'v' ? nn(s) : s, description: c.comment ?? undefined, extensions: info({ kind: 'column', column: c }) };
+    }
+    for (const r of v.objRels) {
+      const remote = this.role.table(r.remoteKey) as TableView;
+      f[r.name] = { type: this.objectType(remote), description: r.comment ?? undefined, extensions: info({ kind: 'object', view: remote, source: { kind: 'rel', rel: r } }) };
+    }
+    for (const r of v.arrRels) {
+      const remote = this.role.table(r.remoteKey) as TableView;
+      const source: RowSource = { kind: 'rel', rel: r };
+      f[r.name] = { type: nn(list(nn(this.objectType(remote)))), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'rows', view: remote, source }) };
+      if (remote.aggregates && !f[`${r.name}_aggregate`] && !v.rt.fields.has(`${r.name}_aggregate`)) {
+        f[`${r.name}_aggregate`] = { type: nn(this.aggregateType(remote)), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'aggregate', view: remote, source }) };
+      }
+    }
+    for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      f[cf.name] = this.computedField(cf);
+    }
+    return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
+  }
+
+  private computedField(cf: CfView): GraphQLFieldConfig<unknown, unknown> {
+    const description = cf.def.comment ?? cf.cf.fn.comment ?? undefined;
+    const args = this.fnArgsArg(gqlName(cf.def.definition.function), cf.fnArgs);
+    const source: RowSource = { kind: 'function', fn: cf.cf.fn, fnArgs: cf.fnArgs, viaRow: true };
+    if (!cf.target) {
+      return { type: this.scalars.column(cf.cf.fn.returnTypeName), args, description, extensions: info({ kind: 'scalar_cf', cf }) };
+    }
+    const remote = this.role.table(cf.target) as TableView;
+    if (!cf.cf.returnsSet) return { type: this.objectType(remote), args, description, extensions: info({ kind: 'object', view: remote, source }) };
+    return { type: nn(list(nn(this.objectType(remote)))), args: { ...args, ...this.listArgs(remote) }, description, extensions: info({ kind: 'rows', view: remote, source }) };
+  }
+
+  /** `args: F_args` (non-null when an argument is required), or nothing when the function has no user arguments. */
+  fnArgsArg(fname: string, a: FnArgs): GraphQLFieldConfigArgumentMap {
+    if (a.args.length === 0) return {};
+    const name = `${fname}_args`;
+    let t = this.inputs.get(name);
+    if (!t) {
+      const fields: GraphQLInputFieldConfigMap = {};
+      for (const { arg, required } of a.args) {
+        const s = this.scalars.column(arg.typeName);
+        fields[arg.name] = { type: required ? nn(s) : s };
+      }
+      t = new GraphQLInputObjectType({ name, fields });
+      this.inputs.set(name, t);
+    }
+    return { args: { type: a.args.some((x) => x.required) ? nn(t) : t } };
+  }
+
+  /** distinct_on, limit, offset, order_by, where: sorted by name. */
+  listArgs(v: TableView): GraphQLFieldConfigArgumentMap {
+    return {
+      distinct_on: { type: list(nn(this.selectColumn(v))) },
+      limit: { type: GraphQLInt },
+      offset: { type: GraphQLInt },
+      order_by: { type: list(nn(this.orderBy(v))) },
+      where: { type: this.boolExp(v) },
+    };
+  }
+
+  selectColumn(v: TableView): GraphQLEnumType {
+    const name = `${v.name}_select_column`;
+    let e = this.enums.get(name);
+    if (!e) {
+      const values: Record<string, { value: string }> = {};
+      for (const c of v.columns) {
+        if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.name)) values[c.name] = { value: c.name };
+      }
+      e = new GraphQLEnumType({ name, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null } } });
+      this.enums.set(name, e);
+    }
+    return e;
+  }
+
+  boolExp(v: TableView): GraphQLInputObjectType {
+    const name = `${v.name}_bool_exp`;
+    let t = this.inputs.get(name);
+    if (!t) {
+      const self: GraphQLInputObjectType = new GraphQLInputObjectType({
+        name,
+        fields: () => {
+          const f: GraphQLInputFieldConfigMap = { _and: { type: list(nn(self)) }, _not: { type: self }, _or: { type: list(nn(self)) } };
+          for (const c of v.columns) f[c.name] = { type: this.comparisonExp(c.typeName) };
+          for (const r of [...v.objRels, ...v.arrRels].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+            f[r.name] = { type: this.boolExp(this.role.table(r.remoteKey) as TableView) };
+          }
+          return f;
+        },
+      });
+      t = self;
+      this.inputs.set(name, t);
+    }
+    return t;
+  }
+
+  comparisonExp(typeName: string): GraphQLInputObjectType {
+    const s = this.scalars.column(typeName);
+    const name = `${s.name}_comparison_exp`;
+    let t = this.inputs.get(name);
+    if (!t) {
+      const base = typeName.replace(/\(.*\)$/, '');
+      const f: GraphQLInputFieldConfigMap = {};
+      if (base !== 'json') {
+        for (const op of ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte']) f[op] = { type: s };
+        f['_in'] = { type: list(nn(s)) };
+        f['_nin'] = { type: list(nn(s)) };
+      }
+      f['_is_null'] = { type: GraphQLBoolean };
+      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = { type: GraphQLString };
+      if (base === 'jsonb') {
+        f['_contains'] = { type: s };
+        f['_contained_in'] = { type: s };
+        f['_has_key'] = { type: GraphQLString };
+        f['_has_keys_any'] = { type: list(nn(GraphQLString)) };
+        f['_has_keys_all'] = { type: list(nn(GraphQLString)) };
+      }
+      t = new GraphQLInputObjectType({ name, fields: f });
+      this.inputs.set(name, t);
+    }
+    return t;
+  }
+
+  orderBy(v: TableView): GraphQLInputObjectType {
+    const name = `${v.name}_order_by`;
+    let t = this.inputs.get(name);
+    if (!t) {
+      t = new GraphQLInputObjectType({
+        name,
+        fields: () => {
+          const f: GraphQLInputFieldConfigMap = {};
+          for (const c of v.columns) if (c.typeName !== 'json') f[c.name] = { type: ORDER_BY };
+          for (const r of v.objRels) f[r.name] = { type: this.orderBy(this.role.table(r.remoteKey) as TableView) };
+          return Object.keys(f).length > 0 ? f : { _PLACEHOLDER: { type: GraphQLBoolean } };
+        },
+      });
+      this.inputs.set(name, t);
+    }
+    return t;
+  }
+
+  aggregateType(v: TableView): GraphQLObjectType {
+    const name = `${v.name}_aggregate`;
+    let t = this.objects.get(name);
+    if (!t) {
+      const fields = new GraphQLObjectType({
+        name: `${v.name}_aggregate_fields`,
+        fields: () => {
+          const f: GraphQLFieldConfigMap<unknown, unknown> = {
+            count: { type: nn(GraphQLInt), args: { columns: { type: list(nn(this.selectColumn(v))) }, distinct: { type: GraphQLBoolean } }, extensions: info({ kind: 'agg_count' }) },
+          };
+          for (const op of ['sum', 'avg', 'max', 'min'] as const) {
+            const opType = this.aggregateOp(v, op);
+            if (opType) f[op] = { type: opType, extensions: info({ kind: 'agg_op', op }) };
+          }
+          return f;
+        },
+      });
+      t = new GraphQLObjectType({
+        name,
+        fields: () => ({
+          aggregate: { type: fields, extensions: info({ kind: 'agg_fields' }) },
+          nodes: { type: nn(list(nn(this.objectType(v)))), extensions: info({ kind: 'agg_nodes' }) },
+        }),
+      });
+      this.objects.set(name, t);
+    }
+    return t;
+  }
+
+  private aggregateOp(v: TableView, op: AggOp): GraphQLObjectType | null {
+    const f: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const c of v.columns) {
+      const rt = aggregateType(op, c);
+      if (rt) f[c.name] = { type: this.scalars.column(rt) as GraphQLScalarType, extensions: info({ kind: 'agg_col', op, column: c }) };
+    }
+    if (Object.keys(f).length === 0) return null;
+    return new GraphQLObjectType({ name: `${v.name}_${op}_fields`, fields: f });
+  }
+}

@@ -1,0 +1,160 @@
+import {
+  GraphQLDeprecatedDirective, GraphQLIncludeDirective, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLSkipDirective,
+  GraphQLSpecifiedByDirective, GraphQLString, specifiedScalarTypes, type GraphQLFieldConfigMap,
+} from 'graphql';
+import { compareCodePoints } from '../../metadata/json.js';
+import { qnKey } from '../../metadata/names.js';
+import { sortedFunctions, sortedTables } from '../../metadata/document.js';
+import type { Action, FunctionEntry } from '../../metadata/types.js';
+import type { DbFunction } from '../db-catalog.js';
+import { functionId } from '../kinds/functions.js';
+import type { SchemaCache } from '../schema-cache.js';
+import { info, type RowSource } from './field-info.js';
+import { gqlName, isGraphqlName } from './names.js';
+import { ActionTypes } from './schema-actions.js';
+import { mutationFields } from './schema-mutations.js';
+import { TableTypes } from './schema-tables.js';
+import { ScalarRegistry } from './scalar-registry.js';
+import { fnArgs, RoleView, type FnArgs } from './visibility.js';
+
+/** Per-role GraphQL schemas (graphql-api.md §2): built lazily, cached for one schema cache. */
+
+const TABLE_TYPES = ['', '_aggregate', '_aggregate_fields', '_sum_fields', '_avg_fields', '_max_fields', '_min_fields', '_bool_exp',
+  '_order_by', '_select_column', '_insert_input', '_set_input', '_inc_input', '_pk_columns_input', '_on_conflict', '_constraint',
+  '_update_column', '_mutation_response'];
+const TABLE_ROOTS = (t: string) => [t, `${t}_aggregate`, `${t}_by_pk`, `insert_${t}`, `insert_${t}_one`, `update_${t}`, `update_${t}_by_pk`, `delete_${t}`, `delete_${t}_by_pk`];
+
+interface TrackedFunction { entry: FunctionEntry; fn: DbFunction; name: string; args: FnArgs; returns: string }
+
+/** Which tables, functions and actions keep their names (§2.2: the first in order wins, the others are absent). */
+interface Claims { tables: Set<string>; functions: TrackedFunction[]; actions: Action[] }
+
+function claims(cache: SchemaCache): Claims {
+  const roots = new Set<string>(['no_queries_available']);
+  const types = new Set<string>(['query_root', 'mutation_root', 'order_by', ...specifiedScalarTypes.map((s) => s.name)]);
+  const free = (rs: string[], ts: string[]) => rs.every((r) => !roots.has(r)) && ts.every((t) => !types.has(t));
+  const take = (rs: string[], ts: string[]) => {
+    rs.forEach((r) => roots.add(r));
+    ts.forEach((t) => types.add(t));
+  };
+  const tables = new Set<string>();
+  for (const entry of sortedTables(cache.metadata)) {
+    const key = qnKey(entry.table);
+    const name = gqlName(entry.table);
+    if (!cache.tables.has(key) || !isGraphqlName(name)) continue;
+    const rs = TABLE_ROOTS(name);
+    const ts = TABLE_TYPES.map((s) => name + s);
+    if (!free(rs, ts)) continue;
+    take(rs, ts);
+    tables.add(key);
+  }
+  const functions: TrackedFunction[] = [];
+  for (const entry of sortedFunctions(cache.metadata)) {
+    const fn = cache.catalog.functions.get(qnKey(entry.function))?.[0];
+    const name = gqlName(entry.function);
+    if (!fn || cache.inconsistentIds.has(functionId(entry.function)) || !isGraphqlName(name)) continue;
+    const returned = cache.catalog.tablesByOid.get(fn.returnRelid);
+    const args = fnArgs(fn, null, entry.configuration.session_argument);
+    if (!returned || !args || !tables.has(qnKey(returned))) continue;
+    const rs = [name, `${name}_aggregate`];
+    if (!free(rs, [`${name}_args`])) continue;
+    take(rs, [`${name}_args`]);
+    functions.push({ entry, fn, name, args, returns: qnKey(returned) });
+  }
+  const actions: Action[] = [];
+  for (const a of [...cache.metadata.actions.values()].sort((x, y) => compareCodePoints(x.name, y.name))) {
+    if (!cache.consistentActions.has(a.name)) continue;
+    const ts = a.definition.kind === 'asynchronous' ? [`${a.name}_async_result`] : [];
+    if (!free([a.name], ts)) continue;
+    take([a.name], ts);
+    actions.push(a);
+  }
+  return { tables, functions, actions };
+}
+
+/** Builds the schema of one role. */
+export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = claims(cache)): GraphQLSchema {
+  const view = new RoleView(cache, role);
+  const tt = new TableTypes(view, new ScalarRegistry());
+  const query: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const mutation: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const table: RowSource = { kind: 'table' };
+  for (const key of c.tables) {
+    const v = view.table(key);
+    const rt = cache.tables.get(key);
+    if (!rt) continue;
+    if (v) {
+      // §2.10: a table's comment describes its type T, not its root fields.
+      query[v.name] = { type: tt.listOf(v), args: tt.listArgs(v), extensions: info({ kind: 'rows', view: v, source: table }) };
+      if (v.aggregates) query[`${v.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), extensions: info({ kind: 'aggregate', view: v, source: table }) };
+      if (v.pk) {
+        const args = Object.fromEntries(v.pk.map((col) => [col.name, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
+        query[`${v.name}_by_pk`] = { type: tt.objectType(v), args, extensions: info({ kind: 'by_pk', view: v }) };
+      }
+    }
+    Object.assign(mutation, mutationFields(tt, rt, gqlName(rt.entry.table), v));
+  }
+  for (const f of c.functions) {
+    const v = view.table(f.returns);
+    if (!v) continue;
+    const source: RowSource = { kind: 'function', fn: f.fn, fnArgs: f.args, viaRow: false };
+    const args = { ...tt.fnArgsArg(f.name, f.args), ...tt.listArgs(v) };
+    const description = f.fn.comment ?? undefined;
+    query[f.name] = { type: tt.listOf(v), args, description, extensions: info({ kind: 'rows', view: v, source }) };
+    if (v.aggregates) query[`${f.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args, description, extensions: info({ kind: 'aggregate', view: v, source }) };
+  }
+  const at = new ActionTypes(tt, cache.metadata.custom_types);
+  for (const a of c.actions) {
+    if (role !== 'admin' && !a.permissions.some((p) => p.role === role)) continue;
+    const fields = at.actionFields(a);
+    Object.assign(query, fields.query);
+    Object.assign(mutation, fields.mutation);
+  }
+  // GraphQL names are ASCII: UTF-16 order is code-point order.
+  const sorted = (m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigMap<unknown, unknown> =>
+    Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const queryRoot = new GraphQLObjectType({
+    name: 'query_root',
+    fields: Object.keys(query).length > 0 ? sorted(query) : {
+      no_queries_available: { type: new GraphQLNonNull(GraphQLString), extensions: info({ kind: 'constant', json: JSON.stringify('there are no queries available to the current role') }) },
+    },
+  });
+  const mutationRoot = Object.keys(mutation).length > 0 ? new GraphQLObjectType({ name: 'mutation_root', fields: sorted(mutation) }) : undefined;
+  // §4.8: @skip and @include are the only executable directives; @oneOf (graphql 16.9+) is not part of this API.
+  const directives = [GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective];
+  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, directives });
+}
+
+/** Roles named by some permission: every other role has the same (empty) schema, built once. */
+function knownRoles(cache: SchemaCache): Set<string> {
+  const roles = new Set<string>(['admin']);
+  for (const e of cache.metadata.tables.values()) {
+    for (const list of [e.select_permissions, e.insert_permissions, e.update_permissions, e.delete_permissions]) for (const p of list) roles.add(p.role);
+  }
+  for (const a of cache.metadata.actions.values()) for (const p of a.permissions) roles.add(p.role);
+  return roles;
+}
+
+/** The schemas of the current schema cache by role; a new schema cache discards them all (§2.1). */
+export class SchemaStore {
+  private cache: SchemaCache | null = null;
+  private claims: Claims | null = null;
+  private roles = new Set<string>();
+  private readonly schemas = new Map<string, GraphQLSchema>();
+
+  get(cache: SchemaCache, role: string): GraphQLSchema {
+    if (cache !== this.cache) {
+      this.cache = cache;
+      this.claims = claims(cache);
+      this.roles = knownRoles(cache);
+      this.schemas.clear();
+    }
+    const key = this.roles.has(role) ? role : '\u0000';
+    let s = this.schemas.get(key);
+    if (!s) {
+      s = buildRoleSchema(cache, role, this.claims ?? undefined);
+      this.schemas.set(key, s);
+    }
+    return s;
+  }
+}

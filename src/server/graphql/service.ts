@@ -1,0 +1,134 @@
+import {
+  getNullableType, getVariableValues, GraphQLError, GraphQLScalarType, Kind, parse, typeFromAST,
+  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode,
+} from 'graphql';
+import { ApiError } from '../../errors.js';
+import type { Database } from '../../db/database.js';
+import type { Caller } from '../auth.js';
+import type { SchemaCache } from '../schema-cache.js';
+import { errorsBody, gqlError, validationFailed } from './errors.js';
+import { bindAll, executeQuery } from './execute.js';
+import { selectionDepth } from './paths.js';
+import { planOperation } from './plan.js';
+import { PlanCache, type CachedOperation } from './plan-cache.js';
+import { parseRequest } from './request.js';
+import { SchemaStore } from './schema.js';
+import { SelectionContext } from './selection.js';
+import { checkVariables, validateDocument } from './validate.js';
+import { RoleView } from './visibility.js';
+
+/** Limits on hostile documents (decisions: a clear error instead of unbounded work). */
+export const MAX_QUERY_TOKENS = 100_000;
+export const MAX_QUERY_DEPTH = 32;
+
+/** Where the service gets the current schema cache: the engine, which checks resource_version first (§2.1). */
+export interface SchemaSource {
+  readonly db: Database;
+  freshCache(): Promise<{ cache: SchemaCache; version: number }>;
+}
+
+export type GraphqlInput = { text: string } | { error: string };
+
+/** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
+export class GraphqlService {
+  private readonly schemas = new SchemaStore();
+  readonly plans = new PlanCache();
+  /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
+  readonly stats = { prepared: 0, compiled: 0 };
+
+  constructor(private readonly source: SchemaSource) {}
+
+  async handle(input: GraphqlInput, caller: Caller): Promise<string> {
+    try {
+      return await this.run(input, caller);
+    } catch (e) {
+      // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
+      if (e instanceof ApiError && e.status < 500) return errorsBody(e, caller.role === 'admin');
+      throw e;
+    }
+  }
+
+  /** The role's schema at the current resource_version (introspection tooling and tests use it too). */
+  async schemaFor(role: string): Promise<GraphQLSchema> {
+    const { cache } = await this.source.freshCache();
+    return this.schemas.get(cache, role);
+  }
+
+  private async run(input: GraphqlInput, caller: Caller): Promise<string> {
+    if ('error' in input) throw gqlError('parse-failed', '$', input.error);
+    const req = parseRequest(input.text);
+    const { cache } = await this.source.freshCache();
+    const schema = this.schemas.get(cache, caller.role);
+    let entry = this.plans.get(cache, caller.role, req.query, req.operationName);
+    if (!entry) {
+      entry = prepare(schema, req.query, req.operationName);
+      this.stats.prepared++;
+      this.plans.set(cache, caller.role, req.query, req.operationName, entry);
+    }
+    const { doc, op } = entry;
+    const bad = checkVariables(schema, op, req.variables);
+    if (bad) throw bad;
+    const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
+    const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
+    const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
+    let plans = entry.plans.get(varsKey);
+    if (!plans) {
+      plans = planOperation(schema, new RoleView(cache, caller.role), sel);
+      this.stats.compiled++;
+      PlanCache.remember(entry, varsKey, plans);
+    }
+    const args = bindAll(plans, caller.sessionVariables, req.variables);
+    return executeQuery({ db: this.source.db, schema, doc, sel, plans, args });
+  }
+}
+
+/**
+ * Which variables are bound as parameters (non-null, non-boolean values of scalar types) and the key of the compiled
+ * plans: the other variables' values (objects, lists, enums, booleans, nulls) can change the SQL text (§7.4).
+ */
+function variablesShape(schema: GraphQLSchema, op: OperationDefinitionNode, vars: Record<string, unknown>): { key: string; bound: Set<string> } {
+  const bound = new Set<string>();
+  const shape: Record<string, unknown> = {};
+  for (const def of op.variableDefinitions ?? []) {
+    const name = def.variable.name.value;
+    const v = vars[name];
+    const type = typeFromAST(schema, def.type as never);
+    if (v !== undefined && v !== null && typeof v !== 'boolean' && type && getNullableType(type) instanceof GraphQLScalarType) {
+      bound.add(name);
+      shape[name] = { bound: true };
+    } else shape[name] = v === undefined ? { absent: true } : { value: v };
+  }
+  return { key: JSON.stringify(shape), bound };
+}
+
+/** Steps 3–6 of §1.3: parse, select the operation, check its kind and depth, validate. */
+function prepare(schema: GraphQLSchema, query: string, operationName: string | null): CachedOperation {
+  let doc: DocumentNode;
+  try {
+    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS });
+  } catch (e) {
+    if (!(e instanceof GraphQLError)) throw e;
+    const loc = e.locations?.[0];
+    const description = e.message.replace(/^Syntax Error: /, '').replace(/\.$/, '');
+    throw gqlError('parse-failed', '$.query', `not a valid graphql query: ${description}${loc ? ` (line ${loc.line}, column ${loc.column})` : ''}`);
+  }
+  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  let op: OperationDefinitionNode | undefined;
+  if (operationName !== null) {
+    op = ops.find((o) => o.name?.value === operationName);
+    if (!op) {
+      if (ops.length === 0) throw validationFailed('$.query', 'the document contains no operation');
+      throw validationFailed('$.operationName', `no operation named "${operationName}" in the document`);
+    }
+  } else {
+    if (ops.length === 0) throw validationFailed('$.query', 'the document contains no operation');
+    if (ops.length > 1) throw validationFailed('$', 'operationName is required when the document contains several operations');
+    op = ops[0] as OperationDefinitionNode;
+  }
+  if (op.operation === 'subscription') throw gqlError('not-supported', '$', 'subscriptions are not supported');
+  if (op.operation === 'mutation' && !schema.getMutationType()) throw validationFailed('$', 'no mutations exist');
+  if (selectionDepth(doc, op) > MAX_QUERY_DEPTH) throw validationFailed('$', `the query is nested more than ${MAX_QUERY_DEPTH} levels deep`);
+  const invalid = validateDocument(schema, doc, op);
+  if (invalid) throw invalid;
+  return { doc, op, plans: new Map() };
+}

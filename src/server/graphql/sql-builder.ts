@@ -1,0 +1,98 @@
+import { bindParams, compileBoolExp, quoteIdent, type Param } from '../bool-exp/compile.js';
+import { validationFailed } from './errors.js';
+import { hasVarRef, NumLit, paramText, resolveVars, type GValue, type Variables, type VarRef } from './values.js';
+import type { Json } from '../../metadata/json.js';
+import { compareCodePoints } from '../../metadata/json.js';
+import { boolExpTable } from '../kinds/permissions.js';
+import { boolExpSchema, type SchemaCache } from '../schema-cache.js';
+import type { TableView } from './visibility.js';
+
+/**
+ * A parameter of a compiled statement: a BoolExp parameter, the whole session-variables object, a value holding
+ * bound variables (converted when the request binds), or a limit/offset from a bound variable (checked then).
+ */
+export type PlanParam = Param | { kind: 'session-json' } | { kind: 'gvalue'; value: GValue; typeName: string }
+  | { kind: 'count'; variable: VarRef; path: string; cap: number | null };
+
+/**
+ * One statement under construction: its parameters ($1…$n in order of appearance) and fresh aliases. Every value
+ * goes through `value`; the SQL text holds only catalog identifiers, type names and the engine's own keywords.
+ */
+export class StatementBuilder {
+  readonly params: PlanParam[] = [];
+  private aliases = 0;
+  private readonly boolExpSchema;
+
+  constructor(readonly cache: SchemaCache) {
+    this.boolExpSchema = boolExpSchema(cache.tables);
+  }
+
+  /** A fresh table alias, already quoted. */
+  alias(): string {
+    return quoteIdent(`_t${this.aliases++}`);
+  }
+
+  /** `$n::<type>` bound to the text; `typeName` comes from the catalog (format_type), never from the request. */
+  value(text: string | null, typeName: string): string {
+    this.params.push({ kind: 'value', text });
+    return `$${this.params.length}::${typeName}`;
+  }
+
+  /** A request value as `$n::<type>`: converted now, or when bound if it holds bound variables. */
+  param(v: GValue, typeName: string): string {
+    if (!hasVarRef(v)) return this.value(paramText(v, typeName), typeName);
+    this.params.push({ kind: 'gvalue', value: v, typeName });
+    return `$${this.params.length}::${typeName}`;
+  }
+
+  /** A limit or offset from a bound variable: negative values fail when bound; `cap` is the permission limit. */
+  count(variable: VarRef, path: string, cap: number | null): string {
+    this.params.push({ kind: 'count', variable, path, cap });
+    return `$${this.params.length}::integer`;
+  }
+
+  sessionJson(typeName: string): string {
+    this.params.push({ kind: 'session-json' });
+    return `$${this.params.length}::${typeName}`;
+  }
+
+  /** A role's select filter on `alias` (already quoted); true for admin. */
+  permission(view: TableView, alias: string): string {
+    if (view.filter === null) return 'true';
+    return this.boolExp(view.filter, view, alias);
+  }
+
+  boolExp(exp: Json, view: TableView, alias: string): string {
+    const c = compileBoolExp(exp, boolExpTable(view.rt), alias.slice(1, -1), this.boolExpSchema, this.params.length);
+    this.params.push(...c.params);
+    return c.sql;
+  }
+}
+
+/** The session variables as one JSON object, keys in code-point order (engine-api.md §2.4). */
+export function sessionJsonText(session: Record<string, string>): string {
+  return JSON.stringify(Object.fromEntries(Object.keys(session).sort(compareCodePoints).map((k) => [k, session[k]])));
+}
+
+function countValue(p: Extract<PlanParam, { kind: 'count' }>, vars: Variables): string {
+  const raw = vars[p.variable.name];
+  const n = raw instanceof NumLit ? Number(raw.text) : Number(raw);
+  if (n < 0) throw validationFailed(p.path, 'unexpected negative value');
+  return String(p.cap === null ? n : Math.min(n, p.cap));
+}
+
+/** The argument checks that wait for bound variables (§1.3 step 8), before any parameter is bound. */
+export function checkBound(params: PlanParam[], vars: Variables): void {
+  for (const p of params) if (p.kind === 'count') countValue(p, vars);
+}
+
+/** Binds a statement's parameters for one request; throws `missing session variable` (§4.2). */
+export function bind(params: PlanParam[], session: Record<string, string>, vars: Variables = {}): (string | null)[] {
+  const json = sessionJsonText(session);
+  return bindParams(params.map((p): Param => {
+    if (p.kind === 'session-json') return { kind: 'value', text: json };
+    if (p.kind === 'gvalue') return { kind: 'value', text: paramText(resolveVars(p.value, vars), p.typeName) };
+    if (p.kind === 'count') return { kind: 'value', text: countValue(p, vars) };
+    return p;
+  }), session);
+}

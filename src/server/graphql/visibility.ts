@@ -1,0 +1,144 @@
+import { compareCodePoints, type Json } from '../../metadata/json.js';
+import { qnKey } from '../../metadata/names.js';
+import type { ComputedField, PermissionDef, PermKind } from '../../metadata/types.js';
+import type { DbColumn, DbFunction, DbFunctionArg } from '../db-catalog.js';
+import type { ResolvedComputedField } from '../kinds/computed-fields.js';
+import type { ResolvedRelationship } from '../kinds/relationships.js';
+import { permKey, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
+import { gqlName, isGraphqlName } from './names.js';
+
+/** What one role may see of one table (graphql-api.md §3), computed once per (schema cache, role). */
+export interface TableView {
+  key: string;
+  rt: ResolvedTable;
+  /** The table's GraphQL name `T`. */
+  name: string;
+  /** Visible columns with valid names, attnum order. */
+  columns: DbColumn[];
+  /** Scalar computed fields, sorted by name. */
+  scalarCfs: CfView[];
+  /** Computed fields returning rows of a table the role may select, sorted by name. */
+  tableCfs: CfView[];
+  objRels: RelView[];
+  arrRels: RelView[];
+  aggregates: boolean;
+  /** The select filter; null for admin. */
+  filter: Json | null;
+  limit: number | null;
+  /** Primary-key columns in constraint order when they are all visible. */
+  pk: DbColumn[] | null;
+}
+
+/** A column as the GraphQL layer types it: a domain as its base type (graphql-api.md §2.3). */
+export const asBase = (c: DbColumn): DbColumn => (c.baseTypeName ? { ...c, typeName: c.baseTypeName } : c);
+
+export interface FnArgs {
+  /** User arguments in declaration order; `required` when the argument has no default. */
+  args: { arg: DbFunctionArg; required: boolean }[];
+  sessionArg: string | undefined;
+  tableArg: DbFunctionArg | undefined;
+}
+
+export interface CfView {
+  name: string;
+  def: ComputedField;
+  cf: ResolvedComputedField;
+  fnArgs: FnArgs;
+  /** Key of the table whose rows it returns. */
+  target: string | null;
+}
+
+export interface RelView {
+  name: string;
+  rel: ResolvedRelationship;
+  remoteKey: string;
+  comment: string | null;
+}
+
+/**
+ * A function's user arguments (§2.8): its inputs minus the table and session arguments. Null when one of them is
+ * unnamed: named notation is impossible, so the function is not exposed.
+ */
+export function fnArgs(fn: DbFunction, tableArg: string | null | undefined, sessionArg: string | undefined): FnArgs | null {
+  const firstDefault = fn.inputs.length - fn.numDefaults;
+  const table = tableArg === null ? undefined : tableArg === undefined ? fn.inputs[0] : fn.inputs.find((a) => a.name === tableArg);
+  const args: FnArgs['args'] = [];
+  for (const [i, arg] of fn.inputs.entries()) {
+    if (arg === table || (sessionArg !== undefined && arg.name === sessionArg)) continue;
+    if (!isGraphqlName(arg.name)) return null;
+    args.push({ arg, required: i < firstDefault });
+  }
+  return { args, sessionArg, tableArg: table };
+}
+
+export class RoleView {
+  readonly admin: boolean;
+  private readonly views = new Map<string, TableView | null>();
+
+  constructor(readonly cache: SchemaCache, readonly role: string) {
+    this.admin = role === 'admin';
+  }
+
+  permission(rt: ResolvedTable, kind: PermKind): PermissionDef | undefined {
+    if (!rt.permissions.has(permKey(kind, this.role))) return undefined;
+    const list = kind === 'select' ? rt.entry.select_permissions : kind === 'insert' ? rt.entry.insert_permissions
+      : kind === 'update' ? rt.entry.update_permissions : rt.entry.delete_permissions;
+    return list.find((p) => p.role === this.role)?.permission;
+  }
+
+  /** The table as the role may select it, or null. */
+  table(key: string): TableView | null {
+    const known = this.views.get(key);
+    if (known !== undefined) return known;
+    const view = this.build(key);
+    if (!view) this.views.set(key, null);
+    return view;
+  }
+
+  private build(key: string): TableView | null {
+    const rt = this.cache.tables.get(key);
+    if (!rt) return null;
+    const name = gqlName(rt.entry.table);
+    if (!isGraphqlName(name)) return null;
+    const perm = this.admin ? undefined : this.permission(rt, 'select');
+    if (!this.admin && !perm) return null;
+    const allowed = (c: string): boolean => this.admin || perm?.columns === '*' || (Array.isArray(perm?.columns) && perm.columns.includes(c));
+    const columns = [...rt.db.columns.values()].filter((c) => isGraphqlName(c.name) && allowed(c.name)).sort((a, b) => a.num - b.num).map(asBase);
+    const pkCon = rt.db.uniques.find((u) => u.primary);
+    const pk = pkCon ? pkCon.columns.map((c) => columns.find((x) => x.name === c)) : null;
+    const view: TableView = {
+      key, rt, name, columns, scalarCfs: [], tableCfs: [], objRels: [], arrRels: [],
+      aggregates: this.admin || perm?.allow_aggregations === true,
+      filter: this.admin ? null : (perm?.filter ?? {}),
+      limit: this.admin ? null : (perm?.limit ?? null),
+      pk: pk && pk.every((c) => c !== undefined) ? (pk as DbColumn[]) : null,
+    };
+    // Registered before its fields are resolved: relationships and computed fields may lead back here.
+    this.views.set(key, view);
+    for (const def of [...rt.entry.computed_fields].sort((a, b) => compareCodePoints(a.name, b.name))) {
+      const cf = rt.computedFields.get(def.name);
+      if (!cf || !isGraphqlName(def.name)) continue;
+      const args = fnArgs(cf.fn, def.definition.table_argument, def.definition.session_argument);
+      if (!args) continue;
+      if (cf.returnsTable) {
+        const target = qnKey(cf.returnsTable);
+        if (this.table(target)) view.tableCfs.push({ name: def.name, def, cf, fnArgs: args, target });
+      } else if (this.admin || (perm?.computed_fields ?? []).includes(def.name)) {
+        view.scalarCfs.push({ name: def.name, def, cf, fnArgs: args, target: null });
+      }
+    }
+    const rels = (kind: 'object' | 'array'): RelView[] => {
+      const list = kind === 'object' ? rt.entry.object_relationships : rt.entry.array_relationships;
+      const out: RelView[] = [];
+      for (const r of [...list].sort((a, b) => compareCodePoints(a.name, b.name))) {
+        const rel = rt.relationships.get(r.name);
+        if (!rel || !isGraphqlName(r.name) || !this.table(qnKey(rel.remote))) continue;
+        out.push({ name: r.name, rel, remoteKey: qnKey(rel.remote), comment: r.comment });
+      }
+      return out;
+    };
+    view.objRels = rels('object');
+    view.arrRels = rels('array');
+    return view;
+  }
+}

@@ -1,0 +1,157 @@
+import type { Server } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../src/server/engine.js';
+import { GraphqlService } from '../../src/server/graphql/service.js';
+import { createHttpServer, listen } from '../../src/server/http.js';
+import { silentLogger } from '../../src/logger.js';
+import { post } from '../helpers/engine.js';
+import { countingDatabase } from '../helpers/counting-db.js';
+import { as, USER2, useExampleEngine, type Headers } from './graphql-fixture.js';
+
+// graphql-api.md §7.1–§7.2 (one statement per root field, no N+1), §4.1 (one read-only transaction, none without
+// SQL), §7.4 (plan cache, evicted on metadata change) and §2.1/engine-api.md §3.3 (a second instance on the same
+// database sees metadata changes made through the first).
+
+const e = useExampleEngine();
+
+let second: { url: string; server: Server; log: string[]; service: GraphqlService };
+
+beforeEach(async () => {
+  const counting = countingDatabase(e.db);
+  const engine = await Engine.start(counting.db, silentLogger);
+  const service = new GraphqlService(engine);
+  const server = createHttpServer(engine, { logger: { ...silentLogger, error: (m: string) => console.error(m) }, graphql: service });
+  const addr = await listen(server, 0, '127.0.0.1');
+  second = { url: `http://127.0.0.1:${addr.port}`, server, log: counting.log, service };
+  counting.log.length = 0;
+});
+
+afterEach(async () => {
+  await new Promise<void>((resolve) => {
+    second.server.close(() => resolve());
+    second.server.closeAllConnections();
+  });
+});
+
+/** Sends the query to the counting instance and returns the body and the statements it sent. */
+async function run(query: string, headers: Headers = {}, variables?: unknown): Promise<{ body: any; statements: string[] }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  second.log.length = 0;
+  const r = await post(`${second.url}/v1/graphql`, variables === undefined ? { query } : { query, variables }, headers);
+  expect(r.status).toBe(200);
+  return { body: r.body, statements: [...second.log] };
+}
+
+const VERSION_CHECK = /resource_version/;
+const isVersionCheck = (s: string) => VERSION_CHECK.test(s);
+
+describe('§7.1–§7.2 one statement per root field', () => {
+  it('1,000 authors × 3 articles × author: one statement in one transaction', async () => {
+    await e.sql(`INSERT INTO author (name) SELECT 'a' || g FROM generate_series(1, 997) g;
+      INSERT INTO article (title, author_id, published) SELECT 't' || a.id || '-' || k, a.id, true FROM author a, generate_series(1, 3) k WHERE a.id > 2;`);
+    const { body, statements } = await run('{ author(order_by: {id: asc}) { id articles(order_by: {id: asc}) { id author { name } } } }', USER2);
+    expect(body.data.author).toHaveLength(1000);
+    expect(body.data.author[999].articles).toHaveLength(3);
+    expect(body.data.author[999].articles[0].author).toEqual({ name: 'a997' });
+    expect(statements.filter((s) => !isVersionCheck(s))).toEqual(['BEGIN', expect.stringMatching(/^SELECT /), 'COMMIT']);
+    expect(statements.filter(isVersionCheck)).toHaveLength(1);
+  });
+
+  it('each root field is one statement; aggregates, filters through relationships and computed fields add none', async () => {
+    const { body, statements } = await run(`{ a: author(where: {articles: {author: {name: {_eq: "Ann"}}}}) { full_name greet(args: {greeting: "Hi"}) articles_aggregate { aggregate { count } nodes { title } } }
+      b: article_aggregate(where: {author: {is_active: {_eq: true}}}) { aggregate { sum { views } } } c: search_articles(args: {search: "e"}) { author { name } } __typename }`, USER2);
+    expect(Object.keys(body.data)).toEqual(['a', 'b', 'c', '__typename']);
+    const inTx = statements.filter((s) => !isVersionCheck(s));
+    expect(inTx).toHaveLength(5);
+    expect(inTx[0]).toBe('BEGIN');
+    expect(inTx[4]).toBe('COMMIT');
+  });
+
+  it('introspection, __typename and no_queries_available send no statement besides the version check; errors stop before SQL', async () => {
+    expect((await run('{ __typename __schema { queryType { name } } }', USER2)).statements.filter((s) => !isVersionCheck(s))).toEqual([]);
+    expect((await run('{ no_queries_available }', as('nobody'))).statements.filter((s) => !isVersionCheck(s))).toEqual([]);
+    const missing = await run('{ author { id } article { id } }', as('user'));
+    expect(missing.body.errors[0].message).toBe('missing session variable: "x-engine-user-id"');
+    expect(missing.statements.filter((s) => !isVersionCheck(s))).toEqual([]);
+  });
+
+  it('SQL text never contains a value: literals, variables and session variables are parameters', async () => {
+    const { statements } = await run('query ($t: String!) { article(where: {title: {_eq: $t}, content: {_ilike: "zz_literal%"}}) { id } }', as('user', 'zz_session'), { t: 'zz_variable' });
+    const sql = statements.find((s) => s.startsWith('SELECT ('));
+    expect(sql).toBeDefined();
+    expect(sql).not.toMatch(/zz_/);
+  });
+});
+
+describe('§7.4 plan cache', () => {
+  it('a repeated request skips parsing, validation and compilation; one plan serves every user of a role', async () => {
+    const query = '{ article(order_by: {id: asc}) { id } }';
+    const one = await run(query, as('user', 1));
+    const two = await run(query, as('user', 2));
+    expect(one.body.data.article.map((a: { id: number }) => a.id)).toEqual([1, 2, 3]);
+    expect(two.body.data.article.map((a: { id: number }) => a.id)).toEqual([1, 3]);
+    expect(second.service.stats).toEqual({ prepared: 1, compiled: 1 });
+    await run(query, as('user', 2), {});
+    await run(query, as('anonymous'));
+    expect(second.service.stats).toEqual({ prepared: 2, compiled: 2 });
+  });
+
+  it('scalar variables are bound, not compiled: one plan serves every value; limits are checked when bound', async () => {
+    const query = 'query ($t: String!, $l: Int, $n: String!) { article(where: {title: {_neq: $t}}, order_by: {id: asc}, limit: $l) { id } t: __type(name: $n) { name } }';
+    const a = await run(query, {}, { t: 'Draft', l: 5, n: 'article' });
+    const b = await run(query, {}, { t: 'Intro', l: 1, n: 'author' });
+    expect(a.body).toEqual({ data: { article: [{ id: 1 }, { id: 3 }], t: { name: 'article' } } });
+    expect(b.body).toEqual({ data: { article: [{ id: 2 }], t: { name: 'author' } } });
+    expect(second.service.stats).toEqual({ prepared: 1, compiled: 1 });
+    expect((await run(query, {}, { t: 'x', l: -1, n: 'x' })).body).toEqual({ errors: [{ message: 'unexpected negative value', extensions: { path: '$.selectionSet.article.args.limit', code: 'validation-failed' } }] });
+    expect((await run(query, as('user', 2), { t: 'x', l: 10, n: 'x' })).body.data.article).toEqual([{ id: 1 }, { id: 3 }]);
+    expect((await run(query, as('user'), { t: 'x', l: -1, n: 'x' })).body.errors[0].message).toBe('unexpected negative value');
+    // null, objects and booleans shape the SQL: they get plans of their own.
+    expect((await run(query, {}, { t: 'x', l: null, n: 'x' })).body.data.article).toHaveLength(3);
+    expect(second.service.stats.compiled).toBe(3);
+  });
+
+  it('is cleared by a metadata change, seen by the next request on another instance (§2.1, engine-api.md §3.3)', async () => {
+    const query = '{ article(order_by: {id: asc}) { id } }';
+    expect((await run(query, as('anonymous'))).body.data.article).toEqual([{ id: 1 }, { id: 3 }]);
+    await e.ok({ type: 'drop_select_permission', args: { table: 'article', role: 'anonymous' } });
+    const after = await run(query, as('anonymous'));
+    expect(after.body).toEqual({ errors: [{ message: 'field "article" not found in type: \'query_root\'', extensions: { path: '$.selectionSet.article', code: 'validation-failed' } }] });
+    await e.ok({ type: 'create_select_permission', args: { table: 'article', role: 'anonymous', permission: { columns: ['id'], filter: { id: 1 } } } });
+    expect((await run(query, as('anonymous'))).body.data.article).toEqual([{ id: 1 }]);
+    expect(second.service.stats).toEqual({ prepared: 2, compiled: 2 });
+  });
+});
+
+describe('§2.1 the schema follows the metadata', () => {
+  it('reload_metadata clears cached plans although resource_version stays the same', async () => {
+    expect((await run('{ author_by_pk(id: 1) { bio } }')).body).toEqual({ data: { author_by_pk: { bio: 'Writes' } } });
+    await e.db.runScript('ALTER TABLE author RENAME COLUMN bio TO biography');
+    expect((await post(`${second.url}/v1/query`, { type: 'reload_metadata', args: {} })).status).toBe(200);
+    expect((await run('{ author_by_pk(id: 1) { bio } }')).body.errors[0].message).toBe('field "bio" not found in type: \'author\'');
+  });
+
+
+  it('run_sql renaming a column, reload_metadata and replace_metadata are seen by the next request', async () => {
+    await e.sql('ALTER TABLE author RENAME COLUMN bio TO biography');
+    expect((await run('{ author_by_pk(id: 1) { biography } }')).body).toEqual({ data: { author_by_pk: { biography: 'Writes' } } });
+    await e.db.runScript('ALTER TABLE author ADD COLUMN nick text');
+    expect((await run('{ author_by_pk(id: 1) { nick } }')).body.errors[0].message).toBe('field "nick" not found in type: \'author\'');
+    // reload_metadata never changes resource_version (engine-api.md §3.3): it is seen by the instance that ran it.
+    expect((await post(`${second.url}/v1/query`, { type: 'reload_metadata', args: {} })).status).toBe(200);
+    expect((await run('{ author_by_pk(id: 1) { nick } }')).body).toEqual({ data: { author_by_pk: { nick: null } } });
+    await e.ok({ type: 'replace_metadata', args: { version: 2, tables: [{ table: { schema: 'public', name: 'author' } }] } });
+    expect((await run('{ __schema { queryType { fields { name } } } }')).body.data.__schema.queryType.fields.map((f: { name: string }) => f.name))
+      .toEqual(['author', 'author_aggregate', 'author_by_pk']);
+  });
+
+  it('an inconsistent object is absent from every schema', async () => {
+    const metadata = { version: 2, tables: [
+      { table: { schema: 'public', name: 'author' }, array_relationships: [{ name: 'gone', using: { manual_configuration: { remote_table: 'nope', column_mapping: { id: 'id' } } } }] },
+      { table: { schema: 'public', name: 'missing' } },
+    ] };
+    await e.ok({ type: 'replace_metadata', args: { metadata, allow_inconsistent_metadata: true } });
+    const names = (await run('{ __schema { queryType { fields { name } } } }')).body.data.__schema.queryType.fields.map((f: { name: string }) => f.name);
+    expect(names).toEqual(['author', 'author_aggregate', 'author_by_pk']);
+    expect((await run('{ author { gone { id } } }')).body.errors[0].message).toBe('field "gone" not found in type: \'author\'');
+  });
+});
