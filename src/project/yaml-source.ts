@@ -1,6 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import jsyaml from 'js-yaml';
 import type { Position, Problems } from './problems.js';
+import { lineColumn, nonPrintableIndex, nonPrintableMessage } from './project-file.js';
 
 /**
  * One YAML file of a project with its positions: values are read with the Document API so that every key and
@@ -30,6 +31,12 @@ function fullParse(text: string): { doc: Document; lines: LineCounter } {
  */
 export function parseYaml(file: string, raw: string, problems: Problems): YamlSource | null {
   const text = raw.replace(/^\uFEFF/, '');
+  // The `yaml` package (the reference for errors) reads control characters as text: binary data is no YAML.
+  const bad = nonPrintableIndex(text);
+  if (bad >= 0) {
+    problems.error('yaml-parse-error', nonPrintableMessage(text, bad), { file, ...lineColumn(text, bad) });
+    return null;
+  }
   let value: unknown;
   try {
     value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });
