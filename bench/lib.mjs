@@ -113,7 +113,7 @@ export async function externalDatabase() {
 const cells = (r) => [
   r.figure,
   r.database,
-  r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value),
+  r.unit === 'MB' ? `${r.value.toFixed(0)} MB` : r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value),
   r.goal,
   r.comparison ? `${r.ratio.toFixed(2)}×` : r.ratio.toFixed(2),
   r.pass === null ? '—' : r.pass ? 'ok' : 'OVER',
