@@ -68,7 +68,7 @@ export function checkMetadataSize(dir: string, cwd = process.cwd()): void {
   const total = sizes.reduce((s, f) => s + f.size, 0);
   if (total <= ENGINE_MAX_BODY_BYTES) return;
   const largest = sizes.reduce((a, b) => (b.size > a.size ? b : a));
-  const what = largest.size === total ? `the file is ${byteSize(total)}` : `the metadata files total ${byteSize(total)}, this one ${byteSize(largest.size)}`;
+  const what = largest.size > ENGINE_MAX_BODY_BYTES ? `the file is ${byteSize(largest.size)}` : `the metadata files total ${byteSize(total)}, this one ${byteSize(largest.size)}`;
   throw new CliError('metadata-too-large', `${what}: more than the engine's request limit of ${megabytes(ENGINE_MAX_BODY_BYTES)}; nothing was read`, 1, {
     file: shownPath(largest.path, cwd),
     hint: `the engine accepts at most ${megabytes(ENGINE_MAX_BODY_BYTES)} in one request; remove unused objects or split the project`,
