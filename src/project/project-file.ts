@@ -74,7 +74,13 @@ const errnoCode = (e: unknown): string | undefined => {
 function absentOrBroken(path: string, e: unknown, cwd: string): undefined {
   const code = errnoCode(e);
   if (code !== 'ENOENT' && code !== 'ENOTDIR') throw unreadable(path, unreadableReason(e), cwd);
-  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+  let link = false;
+  try {
+    link = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  } catch {
+    // ENOTDIR: a parent is a file, so nothing is there.
+  }
+  if (link) {
     throw unreadable(path, 'it is a symbolic link to a file that does not exist', cwd);
   }
   return undefined;
