@@ -150,11 +150,18 @@ const itemStarts = new WeakMap<YamlSource, { offsets: number[]; lines: number[] 
  * the file has another shape, which the item count given by the parser also catches.
  */
 function topItem(src: YamlSource, index: number): { doc: Document; lines: LineCounter; line: number } | null {
+  const cached = lastItem.get(src);
+  if (cached?.index === index) return cached.item;
   const start = itemStart(src, index);
   if (!start) return null;
   const { doc, lines } = fullParse(src.text.slice(start.offset, start.end));
-  return doc.errors.length > 0 ? null : { doc, lines, line: start.line };
+  const item = doc.errors.length > 0 ? null : { doc, lines, line: start.line };
+  // Positions are asked for object by object, so several in a row fall in the same item.
+  lastItem.set(src, { index, item });
+  return item;
 }
+
+const lastItem = new WeakMap<YamlSource, { index: number; item: { doc: Document; lines: LineCounter; line: number } | null }>();
 
 /** The offsets and first line of the `index`-th item of a top-level block sequence at column 0 (see topItem). */
 function itemStart(src: YamlSource, index: number): { offset: number; end: number; line: number } | null {
