@@ -60,7 +60,7 @@ function read(dir: string, name: string, cwd: string): { file: string; text: str
  * Refuses, before anything is read, metadata files larger in total than the engine's request limit: the engine would
  * refuse the request, and parsing them could take gigabytes. The bound is on the files' bytes, a cheap and predictable
  * stand-in for the size of the JSON request (which the client checks exactly before sending): YAML block style and
- * compact JSON are of similar size (the benchmark project's tables.yaml is 1.2 × its JSON), so a project near the limit
+ * compact JSON are of similar size (the benchmark project's tables.yaml is 1.4 × its compact JSON), so a project near the limit
  * is refused here or there, never after gigabytes of parsing.
  */
 export function checkMetadataSize(dir: string, cwd = process.cwd()): void {
