@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PgliteDatabase } from '../dist/db/pglite.js';
+import { maskUrl } from '../dist/db/database.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { Engine } from '../dist/server/engine.js';
 import { createHttpServer, listen } from '../dist/server/http.js';
@@ -101,13 +102,12 @@ export function compareRow(group, figure, database, value, base, goal, pass) {
 /** Is the external PostgreSQL there? Unreachable is an error only when a URL was given explicitly. */
 export async function externalDatabase() {
   const explicit = Boolean(process.env.ENGINE_TEST_DATABASE_URL || process.env.ENGINE_BENCH_DATABASE_URL);
-  const u = new URL(EXTERNAL_URL);
-  if (u.password) u.password = '***';
+  const u = maskUrl(EXTERNAL_URL);
   const c = new pg.Client({ connectionString: EXTERNAL_URL, connectionTimeoutMillis: 3000 });
   try {
     await c.connect();
     const [{ server_version: version }] = (await c.query('SHOW server_version')).rows;
-    return { ok: true, label: `${u.toString()} (PostgreSQL ${version})` };
+    return { ok: true, label: `${u} (PostgreSQL ${version})` };
   } catch (err) {
     if (explicit) throw new Error(`the external PostgreSQL ${u} is not reachable: ${err.message}`);
     return { ok: false, label: `${u} not reachable (${err.message}): PostgreSQL rows skipped` };
@@ -128,7 +128,7 @@ export function rateRow(group, figure, database, perSecond, goalPerSecond) {
 const cells = (r) => [
   r.figure,
   r.database,
-  r.text ?? (r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value)),
+  r.text ?? (r.unit === 'MB' ? `${r.value.toFixed(0)} MB` : r.comparison ? `${fmt(r.value).replace(' ms', '')} vs ${fmt(r.base)}` : fmt(r.value)),
   r.goal,
   r.ratio === null ? '—' : r.comparison ? `${r.ratio.toFixed(2)}×` : r.ratio.toFixed(2),
   r.pass === null ? '—' : r.pass ? 'ok' : 'OVER',

@@ -9,6 +9,7 @@ import * as singleChange from './single-change.mjs';
 import * as project from './project.mjs';
 import * as events from './events.mjs';
 import * as graphqlBench from './graphql.mjs';
+import * as memory from './memory.mjs';
 
 const t0 = Date.now();
 const load = loadavg()[0];
@@ -22,10 +23,10 @@ progress(`${QUICK ? 'quick' : 'full'} run; postgres: ${external.label}`);
 const rows = [];
 const add = (row) => {
   rows.push(row);
-  progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ms`}${row.comparison ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
+  progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ${row.unit ?? 'ms'}`}${row.comparison ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
 };
 const failures = [];
-for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench]]) {
+for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['peak memory (issue 11)', memory]]) {
   progress(`# ${name}`);
   try {
     await mod.run({ quick: QUICK, kinds, add });
@@ -51,6 +52,7 @@ console.log(`value: p50 of ${r.runs} runs (replace/export), ${s.runs} (one chang
 const ev = events.SIZES[QUICK ? 'quick' : 'full'];
 console.log(`event delivery: commit → webhook over ${ev.commits} single-row INSERTs (autocommit, by a database client), timed from sending the statement to the ` +
   `webhook's receipt; events/s: ${count(ev.events)} events from one statement, until all are recorded delivered; the webhook answers at once.`);
+console.log('peak RSS: the CLI process\'s peak resident set size (VmHWM), one run each; the 50 MB file is refused unread (metadata-too-large).');
 console.log('ratio: value / goal (≤ 1.00 is within the goal); for a comparison (A vs B) it is A / B (×), and the goal says what is judged.');
 console.log();
 const judged = rows.filter((x) => x.pass !== null);

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../errors.js';
@@ -89,7 +89,8 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   requireMetadataDir(dir);
   const sdlPath = join(dir, METADATA_FILES.actionsGraphql[0]);
   const yamlPath = join(dir, METADATA_FILES.actionsYaml[0]);
-  const readOrNull = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : null);
+  const { readProjectFile } = await import('../project/project-file.js');
+  const readOrNull = (p: string) => readProjectFile(p) ?? null;
   const build = (sdlText: string | null, yamlText: string | null) => {
     const problems = new Problems();
     const yaml = yamlText !== null && yamlText.trim() !== '' ? parseYaml(shownPath(yamlPath), yamlText, problems) : null;
@@ -113,8 +114,9 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
     if (f.sdl === '-') source = { file: '<stdin>', text: readFileSync(0, 'utf8') };
     else {
       const p = resolve(f.sdl);
-      if (!existsSync(p)) throw new CliError('file-not-found', `file "${shownPath(p)}" not found`, 1);
-      source = { file: shownPath(p), text: readFileSync(p, 'utf8') };
+      const text = readProjectFile(p);
+      if (text === undefined) throw new CliError('file-not-found', `file "${shownPath(p)}" not found`, 1);
+      source = { file: shownPath(p), text };
     }
   } else if (f.deriveFrom !== undefined) {
     const { getIntrospectionQuery } = await import('graphql');

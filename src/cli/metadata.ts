@@ -45,11 +45,20 @@ function rejected(out: Output, e: import('../project/apply.js').ApplyRejectedErr
     out.logger.info(`  at ${e.engineError.path}`);
     return 1;
   }
+  // Each file split into lines once: an engine that rejects thousands of objects names them all.
+  const linesOf = new Map<string, string[] | undefined>();
+  const fileLines = (file: string): string[] | undefined => {
+    if (!linesOf.has(file)) {
+      const text = [...built.sources.values()].find((s) => s.file === file)?.text ?? readText(file);
+      linesOf.set(file, text?.split(/\r?\n/));
+    }
+    return linesOf.get(file);
+  };
   for (const o of e.objects) {
     const p = o.position;
     out.logger.error(`${p ? `${p.file}:${p.line}:${p.column}: ` : ''}${o.kind} ${o.name}: ${o.reason}`);
-    const text = p ? [...built.sources.values()].find((s) => s.file === p.file)?.text ?? readText(p.file) : undefined;
-    if (p && text !== undefined) for (const line of objectLines(text, p.line)) out.logger.info(`    ${line}`);
+    const lines = p ? fileLines(p.file) : undefined;
+    if (p && lines !== undefined) for (const line of objectLines(lines, p.line)) out.logger.info(`    ${line}`);
   }
   return 1;
 }
@@ -62,9 +71,8 @@ function readText(file: string): string | undefined {
   }
 }
 
-/** The lines of the object starting at `line`: it and the following lines indented deeper (at most 20). */
-export function objectLines(text: string, line: number): string[] {
-  const lines = text.split(/\r?\n/);
+/** The lines of the object starting at `line` (of a file's `lines`): it and the following lines indented deeper (at most 20). */
+export function objectLines(lines: string[], line: number): string[] {
   const first = lines[line - 1] ?? '';
   const indent = first.length - first.trimStart().length;
   const out = [first];

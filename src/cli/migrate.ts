@@ -56,12 +56,10 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
     if (from !== undefined) {
       const { readFileSync } = await import('node:fs');
       const { resolve } = await import('node:path');
-      try {
-        sql = readFileSync(from === '-' ? 0 : resolve(from), 'utf8');
-      } catch (e) {
-        if ((e as { code?: string }).code !== 'ENOENT' && (e as { code?: string }).code !== 'EISDIR') throw e;
-        throw new CliError('file-not-found', `file "${from}" not found`, 1);
-      }
+      const { readProjectFile } = await import('../project/project-file.js');
+      const text = from === '-' ? readFileSync(0, 'utf8') : readProjectFile(resolve(from));
+      if (text === undefined) throw new CliError('file-not-found', `file "${from}" not found`, 1);
+      sql = text;
     }
     const { shownPath } = await import('../project/environment.js');
     const r = createMigration(config.migrationsDirectory, name, sql);

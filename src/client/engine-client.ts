@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { CliError } from '../errors.js';
+import { byteSize, ENGINE_MAX_BODY_BYTES, megabytes } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { isObject } from '../metadata/json.js';
 import {
@@ -302,6 +304,12 @@ export class EngineClient {
   private async attempt(call: Call, attempt: number, attempts: number): Promise<Outcome> {
     const url = `${this.endpoint}${call.path}`;
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const bytes = payload === undefined ? 0 : Buffer.byteLength(payload);
+    if (bytes > ENGINE_MAX_BODY_BYTES) {
+      // The engine would answer 413 after receiving it all; say so before sending.
+      throw new CliError('request-too-large',
+        `the ${call.operation} request is ${byteSize(bytes)}, more than the engine's request limit of ${megabytes(ENGINE_MAX_BODY_BYTES)}; nothing was sent`, 1);
+    }
     const headers = this.headers();
     const label = `${call.method} ${url} (${call.operation}, attempt ${attempt}/${attempts})`;
     const shown = Object.entries(headers)

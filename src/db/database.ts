@@ -86,13 +86,60 @@ export function pgErrorInfo(e: unknown): PgErrorInfo | null {
   };
 }
 
-/** A URL fit for messages and logs: the password replaced by `***`. */
-export function maskUrl(url: string): string {
+/** Names of connection parameters whose value is a secret (`password`, `sslpassword`, and any *secret*, *token*). */
+const SECRET_PARAM = /pass|secret|token/i;
+
+const decodeName = (name: string): string => {
   try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
+    return decodeURIComponent(name.replace(/\+/g, ' '));
   } catch {
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+    return name;
+  }
+};
+
+/** `?a=1&password=x#f` with every secret parameter's value replaced by `***`, the rest kept as written. */
+function maskQuery(query: string): string {
+  return query.replace(/([?&])([^=&#]*)=([^&#]*)/g, (m, sep: string, name: string) =>
+    (SECRET_PARAM.test(decodeName(name)) ? `${sep}${name}=***` : m));
+}
+
+/**
+ * A connection string fit for messages and logs, with every credential form that pg-connection-string accepts masked
+ * as `***`: the password of `postgres://user:password@host/db` (the userinfo ends at the last `@` of the authority, as
+ * the URL parser reads it, so an unencoded `@` in a password is masked too), query parameters such as `?password=…`
+ * and `?sslpassword=…` (names percent-decoded as the parser decodes them), and libpq keyword/value strings
+ * (`host=h password='p w'`). A string that is not a URL has everything up to its last `@` masked.
+ */
+export function maskUrl(url: string): string {
+  const [, scheme = '', slashes = '', rest = ''] = /^((?:[A-Za-z][A-Za-z0-9+.-]*:)?)(\/\/)?([^]*)$/.exec(url) ?? [];
+  if (!scheme && !slashes && /^\s*\w+\s*=/.test(url)) {
+    // libpq keyword/value form: `password=secret`, `password = 'with spaces'`.
+    return url.replace(/(\b\w*(?:pass|secret|token)\w*\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)/gi, '$1***');
+  }
+  const queryAt = rest.search(/[?#]/);
+  const head = queryAt < 0 ? rest : rest.slice(0, queryAt);
+  const tail = queryAt < 0 ? '' : rest.slice(queryAt);
+  const authority = slashes ? head.slice(0, head.indexOf('/') < 0 ? head.length : head.indexOf('/')) : '';
+  const at = authority.lastIndexOf('@');
+  const colon = authority.indexOf(':');
+  if (at >= 0 && parses(url)) {
+    return `${scheme}${slashes}${colon >= 0 && colon < at ? `${authority.slice(0, colon + 1)}***` : authority.slice(0, at)}${head.slice(at)}${maskQuery(tail)}`;
+  }
+  const last = rest.lastIndexOf('@');
+  if (last >= 0 && (at >= 0 || !parses(url) || !slashes)) {
+    // Not read as userinfo by the URL parser (an unencoded `/`, `?` or `#` in a password, no `//`): mask every candidate.
+    const user = slashes ? `${rest.slice(0, last).split(/[:/?#]/)[0] ?? ''}:` : '';
+    return `${scheme}${slashes}${user}***${rest.slice(last).replace(/[?#][^]*$/, (q) => maskQuery(q))}`;
+  }
+  return `${scheme}${slashes}${head}${maskQuery(tail)}`;
+}
+
+/** Whether pg-connection-string's parser reads the string as a URL (it resolves it against `postgres://base`). */
+function parses(url: string): boolean {
+  try {
+    new URL(url, 'postgres://base');
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, isSeq, parseDocument, stringify, YAMLMap, YAMLSeq, type Node } from 'yaml';
 import type { Group } from './actions-sdl.js';
 import { atomicWrite } from './codegen.js';
 import { METADATA_FILES } from './metadata-dir.js';
+import { readProjectBytes } from './project-file.js';
 
 /**
  * The file writes of `engine actions create` (cli.md §5.10 step 6, §4.11): actions.yaml gets the new entries inserted
@@ -128,7 +129,7 @@ export class FileSet {
   private readonly previous = new Map<string, Buffer | null>();
 
   write(path: string, content: string): void {
-    if (!this.previous.has(path)) this.previous.set(path, existsSync(path) ? readFileSync(path) : null);
+    if (!this.previous.has(path)) this.previous.set(path, readProjectBytes(path) ?? null);
     atomicWrite(path, content);
   }
 

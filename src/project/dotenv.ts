@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { CliError } from '../errors.js';
+import { readProjectFile } from './project-file.js';
 import type { Problem } from './problems.js';
 
 export interface EnvFile {
@@ -60,19 +60,15 @@ export function parseEnvFile(text: string, shownPath: string): EnvFile {
   return { vars, warnings, problems };
 }
 
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** Reads the env file; the default one may be absent, an explicitly named one must exist. */
-export function loadEnvFile(path: string, shownPath: string, explicit: boolean): EnvFile {
-  if (!isFile(path)) {
+/**
+ * Reads the env file (`found`: it exists); the default one may be absent, an explicitly named one must exist. One that
+ * exists but cannot be read is `unreadable-project-file`, named or not: its variables may be the admin secret.
+ */
+export function loadEnvFile(path: string, shownPath: string, explicit: boolean, cwd = process.cwd()): EnvFile & { found: boolean } {
+  const text = readProjectFile(path, { cwd });
+  if (text === undefined) {
     if (explicit) throw new CliError('envfile-not-found', `env file "${shownPath}" not found`, 1);
-    return { vars: new Map(), warnings: [], problems: [] };
+    return { vars: new Map(), warnings: [], problems: [], found: false };
   }
-  return parseEnvFile(readFileSync(path, 'utf8'), shownPath);
+  return { ...parseEnvFile(text, shownPath), found: true };
 }

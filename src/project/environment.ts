@@ -1,9 +1,10 @@
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { lstatSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
 import { CliError } from '../errors.js';
 import { loadEnvFile } from './dotenv.js';
 import type { Position, Problem } from './problems.js';
+import { lineColumn, nonPrintableIndex, nonPrintableMessage, readProjectFile, shownPath, unreadable } from './project-file.js';
 
 /**
  * Where settings come from (cli.md §2.2): flag > process environment > `.env` > `config.yaml` > default.
@@ -19,12 +20,7 @@ export interface Environment {
   warnings: string[];
 }
 
-/** Paths in messages: relative to the current directory when below it, else absolute (cli.md conventions). */
-export function shownPath(p: string, cwd = process.cwd()): string {
-  const rel = relative(cwd, p);
-  if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return rel.split(sep).join('/');
-  return rel === '' ? '.' : p.split(sep).join('/');
-}
+export { shownPath } from './project-file.js';
 
 function isDirectory(p: string): boolean {
   try {
@@ -34,11 +30,15 @@ function isDirectory(p: string): boolean {
   }
 }
 
-function isFile(p: string): boolean {
+/**
+ * Whether `config.yaml` is there in any form: one that cannot be read (a directory, a link loop) still marks the
+ * project, whose reading then fails with `unreadable-project-file` instead of a parent's project being used.
+ */
+function hasConfig(dir: string): boolean {
   try {
-    return statSync(p).isFile();
+    return lstatSync(join(dir, 'config.yaml'), { throwIfNoEntry: false }) !== undefined;
   } catch {
-    return false;
+    return true;
   }
 }
 
@@ -46,7 +46,7 @@ function isFile(p: string): boolean {
 export function findProjectDir(start: string): string | null {
   let dir = resolve(start);
   for (;;) {
-    if (isFile(join(dir, 'config.yaml'))) return dir;
+    if (hasConfig(dir)) return dir;
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
@@ -118,7 +118,7 @@ export function openProject(opts: EnvironmentOptions = {}): ProjectSources {
   const projectDir = findProjectDir(start);
   const baseDir = projectDir ?? cwd;
   const envPath = resolve(baseDir, opts.envfile ?? '.env');
-  const dot = loadEnvFile(envPath, shownPath(envPath, cwd), opts.envfile !== undefined);
+  const dot = loadEnvFile(envPath, shownPath(envPath, cwd), opts.envfile !== undefined, cwd);
   const variableOrigin = (name: string): 'env' | 'envfile' | undefined =>
     env[name] !== undefined ? 'env' : dot.vars.has(name) ? 'envfile' : undefined;
   return {
@@ -127,7 +127,7 @@ export function openProject(opts: EnvironmentOptions = {}): ProjectSources {
     projectDir,
     configFile: projectDir ? join(projectDir, 'config.yaml') : null,
     baseDir,
-    envFile: isFile(envPath) ? envPath : null,
+    envFile: dot.found ? envPath : null,
     variable: (name) => env[name] ?? dot.vars.get(name),
     variableOrigin,
     envProblems: dot.problems,
@@ -148,7 +148,11 @@ export interface ConfigDocument {
 /** Reads config.yaml: syntax errors are `config-parse-error`, a non-mapping document `config-invalid`. */
 export function readConfigDocument(path: string, cwd = process.cwd()): ConfigDocument {
   const file = shownPath(path, cwd);
-  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  const raw = readProjectFile(path, { cwd, utf8ErrorCode: 'config-parse-error' });
+  if (raw === undefined) throw unreadable(path, 'the file no longer exists', cwd);
+  const text = raw.replace(/^\uFEFF/, '');
+  const bad = nonPrintableIndex(text);
+  if (bad >= 0) throw new CliError('config-parse-error', nonPrintableMessage(text, bad), 1, { file, ...lineColumn(text, bad) });
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, schema: 'core' });
   const at = (offset: number): Position => {

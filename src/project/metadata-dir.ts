@@ -1,11 +1,13 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError, CliError } from '../errors.js';
+import { byteSize, ENGINE_MAX_BODY_BYTES, megabytes } from '../limits.js';
 import { canonicalDocument } from '../metadata/document.js';
 import { isObject, type JsonObject } from '../metadata/json.js';
 import { mergeActions } from './actions-sdl.js';
 import { shownPath } from './environment.js';
 import { Problems, type Position } from './problems.js';
+import { projectFileSize, readProjectFile, unreadable, unreadableReason } from './project-file.js';
 import { checkUnsupported } from './unsupported.js';
 import { knownTableKeys, objectOrigins, validateMetadata, type MetadataSources } from './validate.js';
 import { parseYaml, positionAt, type YamlSource } from './yaml-source.js';
@@ -43,16 +45,46 @@ function isBlank(text: string): boolean {
   return true;
 }
 
-/** Reads one file; missing, 0-byte and comment-only files are empty (undefined). */
+/**
+ * Reads one file; missing, 0-byte and comment-only files are empty (undefined). One that exists but cannot be read is
+ * `unreadable-project-file`: taking it as empty would make `metadata apply` remove everything it held.
+ */
 function read(dir: string, name: string, cwd: string): { file: string; text: string } | undefined {
   const path = join(dir, name);
-  if (!existsSync(path)) return undefined;
-  const text = readFileSync(path, 'utf8');
+  const utf8ErrorCode = name.endsWith('.graphql') ? 'graphql-syntax-error' : 'yaml-parse-error';
+  const text = readProjectFile(path, { cwd, utf8ErrorCode });
+  if (text === undefined) return undefined;
   return isBlank(text.replace(/^\uFEFF/, '')) ? undefined : { file: shownPath(path, cwd), text };
 }
 
+/**
+ * Refuses, before anything is read, metadata files larger in total than the engine's request limit: the engine would
+ * refuse the request, and parsing them could take gigabytes. The bound is on the files' bytes, a cheap and predictable
+ * stand-in for the size of the JSON request (which the client checks exactly before sending): YAML block style and
+ * compact JSON are of similar size (the benchmark project's tables.yaml is 1.4 × its compact JSON), so a project near the limit
+ * is refused here or there, never after gigabytes of parsing.
+ */
+export function checkMetadataSize(dir: string, cwd = process.cwd()): void {
+  const sizes = Object.values(METADATA_FILES).map(([name]) => ({ path: join(dir, name), size: projectFileSize(join(dir, name), cwd) ?? 0 }));
+  const total = sizes.reduce((s, f) => s + f.size, 0);
+  if (total <= ENGINE_MAX_BODY_BYTES) return;
+  const largest = sizes.reduce((a, b) => (b.size > a.size ? b : a));
+  const what = largest.size > ENGINE_MAX_BODY_BYTES ? `the file is ${byteSize(largest.size)}` : `the metadata files total ${byteSize(total)}, this one ${byteSize(largest.size)}`;
+  throw new CliError('metadata-too-large', `${what}: more than the engine's request limit of ${megabytes(ENGINE_MAX_BODY_BYTES)}; nothing was read`, 1, {
+    file: shownPath(largest.path, cwd),
+    hint: `the engine accepts at most ${megabytes(ENGINE_MAX_BODY_BYTES)} in one request; remove unused objects or split the project`,
+  });
+}
+
 export function requireMetadataDir(dir: string, cwd = process.cwd()): void {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch (e) {
+    // A link loop or a directory that cannot be searched is there, just unreadable.
+    throw unreadable(dir, unreadableReason(e), cwd);
+  }
+  if (!isDir) {
     throw new CliError('metadata-dir-not-found', `metadata directory "${shownPath(dir, cwd)}" does not exist`, 1, {
       hint: "run 'engine metadata export' or 'engine init'",
     });
@@ -65,6 +97,7 @@ export function requireMetadataDir(dir: string, cwd = process.cwd()): void {
  */
 export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
   requireMetadataDir(dir, cwd);
+  checkMetadataSize(dir, cwd);
   const problems = new Problems();
   const sources = new Map<string, YamlSource>();
   const yaml = (key: Exclude<MetadataFileKey, 'actionsGraphql'>): YamlSource | undefined => {

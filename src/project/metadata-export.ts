@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parse, stringify } from 'yaml';
@@ -6,6 +6,7 @@ import { CliError } from '../errors.js';
 import type { Json, JsonObject } from '../metadata/json.js';
 import { splitActions } from './actions-sdl.js';
 import { METADATA_FILES, type MetadataFileKey } from './metadata-dir.js';
+import { readProjectFile } from './project-file.js';
 import { carryComments } from './yaml-comments.js';
 
 /** YAML as cli.md §4.8 step 2 describes it: 2-space indent, indented sequences, no folding, double quotes. */
@@ -30,8 +31,8 @@ export function checkServerMetadata(doc: unknown): JsonObject {
 export function readExistingFiles(dir: string): Map<MetadataFileKey, string> {
   const out = new Map<MetadataFileKey, string>();
   for (const [key, [name]] of Object.entries(METADATA_FILES) as [MetadataFileKey, (typeof METADATA_FILES)[MetadataFileKey]][]) {
-    const path = join(dir, name);
-    if (existsSync(path)) out.set(key, readFileSync(path, 'utf8'));
+    const text = readProjectFile(join(dir, name));
+    if (text !== undefined) out.set(key, text);
   }
   return out;
 }
@@ -139,7 +140,7 @@ export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string
   }
   for (const [name, content] of next) {
     const path = join(dir, name);
-    const old = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    const old = readProjectFile(path) ?? null;
     if (content === null) {
       if (old !== null) report.removed.push(name);
     } else if (old === null) report.created.push(name);

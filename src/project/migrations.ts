@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import type { BulkOperation, EngineClient } from '../client/engine-client.js';
 import { EngineRequestError } from '../client/errors.js';
 import { isObject } from '../metadata/json.js';
 import { shownPath } from './environment.js';
+import { projectFileSize, readProjectFile, statProjectPath, unreadable } from './project-file.js';
 
 /**
  * SQL migrations of a config version 2 project (cli.md §5.13–§5.15): `<migrations_directory>/<version>_<name>/` with
@@ -43,15 +44,16 @@ export interface Warning {
   message: string;
 }
 
-const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
-const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+// A link loop or broken link among the migrations is `unreadable-project-file`, never skipped as absent.
+const isDir = (p: string) => statProjectPath(p)?.isDirectory() ?? false;
+const isFile = (p: string) => statProjectPath(p)?.isFile() ?? false;
 
 const invalid = (path: string, message: string, hint?: string) =>
   new CliError('migration-invalid', `${shownPath(path)}: ${message}`, 1, hint ? { hint } : {});
 
 /** Names of a directory's entries, sorted by code point; none when it does not exist. */
 function entries(dir: string): string[] {
-  if (!existsSync(dir)) return [];
+  if (statProjectPath(dir) === undefined) return [];
   if (!isDir(dir)) throw invalid(dir, 'the migrations directory is not a directory');
   return readdirSync(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -80,7 +82,7 @@ export function readMigrations(dir: string): { migrations: LocalMigration[]; war
       if (version > MAX_VERSION) throw invalid(path, `migration version ${version} is larger than ${MAX_VERSION}`);
       if (seen.has(version)) throw invalid(path, `duplicate migration version ${version}`);
       seen.set(version, entry);
-      const file = (f: string) => (isFile(join(path, f)) ? join(path, f) : null);
+      const file = (f: string) => (projectFileSize(join(path, f)) !== undefined ? join(path, f) : null);
       migrations.push({ version, name: m[2] as string, dir: path, up: file('up.sql'), down: file('down.sql') });
       continue;
     }
@@ -219,11 +221,9 @@ const byVersion = (a: { version: bigint }, b: { version: bigint }) => (a.version
 
 function readSql(path: string | null): string | null {
   if (path === null) return null;
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw invalid(path, `cannot read the file: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  const text = readProjectFile(path);
+  if (text === undefined) throw unreadable(path, 'the file no longer exists');
+  return text;
 }
 
 /**

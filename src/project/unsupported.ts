@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isObject } from '../metadata/json.js';
 import { shownPath } from './environment.js';
 import type { Problems } from './problems.js';
+import { readProjectFile, unreadable, unreadableReason } from './project-file.js';
 import type { MetadataSources } from './validate.js';
 import { positionAt, type YamlSource } from './yaml-source.js';
 
@@ -61,14 +62,19 @@ function files(dir: string, problems: Problems, known: Set<string>, cwd: string)
     if (known.has(name) || name.startsWith('.')) continue;
     const path = join(dir, name);
     const at = { file: shownPath(path, cwd), line: 1, column: 1 };
-    const stat = statSync(path, { throwIfNoEntry: false });
+    let stat: Stats | undefined;
+    try {
+      stat = statSync(path, { throwIfNoEntry: false });
+    } catch (e) {
+      throw unreadable(path, unreadableReason(e), cwd);
+    }
     if (name === 'databases' && stat?.isDirectory()) {
       notSupported(problems, 'the config version 3 layout (metadata/databases/)', { ...at, file: `${at.file}/` });
       continue;
     }
     const feature = UNSUPPORTED_FILES[name];
     if (feature !== undefined && stat?.isFile()) {
-      if (!carriesNothing(readFileSync(path, 'utf8'))) notSupported(problems, feature, at);
+      if (!carriesNothing(readProjectFile(path, { cwd }) ?? '')) notSupported(problems, feature, at);
       continue;
     }
     problems.warn('metadata-file-ignored', `${name} is not a metadata file engine reads; it is ignored`, at);

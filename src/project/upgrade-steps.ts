@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { CliError } from '../errors.js';
 import { isObject, type Json } from '../metadata/json.js';
+import { readProjectFile, statProjectPath } from './project-file.js';
 
 /**
  * The migrations part of `engine migrate config` (cli.md §5.16 step 4), as a plan computed before anything is
@@ -50,8 +51,10 @@ const METADATA_SOURCES = new Set(['metadata.yaml', 'metadata.json']);
 
 type Direction = 'up' | 'down';
 
-const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
-const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+// A link loop or broken link is `unreadable-project-file`, never skipped as absent.
+const isDir = (p: string) => statProjectPath(p)?.isDirectory() ?? false;
+const isFile = (p: string) => statProjectPath(p)?.isFile() ?? false;
+const read = (p: string): string => readProjectFile(p) ?? '';
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** One `{type, args}` step of a version-1 YAML migration file. */
@@ -146,7 +149,7 @@ export function planMigrations(migrationsDir: string, rel: (p: string) => string
       if (flat[3] === 'sql') {
         const target = join(v.dir, `${direction}.sql`);
         if (isFile(target) || v.sql[direction]) throw invalid(path, `${rel(target)} also exists; merge them by hand`);
-        v.sql[direction] = { path: target, content: readFileSync(path, 'utf8'), from: path };
+        v.sql[direction] = { path: target, content: read(path), from: path };
       } else v.yaml[direction].push(path);
       continue;
     }
@@ -159,7 +162,7 @@ export function planMigrations(migrationsDir: string, rel: (p: string) => string
         const file = join(path, `${direction}.sql`);
         if (isFile(file)) {
           if (v.sql[direction]) throw invalid(v.sql[direction].from ?? file, `${rel(file)} also exists; merge them by hand`);
-          v.sql[direction] = { path: file, content: readFileSync(file, 'utf8') };
+          v.sql[direction] = { path: file, content: read(file) };
         }
         for (const y of YAML_NAMES[direction]) if (isFile(join(path, y))) v.yaml[direction].push(join(path, y));
       }
@@ -186,7 +189,7 @@ function planVersion(v: Version, plan: MigrationsPlan, rel: (p: string) => strin
     const notes: string[] = [];
     for (const file of v.yaml[direction]) {
       const shown = rel(file);
-      const steps = parseSteps(readFileSync(file, 'utf8'), shown);
+      const steps = parseSteps(read(file), shown);
       let converted = 0;
       steps.forEach((s, i) => {
         const args = s.args as Record<string, Json>;
@@ -250,4 +253,4 @@ export function upgradeWarnings(plan: MigrationsPlan, report: string, metadataDi
 }
 
 /** Whether the migrations directory exists (step 3 backs it up only then). */
-export const migrationsExist = (dir: string): boolean => existsSync(dir) && isDir(dir);
+export const migrationsExist = (dir: string): boolean => isDir(dir);

@@ -5,7 +5,7 @@
 import type { Position, Problems } from './problems.js';
 import type { MetadataSources } from './validate.js';
 import { isObj, qnameText, type Path } from './validate-core.js';
-import { positionAt, type YamlSource } from './yaml-source.js';
+import { lazyPosition, positionAt, type YamlSource } from './yaml-source.js';
 
 interface ObjectEntry {
   kind: string;
@@ -104,7 +104,8 @@ export function objectOrigins(src: MetadataSources): Map<string, Position> {
   const out = new Map<string, Position>();
   for (const e of listObjects(src)) {
     const key = `${e.kind}:${e.name}`;
-    if (e.kind !== 'query' && !out.has(key)) out.set(key, position(e));
+    // Lazy: only the positions asked for are computed (a rejected apply names a few objects out of thousands).
+    if (e.kind !== 'query' && !out.has(key)) out.set(key, lazyPosition(e.src, [...e.path]));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import jsyaml from 'js-yaml';
 import type { Position, Problems } from './problems.js';
+import { lineColumn, nonPrintableIndex, nonPrintableMessage } from './project-file.js';
 
 /**
  * One YAML file of a project with its positions: values are read with the Document API so that every key and
@@ -30,10 +31,23 @@ function fullParse(text: string): { doc: Document; lines: LineCounter } {
  */
 export function parseYaml(file: string, raw: string, problems: Problems): YamlSource | null {
   const text = raw.replace(/^\uFEFF/, '');
+  // The `yaml` package (the reference for errors) reads control characters as text: binary data is no YAML.
+  const bad = nonPrintableIndex(text);
+  if (bad >= 0) {
+    problems.error('yaml-parse-error', nonPrintableMessage(text, bad), { file, ...lineColumn(text, bad) });
+    return null;
+  }
   let value: unknown;
   try {
     value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, json: false });
-  } catch {
+  } catch (e) {
+    const mark = (e as { mark?: { line?: unknown; column?: unknown }; reason?: unknown }).mark;
+    if (text.length > SLICE_ABOVE && typeof mark?.line === 'number' && typeof mark.column === 'number') {
+      // The `yaml` package words errors better, but its Document of a large file costs gigabytes: js-yaml's error.
+      const reason = (e as { reason?: unknown }).reason;
+      problems.error('yaml-parse-error', typeof reason === 'string' ? reason : String(e), { file, line: mark.line + 1, column: mark.column + 1 });
+      return null;
+    }
     return slowParse(file, text, problems);
   }
   let parsed: { doc: Document; lines: LineCounter } | null = null;
@@ -86,8 +100,24 @@ export function nodeAt(src: YamlSource, path: (string | number)[]): Node | null 
 
 /** The position of the value at `path` (of its key when `key` is set), or of the deepest existing ancestor. */
 export function positionAt(src: YamlSource, path: (string | number)[], key = false): Position {
+  const big = typeof path[0] === 'number' && src.text.length > SLICE_ABOVE;
+  if (big && path.length === 1 && !key) {
+    // An item itself (where every table, function, … is reported): where its content starts on the `-` line.
+    const start = itemStart(src, path[0] as number);
+    const dash = start ? /^-[ \t]*(?=[^\s#])/.exec(src.text.slice(start.offset, start.offset + 256)) : null;
+    if (start && dash) return { file: src.file, line: start.line, column: dash[0].length + 1 };
+  }
+  const item = big ? topItem(src, path[0] as number) : null;
+  if (item) {
+    const p = positionIn(item.doc, item.lines, [0, ...path.slice(1)], key);
+    return { file: src.file, line: p.line + item.line - 1, column: p.column };
+  }
+  return { file: src.file, ...positionIn(src.doc, src.lines, path, key) };
+}
+
+function positionIn(doc: Document, lines: LineCounter, path: (string | number)[], key: boolean): { line: number; column: number } {
   let offset = 0;
-  let node: unknown = src.doc.contents;
+  let node: unknown = doc.contents;
   for (const k of path) {
     if (isMap(node)) {
       const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(k));
@@ -100,8 +130,65 @@ export function positionAt(src: YamlSource, path: (string | number)[], key = fal
     } else break;
   }
   if (path.length === 0) offset = (node as Node | null)?.range?.[0] ?? 0;
-  const p = src.lines.linePos(offset);
-  return { file: src.file, line: p.line, column: p.col };
+  const p = lines.linePos(offset);
+  return { line: p.line, column: p.col };
+}
+
+/**
+ * Above this size a position inside a top-level list is found in its item alone: the position-keeping Document of
+ * the whole file costs about 70 times the text (a 49 MB tables.yaml took more than 3.5 GB), one item's almost nothing.
+ */
+const SLICE_ABOVE = 2 * 1024 * 1024;
+
+/** Where each item of a top-level block sequence starts (offsets), per source; null when the file is not one. */
+const itemStarts = new WeakMap<YamlSource, { offsets: number[]; lines: number[] } | null>();
+
+/**
+ * The `index`-th item of a top-level block sequence written at column 0 (as export writes every list file), parsed on
+ * its own, and the line it starts on. In such a sequence a line starting with `-` and a blank at column 0 always begins
+ * an item: nested content, block scalars and continued flow scalars are indented. Null (use the whole Document) when
+ * the file has another shape, which the item count given by the parser also catches.
+ */
+function topItem(src: YamlSource, index: number): { doc: Document; lines: LineCounter; line: number } | null {
+  const cached = lastItem.get(src);
+  if (cached?.index === index) return cached.item;
+  const start = itemStart(src, index);
+  if (!start) return null;
+  const { doc, lines } = fullParse(src.text.slice(start.offset, start.end));
+  const item = doc.errors.length > 0 ? null : { doc, lines, line: start.line };
+  // Positions are asked for object by object, so several in a row fall in the same item.
+  lastItem.set(src, { index, item });
+  return item;
+}
+
+const lastItem = new WeakMap<YamlSource, { index: number; item: { doc: Document; lines: LineCounter; line: number } | null }>();
+
+/** The offsets and first line of the `index`-th item of a top-level block sequence at column 0 (see topItem). */
+function itemStart(src: YamlSource, index: number): { offset: number; end: number; line: number } | null {
+  let starts = itemStarts.get(src);
+  if (starts === undefined) {
+    starts = null;
+    const first = /^(?!#)\S.*$/m.exec(src.text);
+    if (Array.isArray(src.value) && first && /^-(\s|$)/.test(first[0])) {
+      const offsets = [...src.text.matchAll(/^-(?=[ \t\r\n]|$)/gm)].map((m) => m.index);
+      if (offsets.length === src.value.length) {
+        // The line of each start, counted in one pass.
+        const lines: number[] = [];
+        let line = 1;
+        let at = 0;
+        for (const o of offsets) {
+          for (let i = src.text.indexOf('\n', at); i >= 0 && i < o; i = src.text.indexOf('\n', i + 1)) line++;
+          at = o;
+          lines.push(line);
+        }
+        starts = { offsets, lines };
+      }
+    }
+    itemStarts.set(src, starts);
+  }
+  const offset = starts?.offsets[index];
+  if (!starts || offset === undefined) return null;
+  return { offset, end: starts.offsets[index + 1] ?? src.text.length, line: starts.lines[index] ?? 1 };
 }
 
 /**

@@ -7,9 +7,11 @@ import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
+import { ENGINE_MAX_BODY_BYTES } from '../limits.js';
 import { VERSION } from '../version.js';
 
-export const MAX_BODY_BYTES = 50 * 1024 * 1024;
+/** One limit for the engine and the project tool, which refuses larger requests before sending them. */
+export const MAX_BODY_BYTES = ENGINE_MAX_BODY_BYTES;
 export const MAX_NESTING = 512;
 
 const JSON_TYPE = 'application/json; charset=utf-8';

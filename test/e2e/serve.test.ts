@@ -245,6 +245,18 @@ describe('engine serve: settings and connection errors', () => {
     expect(existsSync(join(cwd, '.engine'))).toBe(false);
   });
 
+  it('a password in the query string is masked too, in the log line and the error (issue 11 item 7)', async () => {
+    const cwd = await tempDir();
+    const url = 'postgres://postgres@127.0.0.1:1/x?sslmode=disable&password=Qu3ry-pw&sslpassword=K3y-pw';
+    const p = run(['serve', '--port', '0', '--database-url', url], cwd);
+    expect(await finished(p)).toBe(1);
+    const shown = 'postgres://postgres@127.0.0.1:1/x?sslmode=disable&password=***&sslpassword=***';
+    expect(p.err()).toContain(`Using PostgreSQL at ${shown}`);
+    expect(p.lines().at(-1)).toMatch(new RegExp(`^error: cannot connect to the database at ${shown.replace(/[?*.]/g, '\\$&')}: .+`));
+    expect(p.err()).not.toContain('Qu3ry-pw');
+    expect(p.err()).not.toContain('K3y-pw');
+  });
+
   it.skipIf(!EXTERNAL_URL)('--database-url to a real server: external database, -o json, SIGTERM', async () => {
     const name = `engine_serve_${process.pid}_${Date.now()}`;
     const admin = new pg.Client({ connectionString: EXTERNAL_URL });

@@ -51,9 +51,11 @@ describe('project discovery (§1.3)', () => {
     expect(c.adminSecret).toBeUndefined();
   });
 
-  it('a directory named config.yaml is not a project', () => {
+  it('a config.yaml that is there but unreadable (a directory) is unreadable-project-file, not another project (issue 11)', () => {
     mkdirSync(join(proj, 'config.yaml'));
-    expect(failure(() => load()).code).toBe('config-not-found');
+    expect(failure(() => load())).toMatchObject({
+      code: 'unreadable-project-file', message: 'unreadable project file: it is a directory', exit: 1,
+    });
   });
 
   it('without a project, .env of the current directory is read', () => {
