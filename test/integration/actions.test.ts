@@ -147,7 +147,8 @@ describe('create_action, update_action, drop_action', () => {
       [def({ headers: [{ name: 'a', value: '1' }, { name: 'b' }] }), pf('$.args.definition.headers[1]', 'one of "value" or "value_from_env" is required')],
       [def({ headers: [{ value: '1' }] }), pf('$.args.definition.headers[0]', 'the key "name" was not present')],
       [def({ kind: 'sync' }), pf('$.args.definition.kind', 'expected one of "synchronous", "asynchronous", encountered "sync"')],
-      [def({ type: 'query' }), pf('$.args.definition.type', 'expected one of "mutation", encountered "query"')],
+      // Query actions are accepted (issue 12); other root types are not.
+      [def({ type: 'subscription' }), pf('$.args.definition.type', 'expected one of "mutation", "query", encountered "subscription"')],
       [def({ timeout: 0 }), pf('$.args.definition.timeout', 'expected an integer >= 1, encountered 0')],
       [def({ timeout: 2.5 }), pf('$.args.definition.timeout', 'expected an integer >= 1, encountered 2.5')],
       [def({ timeout: '30' }), pf('$.args.definition.timeout', 'expected Number, encountered String')],
