@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../errors.js';
-import { METADATA_FILES } from './metadata-dir.js';
+import { METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from './metadata-dir.js';
 import { FILE_SHAPES } from './shapes.js';
 
 export interface InitOptions {
@@ -53,7 +53,8 @@ export function initProject(opts: InitOptions): InitResult {
   const files = new Map<string, string>([
     ['config.yaml', configYaml(opts.endpoint)],
     ['.gitignore', '.env\n.engine/\n'],
-    ...Object.values(METADATA_FILES).map(([name, empty]): [string, string] => [`metadata/${name}`, empty]),
+    ...(Object.entries(METADATA_FILES) as [MetadataFileKey, readonly [string, string]][])
+      .filter(([key]) => !OPTIONAL_FILES.has(key)).map(([, [name, empty]]): [string, string] => [`metadata/${name}`, empty]),
   ]);
   if (opts.adminSecret) files.set('.env', `ENGINE_GRAPHQL_ADMIN_SECRET=${opts.adminSecret}\n`);
   const created: string[] = [];

@@ -23,7 +23,14 @@ export const METADATA_FILES = {
   remoteSchemas: ['remote_schemas.yaml', '[]\n'],
   queryCollections: ['query_collections.yaml', '[]\n'],
   cronTriggers: ['cron_triggers.yaml', '[]\n'],
+  inheritedRoles: ['inherited_roles.yaml', '[]\n'],
 } as const;
+
+/**
+ * Files written only when they hold something or already exist: `init` and `export` do not add them to every project
+ * (inherited roles are rare, and the incumbent's projects may have the file or not).
+ */
+export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles']);
 
 export type MetadataFileKey = keyof typeof METADATA_FILES;
 
@@ -108,7 +115,7 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
   };
   const src: MetadataSources = {
     version: yaml('version'), tables: yaml('tables'), functions: yaml('functions'), allowList: yaml('allowList'),
-    remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'),
+    remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'), inheritedRoles: yaml('inheritedRoles'),
   };
   const actionsYaml = yaml('actionsYaml');
   validateMetadata(src, problems);
@@ -136,6 +143,7 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
     actions: merged.actions,
     custom_types: merged.custom_types ?? {},
     cron_triggers: (src.cronTriggers?.value ?? []) as JsonObject[],
+    inherited_roles: (src.inheritedRoles?.value ?? []) as JsonObject[],
   };
   try {
     return { document: canonicalDocument(raw), problems, origins, sources };
@@ -149,7 +157,7 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
 
 const FILE_OF_KEY: Record<string, keyof MetadataSources> = {
   tables: 'tables', functions: 'functions', remote_schemas: 'remoteSchemas', query_collections: 'queryCollections',
-  allowlist: 'allowList', cron_triggers: 'cronTriggers',
+  allowlist: 'allowList', cron_triggers: 'cronTriggers', inherited_roles: 'inheritedRoles',
 };
 
 /** Maps an engine-style path (`$.tables[3].select_permissions[0]…`) to a file position. */

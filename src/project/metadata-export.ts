@@ -5,7 +5,7 @@ import { parse, stringify } from 'yaml';
 import { CliError } from '../errors.js';
 import type { Json, JsonObject } from '../metadata/json.js';
 import { splitActions } from './actions-sdl.js';
-import { METADATA_FILES, type MetadataFileKey } from './metadata-dir.js';
+import { METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from './metadata-dir.js';
 import { readProjectFile } from './project-file.js';
 import { carryComments } from './yaml-comments.js';
 
@@ -14,7 +14,7 @@ export function toYaml(value: unknown): string {
   return stringify(value, { indent: 2, indentSeq: true, lineWidth: 0, singleQuote: false, blockQuote: 'literal' });
 }
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles'];
 
 /** The engine's metadata must be a version-2 document with only the keys of the format (cli.md §4.8 step 1). */
 export function checkServerMetadata(doc: unknown): JsonObject {
@@ -70,6 +70,7 @@ export function renderFiles(
   list('remoteSchemas', 'remote_schemas');
   list('queryCollections', 'query_collections');
   list('cronTriggers', 'cron_triggers');
+  list('inheritedRoles', 'inherited_roles');
   const actions = doc['actions'] as JsonObject[] | undefined;
   const customTypes = doc['custom_types'] as JsonObject | undefined;
   if ((actions?.length ?? 0) > 0 || customTypes) {
@@ -136,7 +137,9 @@ export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string
   for (const [key, content] of files) {
     const [name, empty] = METADATA_FILES[key];
     const pruneIt = prune && key !== 'version' && isEmptyContent(key, content);
-    next.set(name, pruneIt ? null : (content ?? empty));
+    // An optional file is not added to a project just to say "nothing here"; one that exists is kept up to date.
+    const skipIt = OPTIONAL_FILES.has(key) && isEmptyContent(key, content) && readProjectFile(join(dir, name)) === undefined;
+    next.set(name, pruneIt || skipIt ? null : (content ?? empty));
   }
   for (const [name, content] of next) {
     const path = join(dir, name);

@@ -114,6 +114,16 @@ export const CRON_TRIGGER = object({
   },
 });
 
+/** An inherited role (issue 12): a role that is the union of its members' permissions. */
+export const INHERITED_ROLE = object({
+  title: 'inherited role',
+  naming: { entity: 'inherited role', by: 'role_name' },
+  keys: {
+    role_name: req(ROLE, 'The inherited role.'),
+    role_set: req(listOf(ROLE, { description: 'Its member roles (inherited roles too, without cycles).' })),
+  },
+});
+
 const ACTION_PERMISSION = object({
   title: 'action permission',
   hook: 'actionPermission',

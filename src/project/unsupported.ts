@@ -19,7 +19,6 @@ const UNSUPPORTED_FILES: Record<string, string> = {
   'api_limits.yaml': 'API limits',
   'network.yaml': 'network settings (TLS allow list)',
   'graphql_schema_introspection.yaml': 'disabling GraphQL introspection per role',
-  'inherited_roles.yaml': 'inherited roles',
   'opentelemetry.yaml': 'OpenTelemetry export',
   'metrics_config.yaml': 'metrics configuration',
   'backend_configs.yaml': 'backend configurations',

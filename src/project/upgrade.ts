@@ -6,7 +6,7 @@ import { canonicalDocument } from '../metadata/document.js';
 import { isObject, type JsonObject } from '../metadata/json.js';
 import { atomicWrite } from './codegen.js';
 import { shownPath } from './environment.js';
-import { METADATA_FILES } from './metadata-dir.js';
+import { METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from './metadata-dir.js';
 import { checkServerMetadata, renderFiles, toYaml, writeMetadataDir } from './metadata-export.js';
 import { upgradeConfigText } from './upgrade-config.js';
 import { describeMigrations, migrationsExist, planMigrations, type MigrationsPlan } from './upgrade-steps.js';
@@ -89,7 +89,8 @@ export function describePlan(plan: UpgradePlan): string[] {
     `2. Convert migrations in ${shown(input.migrationsDir)}/:`,
     ...(mig.length > 0 ? mig : ['nothing to convert']).map((l) => `   ${l}`),
     `3. Write the metadata directory ${mdDir}/ from ${source}:`,
-    ...Object.values(METADATA_FILES).map(([name]) => `   create ${mdDir}/${name}`),
+    ...(Object.entries(METADATA_FILES) as [MetadataFileKey, readonly [string, string]][])
+      .filter(([key]) => !OPTIONAL_FILES.has(key)).map(([, [name]]) => `   create ${mdDir}/${name}`),
     ...plan.metadataFiles.map((f) => `   remove ${shown(f)}`),
     `4. Update ${shown(input.configFile)}: ${configChanges(plan.configText).join(', ')}`,
     `5. Write the report ${shown(plan.report)}`,

@@ -77,6 +77,7 @@ function listObjects(src: MetadataSources): ObjectEntry[] {
   simple(src.queryCollections, 'query_collection', key('name'));
   simple(src.allowList, 'allowlist_entry', key('collection'));
   simple(src.cronTriggers, 'cron_trigger', key('name'));
+  simple(src.inheritedRoles, 'inherited_role', key('role_name'));
   const qc = src.queryCollections;
   if (qc) {
     items(qc).forEach((coll, i) => {

@@ -26,6 +26,7 @@ export interface MetadataSources {
   remoteSchemas?: YamlSource;
   queryCollections?: YamlSource;
   cronTriggers?: YamlSource;
+  inheritedRoles?: YamlSource;
 }
 
 /** The keys of a table entry: the build leaves any other key out (they were warned about as `metadata-unknown-key`). */
@@ -50,5 +51,6 @@ export function validateMetadata(src: MetadataSources, problems: Problems): void
     },
   });
   walk(src.cronTriggers, 'cron_triggers', 'cron_triggers');
+  walk(src.inheritedRoles, 'inherited_roles', 'inherited_roles');
   checkDuplicates(src, problems);
 }

@@ -29,7 +29,7 @@ import { readActionsYaml } from '../../src/project/actions-yaml.js';
 import { loadConfig } from '../../src/project/config.js';
 import { initProject, schemaLine, SCHEMAS_DIR } from '../../src/project/init.js';
 import { jsonSchema, SCHEMA_NAMES, schemaFiles } from '../../src/project/json-schema.js';
-import { buildMetadata, METADATA_FILES } from '../../src/project/metadata-dir.js';
+import { buildMetadata, METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from '../../src/project/metadata-dir.js';
 import { readExistingFiles, renderFiles } from '../../src/project/metadata-export.js';
 import { Problems } from '../../src/project/problems.js';
 import type { SchemaName } from '../../src/project/shapes.js';
@@ -95,7 +95,7 @@ describe('the committed schemas', () => {
 
   it('are draft-07 schemas that ajv compiles in strict mode', () => {
     for (const name of SCHEMA_NAMES) expect(jsonSchema(name)['$schema']).toBe('http://json-schema.org/draft-07/schema#');
-    expect(validators.size).toBe(9);
+    expect(validators.size).toBe(10);
   });
 });
 
@@ -161,7 +161,9 @@ describe('engine init (editor support)', () => {
 
   it('starts config.yaml and each metadata YAML file with the line naming its schema, relative to the file', () => {
     const dir = init();
-    const yamlFiles = ['config.yaml', ...Object.values(METADATA_FILES).map(([n]) => `metadata/${n}`).filter((n) => n.endsWith('.yaml'))];
+    // Optional files (inherited_roles.yaml) are not created by init.
+    const yamlFiles = ['config.yaml', ...(Object.entries(METADATA_FILES) as [MetadataFileKey, readonly [string, string]][])
+      .filter(([key]) => !OPTIONAL_FILES.has(key)).map(([, [n]]) => `metadata/${n}`).filter((n) => n.endsWith('.yaml'))];
     expect(yamlFiles).toHaveLength(9);
     for (const rel of yamlFiles) {
       const text = readFileSync(join(dir, rel), 'utf8');
@@ -199,7 +201,7 @@ describe('engine init (editor support)', () => {
     expect(dropped).toEqual([]);
     for (const [key, text] of files) {
       const [name] = METADATA_FILES[key];
-      if (!name.endsWith('.yaml')) continue;
+      if (!name.endsWith('.yaml') || OPTIONAL_FILES.has(key)) continue;
       const old = before.get(key) as string;
       expect(text ?? old, name).toMatch(SCHEMA_LINE);
       expect((text ?? old).split('\n')[0], name).toBe(old.split('\n')[0]);

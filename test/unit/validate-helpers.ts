@@ -11,6 +11,7 @@ export const FILES: Record<keyof MetadataSources, string> = {
   remoteSchemas: 'metadata/remote_schemas.yaml',
   queryCollections: 'metadata/query_collections.yaml',
   cronTriggers: 'metadata/cron_triggers.yaml',
+  inheritedRoles: 'metadata/inherited_roles.yaml',
 };
 
 export type Texts = Partial<Record<keyof MetadataSources, string>>;
