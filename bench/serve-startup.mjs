@@ -3,6 +3,7 @@
 // filled from the template cached per machine (built here first, as the first start on a machine would), a restart
 // opens an existing one. Goals: fresh ≤ 1 s, restart ≤ 0.5 s.
 import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
