@@ -1,8 +1,10 @@
-import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, Kind, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../errors.js';
 import { pgErrorInfo, type Database } from '../../db/database.js';
 import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
+import { callAction, type ActionRequest } from './action-call.js';
+import { actionInput, checkAnswer, shapeAnswer } from './action-output.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
 import { bind, checkBound } from './sql-builder.js';
@@ -56,6 +58,8 @@ export interface ExecuteArgs {
   sel: SelectionContext;
   plans: RootPlan[];
   args: Map<string, (string | null)[]>;
+  /** What synchronous action calls need from the request. */
+  action: ActionRequest;
 }
 
 export async function executeQuery(x: ExecuteArgs): Promise<string> {
@@ -68,6 +72,14 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
       if ((x.sel.op.variableDefinitions ?? []).length === 0) p.answer = answer;
       values.set(p.key, answer);
     }
+  }
+  // Synchronous actions run in document order, outside any transaction; the first failure is the response (§4.1).
+  for (const p of x.plans) {
+    if (p.kind !== 'action') continue;
+    const node = p.nodes[0] as FieldNode;
+    const answer = await callAction(p.action, actionInput(p.action, p.field, node, x.sel), x.action);
+    checkAnswer(p.field, answer);
+    values.set(p.key, JSON.stringify(shapeAnswer(p.field.type, answer, p.nodes, x.sel)));
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   if (statements.length > 0) {

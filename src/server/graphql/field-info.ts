@@ -1,4 +1,5 @@
 import type { GraphQLField } from 'graphql';
+import type { Action } from '../../metadata/types.js';
 import type { DbColumn, DbFunction } from '../db-catalog.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
 
@@ -26,7 +27,9 @@ export type FieldInfo =
   | { kind: 'agg_col'; op: AggOp; column: DbColumn }
   /** A field whose value is fixed JSON text (`no_queries_available`, `_PLACEHOLDER`). */
   | { kind: 'constant'; json: string }
-  /** Mutations and actions: in the schema, executed by later versions. */
+  /** A synchronous action's root field: the engine calls its handler (graphql-api.md §5.1). */
+  | { kind: 'action'; action: Action }
+  /** Mutations, asynchronous actions, action-output relationships: in the schema, executed by later versions. */
   | { kind: 'unsupported'; what: 'mutation' | 'action' };
 
 export const info = (i: FieldInfo): { engine: FieldInfo } => ({ engine: i });
