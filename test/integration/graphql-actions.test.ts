@@ -192,10 +192,51 @@ describe('query actions', () => {
   });
 });
 
-describe('relationships of action outputs', () => {
-  it('are refused as not supported by this version, before the handler is called', async () => {
-    const r = await post('mutation { create_user(email: "a@b.c") { id author { name } } }');
-    expect(r.body).toEqual(gqlErr('relationships of action outputs are not supported by this version of the engine', '$.selectionSet.create_user.selectionSet.author', 'not-supported'));
+describe('§5.1 step 4 relationships of the output type to tables', () => {
+  it('answers the example of graphql-api.md §5.1: the handler\'s object joined to the remote table', async () => {
+    const query = 'mutation { create_user(email: "a@b.c") { id author { name } } }';
+    const r = await post(query);
+    expect(r.text).toBe(JSON.stringify({ data: { create_user: { id: 2, author: { name: 'Bob' } } } }));
+    expect(hook.received[0]!.body.request_query).toBe(query);
+  });
+
+  it('object and array relationships, list outputs, a null or absent field value, the remote select permission', async () => {
+    await e.ok({ type: 'set_custom_types', args: { objects: [
+      { name: 'UserId', fields: [{ name: 'id', type: 'Int' }], relationships: [
+        { name: 'author', type: 'object', remote_table: 'author', field_mapping: { id: 'id' } },
+        { name: 'articles', type: 'array', remote_table: 'article', field_mapping: { id: 'author_id' } },
+      ] },
+      { name: 'ExportResult', fields: [{ name: 'url', type: 'String!' }] },
+    ] } });
+    await setHandler({ output_type: '[UserId]' });
+    answer = () => ({ status: 200, body: [{ id: 1 }, null, { id: null }, {}, { id: 2 }] });
+    const query = 'mutation { create_user(email: "e") { articles(order_by: {id: asc}) { title } id a: author { name __typename } } }';
+    // User 2 sees published articles and their own: Intro (author 1) and News (author 2), not Draft.
+    const user = await post(query);
+    expect(user.text).toBe(JSON.stringify({ data: { create_user: [
+      { articles: [{ title: 'Intro' }], id: 1, a: { name: 'Ann', __typename: 'author' } }, null,
+      { articles: [], id: null, a: null }, { articles: [], id: null, a: null }, { articles: [{ title: 'News' }], id: 2, a: { name: 'Bob', __typename: 'author' } },
+    ] } }));
+    const admin = await post(query, ADMIN);
+    expect((admin.body as any).data.create_user[0].articles).toEqual([{ title: 'Intro' }, { title: 'Draft' }]); // eslint-disable-line @typescript-eslint/no-explicit-any
+  });
+
+  it('a value that does not cast to the column type fails as a data exception', async () => {
+    answer = () => ({ status: 200, body: { id: 'abc' } });
+    const r = await post('mutation { create_user(email: "e") { id author { name } } }');
+    expect(r.body).toEqual(gqlErr('invalid input syntax for type integer: "abc"', '$.selectionSet.create_user', 'data-exception'));
+  });
+
+  it('relationships inside a nested object type are refused as not supported, before the handler is called', async () => {
+    await e.ok({ type: 'set_custom_types', args: { objects: [
+      { name: 'Inner', fields: [{ name: 'id', type: 'Int!' }], relationships: [{ name: 'author', type: 'object', remote_table: 'author', field_mapping: { id: 'id' } }] },
+      { name: 'UserId', fields: [{ name: 'id', type: 'Int!' }, { name: 'inner', type: 'Inner' }] },
+      { name: 'ExportResult', fields: [{ name: 'url', type: 'String!' }] },
+    ] } });
+    await setHandler();
+    const r = await post('mutation { create_user(email: "a@b.c") { id inner { author { name } } } }');
+    expect(r.body).toEqual(gqlErr('relationships of object types nested in an action output are not supported by this version of the engine',
+      '$.selectionSet.create_user.selectionSet.inner.selectionSet.author', 'not-supported'));
     expect(hook.received).toHaveLength(0);
   });
 });

@@ -140,17 +140,24 @@ export function shapeAnswer(type: GraphQLOutputType, v: Json | undefined, nodes:
   return out;
 }
 
-/** The first relationship field selected in an action's output (not executed by this version), with its path. */
-export function selectedRelationship(type: GraphQLOutputType, nodes: FieldNode[], sel: SelectionContext, path: string): string | null {
+/**
+ * The relationship fields selected on the output type itself (resolved by one statement, action-relationships.ts),
+ * and the path of the first one selected deeper, inside a nested object type (not executed by this version).
+ */
+export function outputRelationships(type: GraphQLOutputType, nodes: FieldNode[], sel: SelectionContext, path: string): { top: [string, FieldNode[], Field][]; nested: string | null } {
+  const top: [string, FieldNode[], Field][] = [];
   const t = getNamedType(type);
-  if (!(t instanceof GraphQLObjectType)) return null;
+  if (!(t instanceof GraphQLObjectType)) return { top, nested: null };
   for (const [key, fns] of sel.subfields(nodes)) {
     const f = t.getFields()[(fns[0] as FieldNode).name.value];
     if (!f) continue;
-    const p = `${path}.selectionSet.${key}`;
-    if (fieldInfo(f)?.kind === 'unsupported') return p;
-    const inner = selectedRelationship(f.type, fns, sel, p);
-    if (inner) return inner;
+    if (fieldInfo(f)?.kind === 'action_rel') top.push([key, fns, f]);
+    else if (getNamedType(f.type) instanceof GraphQLObjectType) {
+      const inner = outputRelationships(f.type, fns, sel, `${path}.selectionSet.${key}`);
+      const deeper = inner.top[0];
+      if (deeper) return { top, nested: `${path}.selectionSet.${key}.selectionSet.${deeper[0]}` };
+      if (inner.nested) return { top, nested: inner.nested };
+    }
   }
-  return null;
+  return { top, nested: null };
 }

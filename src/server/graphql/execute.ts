@@ -4,7 +4,9 @@ import { pgErrorInfo, type Database } from '../../db/database.js';
 import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
 import { callAction, type ActionRequest } from './action-call.js';
-import { actionInput, checkAnswer, shapeAnswer } from './action-output.js';
+import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from './action-output.js';
+import { addRelationships } from './action-relationships.js';
+import type { RoleView } from './visibility.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
 import { bind, checkBound } from './sql-builder.js';
@@ -60,6 +62,8 @@ export interface ExecuteArgs {
   args: Map<string, (string | null)[]>;
   /** What synchronous action calls need from the request. */
   action: ActionRequest;
+  /** The caller's view of the metadata (relationships of action outputs). */
+  role: RoleView;
 }
 
 export async function executeQuery(x: ExecuteArgs): Promise<string> {
@@ -79,7 +83,12 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     const node = p.nodes[0] as FieldNode;
     const answer = await callAction(p.action, actionInput(p.action, p.field, node, x.sel), x.action);
     checkAnswer(p.field, answer);
-    values.set(p.key, JSON.stringify(shapeAnswer(p.field.type, answer, p.nodes, x.sel)));
+    const shaped = shapeAnswer(p.field.type, answer, p.nodes, x.sel);
+    const rels = outputRelationships(p.field.type, p.nodes, x.sel, `$.selectionSet.${p.key}`).top;
+    if (rels.length > 0) {
+      await addRelationships({ db: x.db, role: x.role, sel: x.sel, session: x.action.sessionVariables, key: p.key, rels, dbError: databaseError }, answer, shaped);
+    }
+    values.set(p.key, JSON.stringify(shaped));
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   if (statements.length > 0) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { Action } from '../../metadata/types.js';
-import { selectedRelationship } from './action-output.js';
+import { outputRelationships } from './action-output.js';
 import { gqlError } from './errors.js';
 import { SelectionCompiler } from './compile.js';
 import { fieldInfo } from './field-info.js';
@@ -25,7 +25,7 @@ export type RootPlan =
 
 export const MUTATIONS_NOT_SUPPORTED = 'mutations are not supported by this version of the engine';
 export const ACTIONS_NOT_SUPPORTED = 'actions are not supported by this version of the engine';
-export const ACTION_RELATIONSHIPS_NOT_SUPPORTED = 'relationships of action outputs are not supported by this version of the engine';
+export const ACTION_RELATIONSHIPS_NOT_SUPPORTED = 'relationships of object types nested in an action output are not supported by this version of the engine';
 
 /** Compiles every root field: one SQL statement per database root field (§7.1). */
 export function planOperation(schema: GraphQLSchema, role: RoleView, sel: SelectionContext): RootPlan[] {
@@ -50,8 +50,8 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
       throw gqlError('not-supported', path, i.what === 'mutation' ? MUTATIONS_NOT_SUPPORTED : ACTIONS_NOT_SUPPORTED);
     }
     if (i.kind === 'action') {
-      const rel = selectedRelationship(field.type, nodes, sel, path);
-      if (rel) throw gqlError('not-supported', rel, ACTION_RELATIONSHIPS_NOT_SUPPORTED);
+      const { nested } = outputRelationships(field.type, nodes, sel, path);
+      if (nested) throw gqlError('not-supported', nested, ACTION_RELATIONSHIPS_NOT_SUPPORTED);
       plans.push({ key, kind: 'action', action: i.action, field, nodes });
       continue;
     }

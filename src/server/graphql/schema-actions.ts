@@ -62,9 +62,14 @@ export class ActionTypes {
           for (const r of rels) {
             const remote = this.tt.role.table(qnKey(r.remote_table));
             if (!remote) continue;
+            const mapping = Object.entries(r.field_mapping).map(([field, column]) => {
+              const c = remote.rt.db.columns.get(column);
+              return { field, column, typeName: c?.baseTypeName ?? c?.typeName ?? 'text' };
+            });
+            const extensions = info({ kind: 'action_rel', view: remote, source: { kind: 'json', mapping }, array: r.type === 'array' });
             f[r.name] = r.type === 'object'
-              ? { type: this.tt.objectType(remote), extensions: UNSUPPORTED }
-              : { type: this.listOf(remote), args: this.tt.listArgs(remote), extensions: UNSUPPORTED };
+              ? { type: this.tt.objectType(remote), extensions }
+              : { type: this.listOf(remote), args: this.tt.listArgs(remote), extensions };
           }
           return f;
         },

@@ -82,15 +82,16 @@ export class GraphqlService {
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
+    const role = new RoleView(cache, caller.role);
     let plans = entry.plans.get(varsKey);
     if (!plans) {
-      plans = planOperation(schema, new RoleView(cache, caller.role), sel);
+      plans = planOperation(schema, role, sel);
       this.stats.compiled++;
       PlanCache.remember(entry, varsKey, plans);
     }
     const args = bindAll(plans, caller.sessionVariables, req.variables);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
-    const body = await executeQuery({ db: this.source.db, schema, doc, sel, plans, args, action });
+    const body = await executeQuery({ db: this.source.db, schema, doc, sel, plans, args, action, role });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     return body;
