@@ -221,6 +221,12 @@ describe('§5.1 step 4 relationships of the output type to tables', () => {
     expect((admin.body as any).data.create_user[0].articles).toEqual([{ title: 'Intro' }, { title: 'Draft' }]); // eslint-disable-line @typescript-eslint/no-explicit-any
   });
 
+  it('a session variable the remote permission needs is checked before the handler is called', async () => {
+    const r = await post('mutation { create_user(email: "e") { id author { articles { title } } } }', as('user'));
+    expect(r.body).toEqual(gqlErr('missing session variable: "x-engine-user-id"', '$', 'not-found'));
+    expect(hook.received).toHaveLength(0);
+  });
+
   it('a value that does not cast to the column type fails as a data exception', async () => {
     answer = () => ({ status: 200, body: { id: 'abc' } });
     const r = await post('mutation { create_user(email: "e") { id author { name } } }');

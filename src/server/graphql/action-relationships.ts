@@ -32,14 +32,11 @@ export interface RelationshipCall {
 
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Adds the selected relationships to the shaped output (an object, a list of objects, or null) in place. */
-export async function addRelationships(x: RelationshipCall, answer: Json, shaped: Json): Promise<void> {
-  const pairs = (Array.isArray(answer) ? answer.map((a, i) => [a, (shaped as Json[])[i]]) : [[answer, shaped]])
-    .filter((p): p is [Record<string, Json>, Record<string, Json>] => isObject(p[0]) && isObject(p[1]));
-  if (pairs.length === 0) return;
+/** The statement over `objects`; binding its parameters fails on a missing session variable (§1.3 step 9). */
+function statement(x: RelationshipCall, objects: Json[]): { sql: string; args: (string | null)[] } {
   const b = new StatementBuilder(x.role.cache);
   const c = new SelectionCompiler(b, x.role, x.sel);
-  const objects = b.param(pairs.map((p) => p[0]) as unknown as GValue, 'jsonb');
+  const param = b.param(objects as unknown as GValue, 'jsonb');
   const row = '"o"."v"';
   const exprs: [string, string][] = x.rels.map(([key, fns, f]) => {
     const i = fieldInfo(f) as Extract<FieldInfo, { kind: 'action_rel' }>;
@@ -47,9 +44,22 @@ export async function addRelationships(x: RelationshipCall, answer: Json, shaped
     return [key, i.array ? c.rowsJson(f, i.view, i.source, fns, row, path) : c.objectRow(f, i.view, i.source, fns, row, path)];
   });
   const sql = `SELECT coalesce(json_agg(${jsonObject(exprs)} ORDER BY "o"."n"), '[]'::json)::text AS "root" ` +
-    `FROM jsonb_array_elements(${objects}) WITH ORDINALITY AS "o"("v", "n")`;
+    `FROM jsonb_array_elements(${param}) WITH ORDINALITY AS "o"("v", "n")`;
   checkBound(b.params, x.sel.variables);
-  const args = bind(b.params, x.session, x.sel.variables);
+  return { sql, args: bind(b.params, x.session, x.sel.variables) };
+}
+
+/** Before the handler is called: the checks of §1.3 steps 8–9 that the statement's parameters need. */
+export function checkRelationships(x: RelationshipCall): void {
+  statement(x, []);
+}
+
+/** Adds the selected relationships to the shaped output (an object, a list of objects, or null) in place. */
+export async function addRelationships(x: RelationshipCall, answer: Json, shaped: Json): Promise<void> {
+  const pairs = (Array.isArray(answer) ? answer.map((a, i) => [a, (shaped as Json[])[i]]) : [[answer, shaped]])
+    .filter((p): p is [Record<string, Json>, Record<string, Json>] => isObject(p[0]) && isObject(p[1]));
+  if (pairs.length === 0) return;
+  const { sql, args } = statement(x, pairs.map((p) => p[0]));
   const rows = await x.db.transaction(async (tx) => {
     try {
       return await tx.query<{ root: string }>(sql, args);

@@ -5,7 +5,7 @@ import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
 import { callAction, type ActionRequest } from './action-call.js';
 import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from './action-output.js';
-import { addRelationships } from './action-relationships.js';
+import { addRelationships, checkRelationships } from './action-relationships.js';
 import type { RoleView } from './visibility.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
@@ -78,16 +78,18 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     }
   }
   // Synchronous actions run in document order, outside any transaction; the first failure is the response (§4.1).
-  for (const p of x.plans) {
-    if (p.kind !== 'action') continue;
-    const node = p.nodes[0] as FieldNode;
-    const answer = await callAction(p.action, actionInput(p.action, p.field, node, x.sel), x.action);
+  // Their relationship statements' parameters are checked first: a missing session variable calls no handler.
+  const actions = x.plans.filter((p): p is Extract<RootPlan, { kind: 'action' }> => p.kind === 'action').map((p) => {
+    const rels = outputRelationships(p.field.type, p.nodes, x.sel, `$.selectionSet.${p.key}`).top;
+    const call = { db: x.db, role: x.role, sel: x.sel, session: x.action.sessionVariables, key: p.key, rels, dbError: databaseError };
+    if (rels.length > 0) checkRelationships(call);
+    return { p, call };
+  });
+  for (const { p, call } of actions) {
+    const answer = await callAction(p.action, actionInput(p.action, p.field, p.nodes[0] as FieldNode, x.sel), x.action);
     checkAnswer(p.field, answer);
     const shaped = shapeAnswer(p.field.type, answer, p.nodes, x.sel);
-    const rels = outputRelationships(p.field.type, p.nodes, x.sel, `$.selectionSet.${p.key}`).top;
-    if (rels.length > 0) {
-      await addRelationships({ db: x.db, role: x.role, sel: x.sel, session: x.action.sessionVariables, key: p.key, rels, dbError: databaseError }, answer, shaped);
-    }
+    if (call.rels.length > 0) await addRelationships(call, answer, shaped);
     values.set(p.key, JSON.stringify(shaped));
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
