@@ -7,6 +7,7 @@ import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
+import type { Env } from './outbound/index.js';
 import { ENGINE_MAX_BODY_BYTES } from '../limits.js';
 import { VERSION } from '../version.js';
 
@@ -40,9 +41,11 @@ export interface HttpOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** The GraphQL endpoint's service; one is created when absent (tests pass their own to read its statistics). */
   graphql?: GraphqlService;
+  /** Variables of action handler templates and headers, read at each call; default: the process environment. */
+  env?: Env;
 }
 
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -185,7 +188,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const graphql = opts.graphql ?? new GraphqlService(engine);
+  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env);
   const server = createServer(
     { keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
     (req, res) => {
@@ -241,7 +244,9 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
         closeAfterAnswer(res);
         input = { error: e.message };
       }
-      send(res, 200, await graphql.handle(input, caller));
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[] };
+      const body = await graphql.handle(input, caller, http);
+      send(res, 200, body, http.setCookies.length > 0 ? { 'Set-Cookie': http.setCookies } : {});
     } catch (e) {
       opts.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) send(res, 500, INTERNAL_ERROR_BODY);

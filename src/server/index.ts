@@ -21,7 +21,7 @@ export interface ServeOptions {
   host: string;
   adminSecret?: string;
   logger?: Logger;
-  /** Looks up the variables of webhook templates and headers at delivery; default: the process environment. */
+  /** Looks up the variables of webhook and action handler templates and headers at each call; default: the process environment. */
   variable?: (name: string) => string | undefined;
 }
 
@@ -79,7 +79,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
-    server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger });
+    server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger, env });
     let address;
     try {
       address = await listen(server, opts.port, opts.host);

@@ -8,6 +8,7 @@ import { PostgresDatabase } from '../../src/db/postgres.js';
 import { Engine } from '../../src/server/engine.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
 import { silentLogger } from '../../src/logger.js';
+import type { Env } from '../../src/server/outbound/index.js';
 
 export const EXTERNAL_URL = process.env['ENGINE_TEST_DATABASE_URL'] || undefined;
 
@@ -63,11 +64,11 @@ export async function createTestDatabase(): Promise<{ db: Database; url?: string
   };
 }
 
-export async function startOn(db: Database, adminSecret?: string): Promise<{ url: string; engine: Engine; server: Server }> {
+export async function startOn(db: Database, adminSecret?: string, env?: Env): Promise<{ url: string; engine: Engine; server: Server }> {
   const engine = await Engine.start(db, silentLogger);
   // Internal failures are bugs: show their detail in the test output.
   const logger = { ...silentLogger, error: (m: string) => console.error(m) };
-  const server = createHttpServer(engine, { adminSecret, logger });
+  const server = createHttpServer(engine, { adminSecret, logger, env });
   const addr = await listen(server, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${addr.port}`, engine, server };
 }
@@ -106,9 +107,10 @@ TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_
 UPDATE engine_catalog.metadata SET metadata = '{"version":2,"tables":[]}', resource_version = 1;
 `;
 
-export async function startTestEngine(opts: { adminSecret?: string } = {}): Promise<TestEngine> {
+/** `env`: the variables action handlers' templates and headers see (default: the process environment). */
+export async function startTestEngine(opts: { adminSecret?: string; env?: Env } = {}): Promise<TestEngine> {
   const { db, drop } = await createTestDatabase();
-  const { url, engine, server } = await startOn(db, opts.adminSecret);
+  const { url, engine, server } = await startOn(db, opts.adminSecret, opts.env);
   const headers: Record<string, string> = opts.adminSecret ? { 'x-engine-admin-secret': opts.adminSecret } : {};
   const te: TestEngine = {
     url,
@@ -156,10 +158,10 @@ export async function startTestEngine(opts: { adminSecret?: string } = {}): Prom
  * returns a stand-in that forwards to it: test bodies keep writing `e.sql(…)` without an accessor call.
  * Setup runs in the same hook as the reset, so it never depends on how the runner orders sibling hooks.
  */
-export function useTestEngine(opts: { adminSecret?: string; setup?: (e: TestEngine) => Promise<void> } = {}): TestEngine {
+export function useTestEngine(opts: { adminSecret?: string; env?: Env; setup?: (e: TestEngine) => Promise<void> } = {}): TestEngine {
   let current: TestEngine | undefined;
   beforeAll(async () => {
-    current = await startTestEngine({ adminSecret: opts.adminSecret });
+    current = await startTestEngine({ adminSecret: opts.adminSecret, env: opts.env });
   });
   afterAll(async () => current?.close());
   beforeEach(async () => {

@@ -6,6 +6,7 @@ import { createHttpServer, listen } from '../../src/server/http.js';
 import { silentLogger } from '../../src/logger.js';
 import { post } from '../helpers/engine.js';
 import { countingDatabase } from '../helpers/counting-db.js';
+import { startWebhook } from '../helpers/webhook.js';
 import { as, USER2, useExampleEngine, type Headers } from './graphql-fixture.js';
 
 // graphql-api.md §7.1–§7.2 (one statement per root field, no N+1), §4.1 (one read-only transaction, none without
@@ -153,5 +154,26 @@ describe('§2.1 the schema follows the metadata', () => {
     const names = (await run('{ __schema { queryType { fields { name } } } }')).body.data.__schema.queryType.fields.map((f: { name: string }) => f.name);
     expect(names).toEqual(['author', 'author_aggregate', 'author_by_pk']);
     expect((await run('{ author { gone { id } } }')).body.errors[0].message).toBe('field "gone" not found in type: \'author\'');
+  });
+});
+
+describe('§7.1 synchronous actions', () => {
+  it('send no statement, or one when the selection uses relationships, with the handler\'s objects as one parameter', async () => {
+    const hook = await startWebhook((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[{"id":1},{"id":2},{"id":3}]');
+    });
+    try {
+      await e.ok({ type: 'update_action', args: { name: 'create_user', definition: { handler: hook.url, output_type: '[UserId!]!', arguments: [{ name: 'email', type: 'String!' }] } } });
+      await run('{ __typename }'); // the counting instance reloads the changed metadata here
+      let r = await run('mutation { create_user(email: "e") { id } }', USER2);
+      expect(r.body).toEqual({ data: { create_user: [{ id: 1 }, { id: 2 }, { id: 3 }] } });
+      expect(r.statements.filter((s) => !isVersionCheck(s))).toEqual([]);
+      r = await run('mutation { create_user(email: "e") { id author { name articles { author { name } } } } }', USER2);
+      expect(r.body.data.create_user.map((u: { author: { name: string } }) => u.author.name)).toEqual(['Ann', 'Bob', 'Cid']);
+      expect(r.statements.filter((s) => !isVersionCheck(s))).toEqual(['BEGIN', expect.stringMatching(/^SELECT /), 'COMMIT']);
+    } finally {
+      await hook.close();
+    }
   });
 });

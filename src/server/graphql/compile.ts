@@ -16,7 +16,7 @@ import type { SelectionContext } from './selection.js';
  */
 
 /** A JSON object of key/expression pairs; json_build_object takes at most 50 pairs, wider objects use row_to_json. */
-function jsonObject(pairs: [string, string][]): string {
+export function jsonObject(pairs: [string, string][]): string {
   if (pairs.length <= 50) return `json_build_object(${pairs.map(([k, e]) => `'${k}', ${e}`).join(', ')})`;
   return `(SELECT row_to_json("_o") FROM (SELECT ${pairs.map(([k, e]) => `${e} AS ${quoteIdent(k)}`).join(', ')}) AS "_o")`;
 }
@@ -83,6 +83,11 @@ export class SelectionCompiler {
   private from(view: TableView, source: RowSource, args: Map<string, GValue>, alias: string, parentRow: string | null): { from: string; conds: string[] } {
     if (source.kind === 'table') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [] };
     if (source.kind === 'rel') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [joinSql(source.rel, parentRow ?? '', alias)] };
+    if (source.kind === 'json') {
+      // The handler's field value cast to the column's type; a null or absent value matches no row.
+      const conds = source.mapping.map((m) => `${alias}.${quoteIdent(m.column)} = ((${parentRow ?? 'NULL'}) ->> '${m.field}')::${m.typeName}`);
+      return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds };
+    }
     const call = this.functionCall(source.fn.schema, source.fn.name, source, args, parentRow);
     // A function returning one composite row gives an all-NULL row for NULL: that is "no row".
     return { from: `${call} AS ${alias}`, conds: source.fn.returnsSet ? [] : [`NOT (${alias} IS NULL)`] };

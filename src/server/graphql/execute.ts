@@ -1,8 +1,12 @@
-import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, Kind, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../errors.js';
 import { pgErrorInfo, type Database } from '../../db/database.js';
 import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
+import { callAction, type ActionRequest } from './action-call.js';
+import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from './action-output.js';
+import { addRelationships, checkRelationships } from './action-relationships.js';
+import type { RoleView } from './visibility.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
 import { bind, checkBound } from './sql-builder.js';
@@ -56,6 +60,10 @@ export interface ExecuteArgs {
   sel: SelectionContext;
   plans: RootPlan[];
   args: Map<string, (string | null)[]>;
+  /** What synchronous action calls need from the request. */
+  action: ActionRequest;
+  /** The caller's view of the metadata (relationships of action outputs). */
+  role: RoleView;
 }
 
 export async function executeQuery(x: ExecuteArgs): Promise<string> {
@@ -68,6 +76,21 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
       if ((x.sel.op.variableDefinitions ?? []).length === 0) p.answer = answer;
       values.set(p.key, answer);
     }
+  }
+  // Synchronous actions run in document order, outside any transaction; the first failure is the response (§4.1).
+  // Their relationship statements' parameters are checked first: a missing session variable calls no handler.
+  const actions = x.plans.filter((p): p is Extract<RootPlan, { kind: 'action' }> => p.kind === 'action').map((p) => {
+    const rels = outputRelationships(p.field.type, p.nodes, x.sel, `$.selectionSet.${p.key}`).top;
+    const call = { db: x.db, role: x.role, sel: x.sel, session: x.action.sessionVariables, key: p.key, rels, dbError: databaseError };
+    if (rels.length > 0) checkRelationships(call);
+    return { p, call };
+  });
+  for (const { p, call } of actions) {
+    const answer = await callAction(p.action, actionInput(p.action, p.field, p.nodes[0] as FieldNode, x.sel), x.action);
+    checkAnswer(p.field, answer);
+    const shaped = shapeAnswer(p.field.type, answer, p.nodes, x.sel);
+    if (call.rels.length > 0) await addRelationships(call, answer, shaped);
+    values.set(p.key, JSON.stringify(shaped));
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   if (statements.length > 0) {

@@ -1,4 +1,5 @@
 import type { GraphQLField } from 'graphql';
+import type { Action } from '../../metadata/types.js';
 import type { DbColumn, DbFunction } from '../db-catalog.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
 
@@ -7,7 +8,9 @@ export type RowSource =
   | { kind: 'table' }
   | { kind: 'rel'; rel: RelView }
   /** A tracked function (root) or a computed field (`viaRow`: the parent row is its table argument). */
-  | { kind: 'function'; fn: DbFunction; fnArgs: FnArgs; viaRow: boolean };
+  | { kind: 'function'; fn: DbFunction; fnArgs: FnArgs; viaRow: boolean }
+  /** A custom-object relationship: the parent row is a handler's JSON object, joined on its fields (§5.1 step 4). */
+  | { kind: 'json'; mapping: { field: string; column: string; typeName: string }[] };
 
 export type AggOp = 'sum' | 'avg' | 'max' | 'min';
 
@@ -26,7 +29,11 @@ export type FieldInfo =
   | { kind: 'agg_col'; op: AggOp; column: DbColumn }
   /** A field whose value is fixed JSON text (`no_queries_available`, `_PLACEHOLDER`). */
   | { kind: 'constant'; json: string }
-  /** Mutations and actions: in the schema, executed by later versions. */
+  /** A synchronous action's root field: the engine calls its handler (graphql-api.md §5.1). */
+  | { kind: 'action'; action: Action }
+  /** A relationship of an action's output object type to a table. */
+  | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
+  /** Mutations, asynchronous actions, action-output relationships: in the schema, executed by later versions. */
   | { kind: 'unsupported'; what: 'mutation' | 'action' };
 
 export const info = (i: FieldInfo): { engine: FieldInfo } => ({ engine: i });

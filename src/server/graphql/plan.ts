@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import type { Action } from '../../metadata/types.js';
+import { outputRelationships } from './action-output.js';
 import { gqlError } from './errors.js';
 import { SelectionCompiler } from './compile.js';
 import { fieldInfo } from './field-info.js';
@@ -17,10 +19,13 @@ export type RootPlan =
    * `__schema` / `__type`: answered by graphql-js against the role's schema. The answer depends only on the schema,
    * the selection and the variables, which the plan is cached for, so it is kept with the plan (`answer`).
    */
-  | { key: string; kind: 'introspection'; nodes: FieldNode[]; answer?: string };
+  | { key: string; kind: 'introspection'; nodes: FieldNode[]; answer?: string }
+  /** A synchronous action: its handler is called when the operation runs (§5.1). */
+  | { key: string; kind: 'action'; action: Action; field: GraphQLField<unknown, unknown>; nodes: FieldNode[] };
 
 export const MUTATIONS_NOT_SUPPORTED = 'mutations are not supported by this version of the engine';
 export const ACTIONS_NOT_SUPPORTED = 'actions are not supported by this version of the engine';
+export const ACTION_RELATIONSHIPS_NOT_SUPPORTED = 'relationships of object types nested in an action output are not supported by this version of the engine';
 
 /** Compiles every root field: one SQL statement per database root field (§7.1). */
 export function planOperation(schema: GraphQLSchema, role: RoleView, sel: SelectionContext): RootPlan[] {
@@ -43,6 +48,12 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     if (!i) throw new Error(`root field ${name} has no compile information`);
     if (i.kind === 'unsupported') {
       throw gqlError('not-supported', path, i.what === 'mutation' ? MUTATIONS_NOT_SUPPORTED : ACTIONS_NOT_SUPPORTED);
+    }
+    if (i.kind === 'action') {
+      const { nested } = outputRelationships(field.type, nodes, sel, path);
+      if (nested) throw gqlError('not-supported', nested, ACTION_RELATIONSHIPS_NOT_SUPPORTED);
+      plans.push({ key, kind: 'action', action: i.action, field, nodes });
+      continue;
     }
     if (i.kind === 'constant') {
       plans.push({ key, kind: 'json', json: i.json });

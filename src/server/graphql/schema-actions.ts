@@ -12,7 +12,8 @@ import type { TableView } from './visibility.js';
 
 /**
  * Custom types and action fields for one role (graphql-api.md §2.9). The types are built on demand, so a role's
- * schema holds only those its visible actions reach. Executing an action answers `not-supported` for now.
+ * schema holds only those its visible actions reach. Synchronous actions are executed (action-call.ts); asynchronous
+ * ones answer `not-supported` for now.
  */
 
 const UNSUPPORTED = info({ kind: 'unsupported', what: 'action' });
@@ -61,9 +62,14 @@ export class ActionTypes {
           for (const r of rels) {
             const remote = this.tt.role.table(qnKey(r.remote_table));
             if (!remote) continue;
+            const mapping = Object.entries(r.field_mapping).map(([field, column]) => {
+              const c = remote.rt.db.columns.get(column);
+              return { field, column, typeName: c?.baseTypeName ?? c?.typeName ?? 'text' };
+            });
+            const extensions = info({ kind: 'action_rel', view: remote, source: { kind: 'json', mapping }, array: r.type === 'array' });
             f[r.name] = r.type === 'object'
-              ? { type: this.tt.objectType(remote), extensions: UNSUPPORTED }
-              : { type: this.listOf(remote), args: this.tt.listArgs(remote), extensions: UNSUPPORTED };
+              ? { type: this.tt.objectType(remote), extensions }
+              : { type: this.listOf(remote), args: this.tt.listArgs(remote), extensions };
           }
           return f;
         },
@@ -87,12 +93,16 @@ export class ActionTypes {
     return walk(parseType(text));
   }
 
-  /** The mutation field of an action, and for an asynchronous one its query field. */
+  /**
+   * The root fields of an action: a synchronous mutation action's mutation field, a query action's query field, an
+   * asynchronous action's mutation field and its query field.
+   */
   actionFields(a: Action): { mutation: GraphQLFieldConfigMap<unknown, unknown>; query: GraphQLFieldConfigMap<unknown, unknown> } {
     const args = Object.fromEntries(a.definition.arguments.map((x) => [x.name, { type: this.ref(x.type) as GraphQLInputType, description: x.description }]));
     const description = a.comment ?? undefined;
     if (a.definition.kind === 'synchronous') {
-      return { mutation: { [a.name]: { type: this.ref(a.definition.output_type) as GraphQLOutputType, args, description, extensions: UNSUPPORTED } }, query: {} };
+      const field = { [a.name]: { type: this.ref(a.definition.output_type) as GraphQLOutputType, args, description, extensions: info({ kind: 'action', action: a }) } };
+      return a.definition.type === 'query' ? { mutation: {}, query: field } : { mutation: field, query: {} };
     }
     const uuid = this.tt.scalars.column('uuid');
     const output = a.definition.output_type.replace(/!$/, '');

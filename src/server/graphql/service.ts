@@ -6,6 +6,9 @@ import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { Caller } from '../auth.js';
 import type { SchemaCache } from '../schema-cache.js';
+import type { Env } from '../outbound/index.js';
+import { checkActionCombination } from './action-output.js';
+import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, executeQuery } from './execute.js';
 import { selectionDepth } from './paths.js';
@@ -29,6 +32,13 @@ export interface SchemaSource {
 
 export type GraphqlInput = { text: string } | { error: string };
 
+/** The HTTP request around the body: its raw headers (forwarded to action handlers) and the cookies to answer with. */
+export interface GraphqlHttpContext {
+  rawHeaders: string[];
+  /** Filled with the `Set-Cookie` values of synchronous action handlers' answers (§1.4). */
+  setCookies: string[];
+}
+
 /** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
 export class GraphqlService {
   private readonly schemas = new SchemaStore();
@@ -36,11 +46,12 @@ export class GraphqlService {
   /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
   readonly stats = { prepared: 0, compiled: 0 };
 
-  constructor(private readonly source: SchemaSource) {}
+  /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
+  constructor(private readonly source: SchemaSource, private readonly env: Env = process.env) {}
 
-  async handle(input: GraphqlInput, caller: Caller): Promise<string> {
+  async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string> {
     try {
-      return await this.run(input, caller);
+      return await this.run(input, caller, http);
     } catch (e) {
       // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
       if (e instanceof ApiError && e.status < 500) return errorsBody(e, caller.role === 'admin');
@@ -54,7 +65,7 @@ export class GraphqlService {
     return this.schemas.get(cache, role);
   }
 
-  private async run(input: GraphqlInput, caller: Caller): Promise<string> {
+  private async run(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string> {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     const { cache } = await this.source.freshCache();
@@ -71,14 +82,19 @@ export class GraphqlService {
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
+    const role = new RoleView(cache, caller.role);
     let plans = entry.plans.get(varsKey);
     if (!plans) {
-      plans = planOperation(schema, new RoleView(cache, caller.role), sel);
+      plans = planOperation(schema, role, sel);
       this.stats.compiled++;
       PlanCache.remember(entry, varsKey, plans);
     }
     const args = bindAll(plans, caller.sessionVariables, req.variables);
-    return executeQuery({ db: this.source.db, schema, doc, sel, plans, args });
+    const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
+    const body = await executeQuery({ db: this.source.db, schema, doc, sel, plans, args, action, role });
+    // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
+    http.setCookies.push(...action.setCookies);
+    return body;
   }
 }
 
@@ -128,7 +144,7 @@ function prepare(schema: GraphQLSchema, query: string, operationName: string | n
   if (op.operation === 'subscription') throw gqlError('not-supported', '$', 'subscriptions are not supported');
   if (op.operation === 'mutation' && !schema.getMutationType()) throw validationFailed('$', 'no mutations exist');
   if (selectionDepth(doc, op) > MAX_QUERY_DEPTH) throw validationFailed('$', `the query is nested more than ${MAX_QUERY_DEPTH} levels deep`);
-  const invalid = validateDocument(schema, doc, op);
+  const invalid = validateDocument(schema, doc, op) ?? checkActionCombination(schema, op, fragmentMap(doc));
   if (invalid) throw invalid;
   return { doc, op, plans: new Map() };
 }
