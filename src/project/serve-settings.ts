@@ -8,6 +8,8 @@ export interface ServeFlags {
   databaseUrl?: string;
   dataDir?: string;
   adminSecret?: string;
+  jwtSecret?: string;
+  unauthorizedRole?: string;
 }
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
@@ -18,7 +20,7 @@ function parsePort(v: string): number | null {
   return n <= 65535 ? n : null;
 }
 
-/** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret), defaults. */
+/** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret, JWT secret, unauthorized role), defaults. */
 export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<ServeOptions, 'logger'> {
   let port = 8080;
   if (flags.port !== undefined) {
@@ -39,9 +41,13 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const databaseUrl = setting(env, flags.databaseUrl, 'ENGINE_GRAPHQL_DATABASE_URL');
   const dataDir = setting(env, flags.dataDir, 'ENGINE_GRAPHQL_DATA_DIR') ?? '.engine/data';
   const adminSecret = setting(env, flags.adminSecret, 'ENGINE_GRAPHQL_ADMIN_SECRET', 'admin_secret');
+  const jwtSecret = setting(env, flags.jwtSecret, 'ENGINE_GRAPHQL_JWT_SECRET', 'jwt_secret');
+  const unauthorizedRole = setting(env, flags.unauthorizedRole, 'ENGINE_GRAPHQL_UNAUTHORIZED_ROLE', 'unauthorized_role');
   return {
     port, host, dataDir,
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(adminSecret ? { adminSecret } : {}),
+    ...(jwtSecret ? { jwtSecret } : {}),
+    ...(unauthorizedRole ? { unauthorizedRole } : {}),
   };
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { resolveCaller } from './auth.js';
+import { Authenticator } from './auth/index.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
@@ -13,6 +13,11 @@ import { VERSION } from '../version.js';
 /** One limit for the engine and the project tool, which refuses larger requests before sending them. */
 export const MAX_BODY_BYTES = ENGINE_MAX_BODY_BYTES;
 export const MAX_NESTING = 512;
+/**
+ * Node's default of 16 KB would answer a long token with a bare 431; above the longest token the engine reads
+ * (64 KB, auth/jwt.ts) such a token gets the invalid-jwt 401 of issue 17.
+ */
+export const MAX_HEADER_BYTES = 128 * 1024;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -35,6 +40,8 @@ export const DEFAULT_TIMEOUTS: HttpTimeouts = { keepAlive: 65_000, headers: 66_0
 
 export interface HttpOptions {
   adminSecret?: string;
+  /** Resolves callers (JWT, unauthorized role); when absent, the admin secret alone (engine-api.md §2.2). */
+  auth?: Authenticator;
   logger: Logger;
   version?: string;
   timeouts?: Partial<HttpTimeouts>;
@@ -186,8 +193,9 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const graphql = opts.graphql ?? new GraphqlService(engine);
+  const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   const server = createServer(
-    { keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
+    { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
     (req, res) => {
       void handle(req, res).catch((e: unknown) => {
         opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -208,7 +216,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     }
     let isAdmin = false;
     try {
-      const caller = resolveCaller(req.headers, opts.adminSecret);
+      const caller = await auth.resolveCaller(req.headers);
       isAdmin = caller.role === 'admin';
       const body = await readJson(req, t.bodyIdle);
       const out = await engine.execute(body, caller.role, caller.sessionVariables);
@@ -223,7 +231,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   async function graphqlEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let caller;
     try {
-      caller = resolveCaller(req.headers, opts.adminSecret);
+      caller = await auth.resolveCaller(req.headers);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       req.resume();
