@@ -1,4 +1,7 @@
+import type { KeyObject } from 'node:crypto';
 import { SignJWT, type CryptoKey, type JWTPayload } from 'jose';
+
+type SigningKey = Uint8Array | CryptoKey | KeyObject;
 
 /** Tokens for the auth tests, signed with jose (never by hand). */
 
@@ -19,7 +22,7 @@ export interface SignOptions {
   aud?: string | string[];
 }
 
-export async function sign(payload: JWTPayload, key: Uint8Array | CryptoKey, o: SignOptions = {}): Promise<string> {
+export async function sign(payload: JWTPayload, key: SigningKey, o: SignOptions = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   let jwt = new SignJWT(payload).setProtectedHeader({ alg: o.alg ?? 'HS256', ...(o.kid ? { kid: o.kid } : {}) }).setIssuedAt(now).setExpirationTime(now + (o.exp ?? 3600));
   if (o.nbf !== undefined) jwt = jwt.setNotBefore(now + o.nbf);
@@ -29,7 +32,7 @@ export async function sign(payload: JWTPayload, key: Uint8Array | CryptoKey, o: 
 }
 
 /** A user's token in the default namespace. */
-export const userToken = (userId: number | string, o: SignOptions = {}, key: Uint8Array | CryptoKey = HS_KEY) =>
+export const userToken = (userId: number | string, o: SignOptions = {}, key: SigningKey = HS_KEY) =>
   sign({ [NS]: claims(userId) }, key, { iss: 'https://issuer.test', aud: 'engine-tests', ...o });
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
