@@ -43,13 +43,18 @@ export class JwksCache {
     }
   };
 
+  /** Whether a fetch would be made now (the once-a-second bound has passed). */
+  mayRefetch(): boolean {
+    return this.now() - this.lastAttempt >= MIN_REFETCH_MS;
+  }
+
   /** Fetches unless the last attempt was less than a second ago; true when a fetch was made (or joined). */
   private async refreshThrottled(): Promise<boolean> {
     if (this.inflight) {
       await this.inflight;
       return true;
     }
-    if (this.now() - this.lastAttempt < MIN_REFETCH_MS) return false;
+    if (!this.mayRefetch()) return false;
     await this.refresh();
     return true;
   }
