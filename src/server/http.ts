@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { Authenticator } from './auth/index.js';
+import { Authenticator, type HookRequest } from './auth/index.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
@@ -186,6 +186,19 @@ export function sendError(req: IncomingMessage, res: ServerResponse, e: ApiError
   send(res, e.status, errorBody(e, isAdmin));
 }
 
+/** What a POST auth hook receives of a GraphQL body: its query, variables and operationName, or null. */
+function hookRequest(input: GraphqlInput): HookRequest | null {
+  if (!('text' in input)) return null;
+  try {
+    const body: unknown = JSON.parse(input.text);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+    const { query, variables, operationName } = body as Record<string, unknown>;
+    return { query: query ?? null, variables: variables ?? null, operationName: operationName ?? null };
+  } catch {
+    return null;
+  }
+}
+
 const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource does not exist');
 
 /** The HTTP layer of engine-api.md §1: routes, envelope, status codes. */
@@ -229,31 +242,39 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
 
   /** graphql-api.md §1: authentication errors keep the 401 envelope; everything else is a GraphQL body. */
   async function graphqlEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let caller;
     try {
-      caller = await auth.resolveCaller(req.headers);
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-      req.resume();
-      return send(res, e.status, errorBody(e, false));
-    }
-    try {
-      let input: GraphqlInput;
+      // A POST auth hook receives the GraphQL request, so the body comes first; otherwise it is not read for a 401.
+      let input = auth.needsRequest ? await readGraphqlInput(req, res) : undefined;
+      if (input === null) return;
+      let caller;
       try {
-        const text = (await readBody(req, t.bodyIdle)).toString('utf8');
-        input = nestingDepth(text) > MAX_NESTING ? { error: `request body is nested more than ${MAX_NESTING} levels deep` } : { text };
+        caller = await auth.resolveCaller(req.headers, input ? hookRequest(input) : null);
       } catch (e) {
-        if (!(e instanceof BodyError)) throw e;
-        // Too large or stalled: answered as a GraphQL error, and the rest of the body is not read.
-        if (req.socket.destroyed) return;
-        closeAfterAnswer(res);
-        input = { error: e.message };
+        if (!(e instanceof ApiError)) throw e;
+        req.resume();
+        return send(res, e.status, errorBody(e, false));
       }
+      input ??= await readGraphqlInput(req, res);
+      if (input === null) return;
       send(res, 200, await graphql.handle(input, caller));
     } catch (e) {
       opts.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) send(res, 500, INTERNAL_ERROR_BODY);
       else res.destroy();
+    }
+  }
+
+  /** The body as the GraphQL service's input; null when the client is gone. */
+  async function readGraphqlInput(req: IncomingMessage, res: ServerResponse): Promise<GraphqlInput | null> {
+    try {
+      const text = (await readBody(req, t.bodyIdle)).toString('utf8');
+      return nestingDepth(text) > MAX_NESTING ? { error: `request body is nested more than ${MAX_NESTING} levels deep` } : { text };
+    } catch (e) {
+      if (!(e instanceof BodyError)) throw e;
+      // Too large or stalled: answered as a GraphQL error, and the rest of the body is not read.
+      if (req.socket.destroyed) return null;
+      closeAfterAnswer(res);
+      return { error: e.message };
     }
   }
 

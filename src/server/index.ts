@@ -25,6 +25,9 @@ export interface ServeOptions {
   jwtSecret?: string;
   /** The role of a request without credentials. */
   unauthorizedRole?: string;
+  /** Auth hook mode: the hook's URL and GET or POST. */
+  authHook?: string;
+  authHookMode?: string;
   logger?: Logger;
   /** Looks up the variables of webhook templates and headers at delivery; default: the process environment. */
   variable?: (name: string) => string | undefined;

@@ -64,6 +64,16 @@ describe('Authenticator.create', () => {
     await fails({ unauthorizedRole: 'anonymous' }, 'an unauthorized role (unauthorized_role) requires an admin secret (admin_secret)');
     await fails({ adminSecret: 's', unauthorizedRole: 'admin' }, 'invalid value for "unauthorized_role": it cannot be "admin"');
   });
+
+  it('the auth hook: a URL, GET or POST, with the admin secret, without JWT or unauthorized role', async () => {
+    const hook = 'http://127.0.0.1:9/auth';
+    await fails({ authHook: hook }, 'an auth hook (auth_hook) requires an admin secret (admin_secret)');
+    await fails({ adminSecret: 's', authHook: 'ftp://x' }, 'invalid value for "auth_hook" (--auth-hook, ENGINE_GRAPHQL_AUTH_HOOK): expected an http or https URL');
+    await fails({ adminSecret: 's', authHook: hook, authHookMode: 'PUT' }, 'invalid value for "auth_hook_mode" (--auth-hook-mode, ENGINE_GRAPHQL_AUTH_HOOK_MODE): expected GET or POST');
+    await fails({ adminSecret: 's', authHook: hook, jwtSecret: JSON.stringify({ type: 'HS256', key: KEY }) }, 'an auth hook (auth_hook) and a JWT secret (jwt_secret) exclude each other');
+    await fails({ adminSecret: 's', authHook: hook, unauthorizedRole: 'anonymous' }, 'an unauthorized role (unauthorized_role) has no use with an auth hook (auth_hook): the hook decides the role of every request');
+    expect((await Authenticator.create({ adminSecret: 's', authHook: hook, authHookMode: 'post' })).needsRequest).toBe(true);
+  });
 });
 
 describe('JSON paths and cache lifetimes', () => {
