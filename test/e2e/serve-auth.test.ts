@@ -4,6 +4,8 @@
  * --log-level debug.
  */
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post } from '../helpers/engine.js';
@@ -62,5 +64,31 @@ describe('engine serve: authentication settings', () => {
     expect(await finished(p)).toBe(0);
     const log = p.err() + p.out();
     for (const secret of [ADMIN, HS_SECRET, token, expired, token.split('.')[2] as string, 'wrong-guess']) expect(log).not.toContain(secret);
+  });
+
+  it('auth hook flags: a bad mode stops start-up; the hook\'s answers and the forwarded token stay out of the debug log', async () => {
+    const cwd = await tempDir();
+    const bad = run(['serve', '--port', '0', '--data-dir', join(cwd, 'data'), '--admin-secret', ADMIN, '--auth-hook', 'http://127.0.0.1:9/', '--auth-hook-mode', 'PUT'], cwd);
+    expect(await finished(bad)).toBe(1);
+    expect(bad.lines().at(-1)).toBe('error: invalid value for "auth_hook_mode" (--auth-hook-mode, ENGINE_GRAPHQL_AUTH_HOOK_MODE): expected GET or POST');
+    const hook = createServer((req, res) => {
+      const ok = req.headers.authorization === 'Bearer opaque-T0ken-42';
+      res.writeHead(ok ? 200 : 500).end(ok ? '{"x-engine-role":"user","x-engine-user-id":"Hook-Answer-99"}' : 'Hook-Failure-77');
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    try {
+      const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/auth`;
+      const p = run(['serve', '--port', '0', '--data-dir', join(cwd, 'data'), '--log-level', 'debug', '--admin-secret', ADMIN, '--auth-hook', hookUrl, '--auth-hook-mode', 'POST'], cwd);
+      const url = (await until(() => LISTENING.exec(p.out()), 'the listening line'))[1] as string;
+      const g = (token: string) => post(`${url}/v1/graphql`, { query: '{ __typename }' }, bearer(token));
+      expect((await g('opaque-T0ken-42')).body).toEqual({ data: { __typename: 'query_root' } });
+      expect((await g('other')).text).toBe('{"path":"$","error":"the authentication hook answered with status 500","code":"access-denied"}');
+      p.child.kill('SIGTERM');
+      expect(await finished(p)).toBe(0);
+      const log = p.err() + p.out();
+      for (const secret of [ADMIN, 'opaque-T0ken-42', 'Hook-Answer-99', 'Hook-Failure-77']) expect(log).not.toContain(secret);
+    } finally {
+      await new Promise<void>((r) => hook.close(() => r()));
+    }
   });
 });

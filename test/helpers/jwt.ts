@@ -18,13 +18,15 @@ export interface SignOptions {
   /** Seconds from now; negative for a past time. Default: in an hour. */
   exp?: number;
   nbf?: number;
+  /** Seconds from now (default 0). */
+  iat?: number;
   iss?: string;
   aud?: string | string[];
 }
 
 export async function sign(payload: JWTPayload, key: SigningKey, o: SignOptions = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  let jwt = new SignJWT(payload).setProtectedHeader({ alg: o.alg ?? 'HS256', ...(o.kid ? { kid: o.kid } : {}) }).setIssuedAt(now).setExpirationTime(now + (o.exp ?? 3600));
+  let jwt = new SignJWT(payload).setProtectedHeader({ alg: o.alg ?? 'HS256', ...(o.kid ? { kid: o.kid } : {}) }).setIssuedAt(now + (o.iat ?? 0)).setExpirationTime(now + (o.exp ?? 3600));
   if (o.nbf !== undefined) jwt = jwt.setNotBefore(now + o.nbf);
   if (o.iss !== undefined) jwt = jwt.setIssuer(o.iss);
   if (o.aud !== undefined) jwt = jwt.setAudience(o.aud);

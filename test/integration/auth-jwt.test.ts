@@ -91,6 +91,8 @@ describe('bad tokens: 401 invalid-jwt on both endpoints, nothing changes, the en
   it('expired, not yet valid, wrong issuer, wrong audience', async () => {
     await refusedEverywhere(bearer(await userToken(2, { exp: -60 })), 'Could not verify JWT: JWTExpired');
     await refusedEverywhere(bearer(await userToken(2, { nbf: 120 })), 'Could not verify JWT: JWTNotYetValid');
+    await refusedEverywhere(bearer(await userToken(2, { iat: 120 })), 'Could not verify JWT: JWTIssuedAtFuture');
+    expect(ids(await q(e, ARTICLES, bearer(await userToken(2, { iat: 10, nbf: 10 }))))).toEqual([1, 3]); // within the skew
     await refusedEverywhere(bearer(await userToken(2, { iss: 'https://evil.test' })), 'Could not verify JWT: JWTIssuerMismatch');
     await refusedEverywhere(bearer(await userToken(2, { aud: 'other' })), 'Could not verify JWT: JWTAudienceMismatch');
   });

@@ -101,6 +101,8 @@ export async function jwtCaller(config: JwtConfig, jwks: JwksCache | undefined, 
   } catch (e) {
     throw invalidJwt(reasonOf(e));
   }
+  // jose checks `iat` only against a maximum age; a token issued in the future (beyond the skew) is refused too.
+  if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + config.allowedSkew) throw invalidJwt('JWTIssuedAtFuture');
   const claims = claimsOf(config, payload);
   const allowed = claims[ALLOWED];
   if (allowed === undefined) throw invalidJwt(`claim "${ALLOWED}" is missing`);
