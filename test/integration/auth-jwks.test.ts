@@ -115,6 +115,14 @@ describe('JwksCache with a controlled clock', () => {
     expect(jwks.requests - start).toBe(4); // the failed attempt counts for the once-a-second bound
   });
 
+  it('a key of the set that cannot be imported is a JWKSInvalid error, not a crash', async () => {
+    jwks.body = JSON.stringify({ keys: [{ kty: 'EC', kid: 'bad', crv: 'P-256', x: 'AA', y: 'AA' }] });
+    const cache = new JwksCache(jwksUrl, silentLogger, clock);
+    await cache.start();
+    jwks.body = null;
+    await expect(cache.getKey({ alg: 'ES256', kid: 'bad' }, input)).rejects.toMatchObject({ code: 'ERR_JWKS_INVALID' });
+  });
+
   it('a JWKS that is down at start-up: the engine starts, tokens are refused until it answers', async () => {
     const warnings: string[] = [];
     const cache = new JwksCache('http://127.0.0.1:1/jwks?token=sekret', { ...silentLogger, warn: (m) => warnings.push(m) }, clock);

@@ -36,12 +36,22 @@ export class JwksCache {
     if (this.now() >= this.expiresAt) await this.refreshThrottled();
     try {
       if (!this.keys) throw new errors.JWKSNoMatchingKey('the JWKS could not be fetched');
-      return await this.keys(header, input);
+      return await this.lookup(header, input);
     } catch (e) {
       if (!(e instanceof errors.JWKSNoMatchingKey) || !(await this.refreshThrottled()) || !this.keys) throw e;
-      return this.keys(header, input);
+      return this.lookup(header, input);
     }
   };
+
+  /** A key of the set that WebCrypto cannot import (garbage from the JWKS URL) is a JOSE error, not a crash. */
+  private async lookup(header: JWSHeaderParameters, input: FlattenedJWSInput): Promise<CryptoKey> {
+    try {
+      return await (this.keys as KeyFn)(header, input);
+    } catch (e) {
+      if (e instanceof errors.JOSEError) throw e;
+      throw new errors.JWKSInvalid('a key of the JWKS cannot be used');
+    }
+  }
 
   /** Whether a fetch would be made now (the once-a-second bound has passed). */
   mayRefetch(): boolean {

@@ -33,6 +33,7 @@ function reasonOf(e: unknown): string {
   }
   if (e instanceof errors.JOSEAlgNotAllowed || e instanceof errors.JOSENotSupported) return 'JWSAlgorithmNotAllowed';
   if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys) return 'JWKSNoMatchingKey';
+  if (e instanceof errors.JWKSInvalid) return 'JWKSInvalidKey';
   if (e instanceof errors.JOSEError) return 'JWTMalformed';
   throw e;
 }
