@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'engine.js');
@@ -13,6 +14,12 @@ const EXAMPLE = join(ROOT, 'examples', 'quickstart');
 // initialises PostgreSQL, which takes far longer on a loaded machine.
 const STARTUP_DEADLINE_MS = 120_000;
 const SECRET = 'quickstart-secret';
+// JWT mode (issue 17): end users send a token signed with this key; its claims are their role and session variables.
+const JWT_KEY = 'quickstart-jwt-key-of-at-least-32-bytes';
+const JWT_SECRET = JSON.stringify({ type: 'HS256', key: JWT_KEY });
+const SEED = "INSERT INTO author (name, user_id) VALUES ('Ann', 'u1'), ('Bob', 'u2'); " +
+  "INSERT INTO article (author_id, title, published) VALUES (1, 'Hello', true), (1, 'Draft by Ann', false), (2, 'Draft by Bob', false)";
+const QUERY = '{ article(order_by: {id: asc}) { title published } }';
 
 const SECOND_ACTION = `type Mutation {
   requestReview(articleId: Int!, note: String): ReviewRequest
@@ -40,6 +47,7 @@ const command = (line) => say(`\n${bold(`$ ${line}`)}`);
 // The children see what a user's shell would hold after the `export` lines printed below, and no other ENGINE_GRAPHQL_*.
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ENGINE_GRAPHQL_')));
 env.ENGINE_ADMIN_SECRET = SECRET;
+env.ENGINE_GRAPHQL_JWT_SECRET = JWT_SECRET;
 
 /** Runs `engine <args>` in the project; resolves to its exit code. */
 function engine(args, { input, expect = [0] } = {}) {
@@ -118,6 +126,29 @@ async function summary(url) {
   for (const [what, n, detail] of rows) say(`  ${what.padEnd(16)}${String(n).padStart(3)}${detail ? `  ${dim(`(${detail})`)}` : ''}`);
 }
 
+/** POSTs `body` as the shown curl command would, printing the command and the answer. */
+async function curl(url, path, headers, body, shownAs = headers) {
+  const shownHeaders = Object.entries(shownAs).map(([k, v]) => ` -H "${k}: ${v}"`).join('');
+  command(`curl -s $ENGINE_GRAPHQL_ENDPOINT${path}${shownHeaders} -d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`);
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${text}`);
+  say(text);
+}
+
+/** The same query as the admin and as an end user with a JWT: the user's permissions filter the rows in SQL. */
+async function queries(url) {
+  const admin = { 'X-Engine-Admin-Secret': SECRET };
+  await curl(url, '/v1/query', admin, { type: 'run_sql', args: { sql: SEED } });
+  await curl(url, '/v1/graphql', admin, { query: QUERY });
+  const claims = { 'x-engine-allowed-roles': ['user'], 'x-engine-default-role': 'user', 'x-engine-user-id': 'u2' };
+  const token = await new SignJWT({ 'https://engine/jwt/claims': claims }).setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(JWT_KEY));
+  say(dim(`\n# a token for user u2 (Bob), as your auth service would issue it: ${JSON.stringify(claims)}`));
+  command(`TOKEN=${token}`);
+  await curl(url, '/v1/graphql', { Authorization: `Bearer ${token}` }, { query: QUERY }, { Authorization: 'Bearer $TOKEN' });
+}
+
 async function main() {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('the CLI is not built: run `npm run build` first');
   say(bold('engine quickstart') + dim(` — "engine" below is node ${shown(BIN)}; once installed, npx engine`));
@@ -125,6 +156,7 @@ async function main() {
   cpSync(EXAMPLE, project, { recursive: true });
   say(dim(`\nCopied ${shown(EXAMPLE)} to ${shown(project)}; the commands run there.`));
   command(`export ENGINE_ADMIN_SECRET=${SECRET}   ${dim('# config.yaml reads it: admin_secret: ${ENGINE_ADMIN_SECRET}')}`);
+  command(`export ENGINE_GRAPHQL_JWT_SECRET='${JWT_SECRET}'   ${dim('# end users authenticate with tokens signed by this key')}`);
 
   const engineProcess = serve();
   try {
@@ -137,6 +169,7 @@ async function main() {
     await engine(['actions', 'create', 'requestReview'], { input: SECOND_ACTION });
     await engine(['metadata', 'export']);
     await engine(['migrate', 'status']);
+    await queries(url);
     await summary(url);
   } finally {
     command('kill %1   ' + dim('# stop the engine'));

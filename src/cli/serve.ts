@@ -10,7 +10,11 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--port <port>', 'TCP port, 0 picks a free one (default 8080, env ENGINE_GRAPHQL_SERVER_PORT)')
     .option('--host <host>', 'interface to listen on (default 127.0.0.1, env ENGINE_GRAPHQL_SERVER_HOST)')
     .option('--database-url <url>', 'external PostgreSQL 13+ (env ENGINE_GRAPHQL_DATABASE_URL)')
-    .option('--data-dir <dir>', 'data directory of the embedded PostgreSQL (default .engine/data, env ENGINE_GRAPHQL_DATA_DIR)');
+    .option('--data-dir <dir>', 'data directory of the embedded PostgreSQL (default .engine/data, env ENGINE_GRAPHQL_DATA_DIR)')
+    .option('--jwt-secret <json>', 'JWT mode: {"type", "key" | "jwk_url", …} (env ENGINE_GRAPHQL_JWT_SECRET); requires an admin secret')
+    .option('--auth-hook <url>', 'auth hook mode: the URL that answers the session of a request (env ENGINE_GRAPHQL_AUTH_HOOK); requires an admin secret')
+    .option('--auth-hook-mode <mode>', 'GET (default) or POST (env ENGINE_GRAPHQL_AUTH_HOOK_MODE)')
+    .option('--unauthorized-role <role>', 'role of requests without credentials (env ENGINE_GRAPHQL_UNAUTHORIZED_ROLE); requires an admin secret');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
     const [{ startServer }, { maskUrl }, { loadEnvironment }, { resolveServeSettings }] = await Promise.all([

@@ -8,6 +8,10 @@ export interface ServeFlags {
   databaseUrl?: string;
   dataDir?: string;
   adminSecret?: string;
+  jwtSecret?: string;
+  unauthorizedRole?: string;
+  authHook?: string;
+  authHookMode?: string;
 }
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
@@ -18,7 +22,7 @@ function parsePort(v: string): number | null {
   return n <= 65535 ? n : null;
 }
 
-/** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret), defaults. */
+/** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret, JWT secret, unauthorized role, auth hook), defaults. */
 export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<ServeOptions, 'logger'> {
   let port = 8080;
   if (flags.port !== undefined) {
@@ -39,9 +43,17 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const databaseUrl = setting(env, flags.databaseUrl, 'ENGINE_GRAPHQL_DATABASE_URL');
   const dataDir = setting(env, flags.dataDir, 'ENGINE_GRAPHQL_DATA_DIR') ?? '.engine/data';
   const adminSecret = setting(env, flags.adminSecret, 'ENGINE_GRAPHQL_ADMIN_SECRET', 'admin_secret');
+  const jwtSecret = setting(env, flags.jwtSecret, 'ENGINE_GRAPHQL_JWT_SECRET', 'jwt_secret');
+  const unauthorizedRole = setting(env, flags.unauthorizedRole, 'ENGINE_GRAPHQL_UNAUTHORIZED_ROLE', 'unauthorized_role');
+  const authHook = setting(env, flags.authHook, 'ENGINE_GRAPHQL_AUTH_HOOK', 'auth_hook');
+  const authHookMode = setting(env, flags.authHookMode, 'ENGINE_GRAPHQL_AUTH_HOOK_MODE', 'auth_hook_mode');
   return {
     port, host, dataDir,
+    ...(authHook ? { authHook } : {}),
+    ...(authHookMode ? { authHookMode } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(adminSecret ? { adminSecret } : {}),
+    ...(jwtSecret ? { jwtSecret } : {}),
+    ...(unauthorizedRole ? { unauthorizedRole } : {}),
   };
 }

@@ -26,6 +26,10 @@ export const CONFIG = object({
       description: "The engine's base URL, without query or fragment, not an API path (default http://localhost:8080).",
     })),
     admin_secret: opt(text(), 'Keep it out of git with a reference, e.g. ${PROD_ADMIN_SECRET}, or set ENGINE_GRAPHQL_ADMIN_SECRET in .env.'),
+    jwt_secret: opt(text(), 'engine serve: JWT mode, the JSON {"type", "key" | "jwk_url", …} (env ENGINE_GRAPHQL_JWT_SECRET); requires admin_secret.'),
+    auth_hook: opt(text(), 'engine serve: auth hook mode, the URL that answers the session of a request (env ENGINE_GRAPHQL_AUTH_HOOK); requires admin_secret.'),
+    auth_hook_mode: opt(text({ values: ['GET', 'POST'] }), 'engine serve: how the auth hook is called, GET (default) or POST (env ENGINE_GRAPHQL_AUTH_HOOK_MODE).'),
+    unauthorized_role: opt(text(), 'engine serve: the role of requests without credentials (env ENGINE_GRAPHQL_UNAUTHORIZED_ROLE); requires admin_secret.'),
     metadata_directory: opt(text({ nonBlank: true }), 'Relative to the project directory (default metadata).'),
     migrations_directory: opt(text({ nonBlank: true }), 'Relative to the project directory (default migrations).'),
     actions: opt(object({

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { resolveCaller } from './auth.js';
+import { Authenticator, type HookRequest } from './auth/index.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
@@ -14,6 +14,11 @@ import { VERSION } from '../version.js';
 /** One limit for the engine and the project tool, which refuses larger requests before sending them. */
 export const MAX_BODY_BYTES = ENGINE_MAX_BODY_BYTES;
 export const MAX_NESTING = 512;
+/**
+ * Node's default of 16 KB would answer a long token with a bare 431; above the longest token the engine reads
+ * (64 KB, auth/jwt.ts) such a token gets the invalid-jwt 401 of issue 17.
+ */
+export const MAX_HEADER_BYTES = 128 * 1024;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -36,6 +41,8 @@ export const DEFAULT_TIMEOUTS: HttpTimeouts = { keepAlive: 65_000, headers: 66_0
 
 export interface HttpOptions {
   adminSecret?: string;
+  /** Resolves callers (JWT, unauthorized role); when absent, the admin secret alone (engine-api.md §2.2). */
+  auth?: Authenticator;
   logger: Logger;
   version?: string;
   timeouts?: Partial<HttpTimeouts>;
@@ -182,6 +189,19 @@ export function sendError(req: IncomingMessage, res: ServerResponse, e: ApiError
   send(res, e.status, errorBody(e, isAdmin));
 }
 
+/** What a POST auth hook receives of a GraphQL body: its query, variables and operationName, or null. */
+function hookRequest(input: GraphqlInput): HookRequest | null {
+  if (!('text' in input)) return null;
+  try {
+    const body: unknown = JSON.parse(input.text);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+    const { query, variables, operationName } = body as Record<string, unknown>;
+    return { query: query ?? null, variables: variables ?? null, operationName: operationName ?? null };
+  } catch {
+    return null;
+  }
+}
+
 const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource does not exist');
 
 /** The HTTP layer of engine-api.md §1: routes, envelope, status codes. */
@@ -189,8 +209,9 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const graphql = opts.graphql ?? new GraphqlService(engine, opts.env);
+  const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   const server = createServer(
-    { keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
+    { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
     (req, res) => {
       void handle(req, res).catch((e: unknown) => {
         opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -211,7 +232,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     }
     let isAdmin = false;
     try {
-      const caller = resolveCaller(req.headers, opts.adminSecret);
+      const caller = await auth.resolveCaller(req.headers);
       isAdmin = caller.role === 'admin';
       const body = await readJson(req, t.bodyIdle);
       const out = await engine.execute(body, caller.role, caller.sessionVariables);
@@ -224,26 +245,19 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
 
   /** graphql-api.md §1: authentication errors keep the 401 envelope; everything else is a GraphQL body. */
   async function graphqlEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let caller;
     try {
-      caller = resolveCaller(req.headers, opts.adminSecret);
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-      req.resume();
-      return send(res, e.status, errorBody(e, false));
-    }
-    try {
-      let input: GraphqlInput;
+      // A POST auth hook receives the GraphQL request, so the body comes first; otherwise it is not read for a 401.
+      let input = auth.needsRequest ? await readGraphqlInput(req, res) : undefined;
+      if (input === null) return;
+      let caller;
       try {
-        const text = (await readBody(req, t.bodyIdle)).toString('utf8');
-        input = nestingDepth(text) > MAX_NESTING ? { error: `request body is nested more than ${MAX_NESTING} levels deep` } : { text };
+        caller = await auth.resolveCaller(req.headers, input ? hookRequest(input) : null);
       } catch (e) {
-        if (!(e instanceof BodyError)) throw e;
-        // Too large or stalled: answered as a GraphQL error, and the rest of the body is not read.
-        if (req.socket.destroyed) return;
-        closeAfterAnswer(res);
-        input = { error: e.message };
+        if (!(e instanceof ApiError)) throw e;
+        return sendError(req, res, e, false);
       }
+      input ??= await readGraphqlInput(req, res);
+      if (input === null) return;
       const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[] };
       const body = await graphql.handle(input, caller, http);
       send(res, 200, body, http.setCookies.length > 0 ? { 'Set-Cookie': http.setCookies } : {});
@@ -251,6 +265,20 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       opts.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) send(res, 500, INTERNAL_ERROR_BODY);
       else res.destroy();
+    }
+  }
+
+  /** The body as the GraphQL service's input; null when the client is gone. */
+  async function readGraphqlInput(req: IncomingMessage, res: ServerResponse): Promise<GraphqlInput | null> {
+    try {
+      const text = (await readBody(req, t.bodyIdle)).toString('utf8');
+      return nestingDepth(text) > MAX_NESTING ? { error: `request body is nested more than ${MAX_NESTING} levels deep` } : { text };
+    } catch (e) {
+      if (!(e instanceof BodyError)) throw e;
+      // Too large or stalled: answered as a GraphQL error, and the rest of the body is not read.
+      if (req.socket.destroyed) return null;
+      closeAfterAnswer(res);
+      return { error: e.message };
     }
   }
 

@@ -6,6 +6,7 @@ import { acquireDataDirLock } from '../db/lock-file.js';
 import { PgliteDatabase } from '../db/pglite.js';
 import { PostgresDatabase } from '../db/postgres.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
 import { EventProcessor } from './workers/event-processor.js';
@@ -20,6 +21,13 @@ export interface ServeOptions {
   port: number;
   host: string;
   adminSecret?: string;
+  /** JWT mode: the JSON configuration of issue 17. */
+  jwtSecret?: string;
+  /** The role of a request without credentials. */
+  unauthorizedRole?: string;
+  /** Auth hook mode: the hook's URL and GET or POST. */
+  authHook?: string;
+  authHookMode?: string;
   logger?: Logger;
   /** Looks up the variables of webhook and action handler templates and headers at each call; default: the process environment. */
   variable?: (name: string) => string | undefined;
@@ -70,6 +78,8 @@ function closeServer(server: Server): Promise<void> {
 /** `engine serve` without the process concerns: open the database, start the engine, listen. */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const logger = opts.logger ?? silentLogger;
+  // Before the database: a bad authentication setting stops start-up at once, and a JWKS is fetched before listening.
+  const auth = await Authenticator.create(opts, logger);
   const { db, release, dataDir } = await openDatabase(opts, logger);
   let server: Server | undefined;
   let processor: EventProcessor | undefined;
@@ -79,7 +89,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
-    server = createHttpServer(engine, { adminSecret: opts.adminSecret, logger, env });
+    server = createHttpServer(engine, { auth, logger, env });
     let address;
     try {
       address = await listen(server, opts.port, opts.host);

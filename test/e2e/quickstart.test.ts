@@ -47,6 +47,7 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
     const commands = [...run.stdout.matchAll(/^\$ (.*)$/gm)].map((m) => (m[1] as string).replace(/\s+#.*$/, '').trim());
     expect(commands).toEqual([
       'export ENGINE_ADMIN_SECRET=quickstart-secret',
+      `export ENGINE_GRAPHQL_JWT_SECRET='{"type":"HS256","key":"quickstart-jwt-key-of-at-least-32-bytes"}'`,
       'engine serve --port 0 --data-dir .engine/data &',
       expect.stringMatching(/^export ENGINE_GRAPHQL_ENDPOINT=http:\/\/127\.0\.0\.1:\d+$/),
       'engine migrate apply',
@@ -55,6 +56,10 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
       "engine actions create requestReview --sdl - <<'EOF'",
       'engine metadata export',
       'engine migrate status',
+      expect.stringMatching(/^curl -s \$ENGINE_GRAPHQL_ENDPOINT\/v1\/query -H "X-Engine-Admin-Secret: quickstart-secret" -d '\{"type":"run_sql"/),
+      `curl -s $ENGINE_GRAPHQL_ENDPOINT/v1/graphql -H "X-Engine-Admin-Secret: quickstart-secret" -d '{"query":"{ article(order_by: {id: asc}) { title published } }"}'`,
+      expect.stringMatching(/^TOKEN=[\w-]+\.[\w-]+\.[\w-]+$/),
+      `curl -s $ENGINE_GRAPHQL_ENDPOINT/v1/graphql -H "Authorization: Bearer $TOKEN" -d '{"query":"{ article(order_by: {id: asc}) { title published } }"}'`,
       'kill %1',
     ]);
   });
@@ -65,6 +70,11 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
     expect(run.stdout).toContain('No differences.');
     expect(run.stdout).toMatch(/1700000000000\s+create_authors_articles\s+applied/);
     expect(run.stdout).toMatch(/1700000000001\s+article_stats\s+applied/);
+  });
+
+  it('shows a query as the admin next to the same query with a JWT: the token\'s user sees published articles and their drafts', () => {
+    const answers = [...run.stdout.matchAll(/^\{"data":\{"article":(.*)\}\}$/gm)].map((m) => (JSON.parse(m[1] as string) as { title: string }[]).map((a) => a.title));
+    expect(answers).toEqual([['Hello', 'Draft by Ann', 'Draft by Bob'], ['Hello', 'Draft by Bob']]);
   });
 
   it('summarises what the engine holds, the second action included', () => {

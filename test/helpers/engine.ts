@@ -7,8 +7,17 @@ import { PgliteDatabase } from '../../src/db/pglite.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { Engine } from '../../src/server/engine.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
+import { Authenticator, type AuthSettings } from '../../src/server/auth/index.js';
 import type { Env } from '../../src/server/outbound/index.js';
+
+/** Authentication beyond the admin secret (JWT, unauthorized role), and the logger that sees start-up and requests. */
+export interface AuthOptions {
+  auth?: Omit<AuthSettings, 'adminSecret'>;
+  logger?: Logger;
+  /** The variables action handlers' templates and headers see (default: the process environment). */
+  env?: Env;
+}
 
 export const EXTERNAL_URL = process.env['ENGINE_TEST_DATABASE_URL'] || undefined;
 
@@ -22,6 +31,7 @@ export interface Reply {
 export interface TestEngine {
   url: string;
   engine: Engine;
+  auth: Authenticator;
   db: Database;
   /** POST /v1/query with the body (object or raw string). */
   query(body: unknown, headers?: Record<string, string>): Promise<Reply>;
@@ -64,13 +74,14 @@ export async function createTestDatabase(): Promise<{ db: Database; url?: string
   };
 }
 
-export async function startOn(db: Database, adminSecret?: string, env?: Env): Promise<{ url: string; engine: Engine; server: Server }> {
+export async function startOn(db: Database, adminSecret?: string, opts: AuthOptions = {}): Promise<{ url: string; engine: Engine; server: Server; auth: Authenticator }> {
   const engine = await Engine.start(db, silentLogger);
   // Internal failures are bugs: show their detail in the test output.
-  const logger = { ...silentLogger, error: (m: string) => console.error(m) };
-  const server = createHttpServer(engine, { adminSecret, logger, env });
+  const logger = opts.logger ?? { ...silentLogger, error: (m: string) => console.error(m) };
+  const auth = await Authenticator.create({ ...opts.auth, adminSecret }, logger);
+  const server = createHttpServer(engine, { auth, logger, env: opts.env });
   const addr = await listen(server, 0, '127.0.0.1');
-  return { url: `http://127.0.0.1:${addr.port}`, engine, server };
+  return { url: `http://127.0.0.1:${addr.port}`, engine, server, auth };
 }
 
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
@@ -107,14 +118,14 @@ TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_
 UPDATE engine_catalog.metadata SET metadata = '{"version":2,"tables":[]}', resource_version = 1;
 `;
 
-/** `env`: the variables action handlers' templates and headers see (default: the process environment). */
-export async function startTestEngine(opts: { adminSecret?: string; env?: Env } = {}): Promise<TestEngine> {
+export async function startTestEngine(opts: { adminSecret?: string } & AuthOptions = {}): Promise<TestEngine> {
   const { db, drop } = await createTestDatabase();
-  const { url, engine, server } = await startOn(db, opts.adminSecret, opts.env);
+  const { url, engine, server, auth } = await startOn(db, opts.adminSecret, opts);
   const headers: Record<string, string> = opts.adminSecret ? { 'x-engine-admin-secret': opts.adminSecret } : {};
   const te: TestEngine = {
     url,
     engine,
+    auth,
     db,
     query: (body, extra = {}) => post(`${url}/v1/query`, body, { ...headers, ...extra }),
     async ok(body) {
@@ -158,10 +169,10 @@ export async function startTestEngine(opts: { adminSecret?: string; env?: Env } 
  * returns a stand-in that forwards to it: test bodies keep writing `e.sql(…)` without an accessor call.
  * Setup runs in the same hook as the reset, so it never depends on how the runner orders sibling hooks.
  */
-export function useTestEngine(opts: { adminSecret?: string; env?: Env; setup?: (e: TestEngine) => Promise<void> } = {}): TestEngine {
+export function useTestEngine(opts: { adminSecret?: string; setup?: (e: TestEngine) => Promise<void> } & AuthOptions = {}): TestEngine {
   let current: TestEngine | undefined;
   beforeAll(async () => {
-    current = await startTestEngine({ adminSecret: opts.adminSecret, env: opts.env });
+    current = await startTestEngine(opts);
   });
   afterAll(async () => current?.close());
   beforeEach(async () => {

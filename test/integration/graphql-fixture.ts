@@ -1,5 +1,4 @@
-import { useTestEngine, post, type Reply, type TestEngine } from '../helpers/engine.js';
-import type { Env } from '../../src/server/outbound/index.js';
+import { useTestEngine, post, type AuthOptions, type Reply, type TestEngine } from '../helpers/engine.js';
 
 // The running example of graphql-api.md §0, created through run_sql and metadata operations, and the request helpers
 // of the GraphQL tests: `as(role, userId)` gives the headers of "as user 2", "as anonymous", "as admin".
@@ -52,7 +51,7 @@ export async function createExample(e: TestEngine): Promise<void> {
 }
 
 /** The running example's engine for one test file, reset to §0 before each test. */
-export function useExampleEngine(opts: { adminSecret?: string; env?: Env } = {}): TestEngine {
+export function useExampleEngine(opts: { adminSecret?: string } & AuthOptions = {}): TestEngine {
   return useTestEngine({ ...opts, setup: createExample });
 }
 

@@ -4,7 +4,7 @@ import {
 } from 'graphql';
 import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
-import type { Caller } from '../auth.js';
+import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
 import { checkActionCombination } from './action-output.js';

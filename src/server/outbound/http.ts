@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import type { NameValue } from './request.js';
 
 /**
- * The one HTTP call of engine-api.md §5.1: POST of a JSON body, redirects not followed (undici's request never
+ * The one HTTP call of engine-api.md §5.1: POST of a JSON body (or a GET, for the auth hook and JWKS), redirects not followed (undici's request never
  * follows them), certificates verified, one timeout over the whole exchange (connect to the end of the body),
  * and a bound on the response body read. Nothing here logs: URLs and headers may carry secrets.
  */
@@ -10,7 +10,9 @@ import type { NameValue } from './request.js';
 export interface CallOptions {
   url: string;
   headers: NameValue[];
-  body: string;
+  /** POST (the default) sends `body`; GET sends none (the auth hook, a JWKS). */
+  method?: 'GET' | 'POST';
+  body?: string;
   timeoutSec: number;
   /** At most this many bytes of the response body are read. */
   maxBodyBytes: number;
@@ -74,9 +76,9 @@ export async function callHttp(opts: CallOptions): Promise<CallResult> {
   opts.signal?.addEventListener('abort', cancel, { once: true });
   try {
     const res = await request(opts.url, {
-      method: 'POST',
+      method: opts.method ?? 'POST',
       headers: Object.fromEntries(opts.headers.map((h) => [h.name, h.value])),
-      body: opts.body,
+      body: opts.method === 'GET' ? null : opts.body,
       signal: controller.signal,
       dispatcher: agent,
     });

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError } from '../../errors.js';
+import { callHttp, type NameValue } from '../outbound/index.js';
+import type { Caller } from './admin-secret.js';
+import { freshForMs } from './cache-control.js';
+
+/**
+ * Auth hook mode (issue 17): the hook receives the client's headers (GET) or them and the GraphQL request (POST) and
+ * answers the session. Every failure is a 401 naming what the hook did; nothing of its answer is logged. Sessions are
+ * cached for as long as the hook's Cache-Control/Expires allow, keyed by what was sent to it.
+ */
+
+export interface HookConfig {
+  url: string;
+  mode: 'GET' | 'POST';
+  timeoutSec: number;
+}
+
+/** The GraphQL request forwarded in POST mode (null on /v1/query, or when the body is not a GraphQL request). */
+export interface HookRequest {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and those that describe the client's own message, not the caller. */
+const NOT_FORWARDED = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
+  'transfer-encoding', 'upgrade', 'host', 'content-length', 'content-type', 'accept-encoding', 'expect',
+]);
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_ENTRIES = 10_000;
+
+const refused = (message: string): ApiError => new ApiError(401, 'access-denied', '$', message);
+
+function forwarded(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(headers)) {
+    if (v === undefined || NOT_FORWARDED.has(name)) continue;
+    out[name] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function sessionOf(body: string): Caller {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw refused('the authentication hook answered 200 without a JSON object of session variables');
+  }
+  const sessionVariables: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    const key = k.toLowerCase();
+    if (!key.startsWith('x-engine-') || v === null || v === undefined) continue;
+    sessionVariables[key] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  const role = sessionVariables['x-engine-role'];
+  if (role === undefined || role === '') throw refused('the authentication hook answered 200 without "x-engine-role"');
+  return { role, sessionVariables };
+}
+
+export class AuthHook {
+  private readonly cache = new Map<string, { caller: Caller; until: number }>();
+  /** How many calls reached the hook (the tests check the cache). */
+  calls = 0;
+
+  constructor(readonly config: HookConfig, private readonly now: () => number = Date.now) {}
+
+  async caller(headers: IncomingHttpHeaders, request: HookRequest | null): Promise<Caller> {
+    const sent = forwarded(headers);
+    const body = this.config.mode === 'POST' ? JSON.stringify({ headers: sent, request }) : undefined;
+    const key = createHash('sha256').update(body ?? JSON.stringify(Object.entries(sent).sort())).digest('base64');
+    const hit = this.cache.get(key);
+    if (hit && hit.until > this.now()) return hit.caller;
+    if (hit) this.cache.delete(key);
+    this.calls++;
+    const list: NameValue[] = Object.entries(sent).map(([name, value]) => ({ name, value }));
+    if (body !== undefined) list.push({ name: 'content-type', value: 'application/json' });
+    const res = await callHttp({
+      url: this.config.url, method: this.config.mode, headers: list, ...(body !== undefined ? { body } : {}),
+      timeoutSec: this.config.timeoutSec, maxBodyBytes: MAX_BODY_BYTES, overflow: 'fail',
+    });
+    if (res.kind === 'error') throw refused(`the authentication hook did not answer: ${res.message}`);
+    if (res.status === 401) throw refused('the authentication hook refused the request (status 401)');
+    if (res.status !== 200) throw refused(`the authentication hook answered with status ${res.status}`);
+    const caller = sessionOf(res.body);
+    const ttl = freshForMs(Object.fromEntries(res.headers.map((h) => [h.name.toLowerCase(), h.value])), this.now(), 0);
+    if (ttl > 0) {
+      if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(key, { caller, until: this.now() + ttl });
+    }
+    return caller;
+  }
+}
