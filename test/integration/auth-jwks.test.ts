@@ -123,6 +123,25 @@ describe('JwksCache with a controlled clock', () => {
     await expect(cache.getKey({ alg: 'ES256', kid: 'bad' }, input)).rejects.toMatchObject({ code: 'ERR_JWKS_INVALID' });
   });
 
+  it('a JWKS that never answers: the fetch gives up after its timeout, tokens are refused, nothing hangs', async () => {
+    // A condition of the test, not a synchronisation: the server holds every request until the test ends.
+    const held: (() => void)[] = [];
+    const slow = createServer((_req, res) => void held.push(() => res.end()));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/jwks`;
+    try {
+      const warnings: string[] = [];
+      const cache = new JwksCache(url, { ...silentLogger, warn: (m) => warnings.push(m) }, clock);
+      await cache.start();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^cannot fetch the JWKS at http:\/\/127\.0\.0\.1:\d+: /);
+      await expect(cache.getKey(header(rsa1), input)).rejects.toThrow('the JWKS could not be fetched');
+    } finally {
+      for (const h of held) h();
+      await new Promise<void>((r) => slow.close(() => r()));
+    }
+  });
+
   it('a JWKS that is down at start-up: the engine starts, tokens are refused until it answers', async () => {
     const warnings: string[] = [];
     const cache = new JwksCache('http://127.0.0.1:1/jwks?token=sekret', { ...silentLogger, warn: (m) => warnings.push(m) }, clock);
