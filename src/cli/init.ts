@@ -5,12 +5,13 @@ import type { CommandRunner } from './globals.js';
 /** `engine init [DIR]` (cli.md §5.1). */
 export function registerInit(program: Command, run: CommandRunner): void {
   const cmd = program.command('init').argument('[dir]', 'project directory', '.').description('create a new project')
-    .option('--version <n>', 'config version (only 2)');
+    // Not --version: that is the CLI's own version everywhere (issue 19).
+    .option('--config-version <n>', 'config version of the new project (only 2)');
   run(cmd, async (g, out) => {
     const dir = (cmd.args[0] as string | undefined) ?? '.';
-    const version = cmd.opts<{ version?: string }>().version;
+    const version = cmd.opts<{ configVersion?: string }>().configVersion;
     if (version !== undefined && version !== '2') {
-      throw new CliError('invalid-flag-value', `invalid value "${version}" for --version: new projects use config version 2`, 64);
+      throw new CliError('invalid-flag-value', `invalid value "${version}" for --config-version: new projects use config version 2`, 64);
     }
     const endpoint = (g.endpoint ?? 'http://localhost:8080').replace(/\/$/, '');
     const { checkEndpoint } = await import('../project/config-validate.js');

@@ -126,15 +126,15 @@ describe('exit codes 64: bad usage (cli.md §3.5, §6)', () => {
     expect(await e.state()).toEqual(before);
   });
 
-  it('init --version 1 and an invalid --output value are invalid-flag-value', async () => {
+  it('init --config-version 1 and an invalid --output value are invalid-flag-value', async () => {
     const cwd = await tempDir();
-    const r = await run(cwd, ['init', 'p', '--version', '1']);
+    const r = await run(cwd, ['init', 'p', '--config-version', '1']);
     expect(r.code, show(r)).toBe(64);
     expect(r.stdout).toBe('');
-    expect(lines(r.stderr)).toEqual(['error: invalid value "1" for --version: new projects use config version 2']);
+    expect(lines(r.stderr)).toEqual(['error: invalid value "1" for --config-version: new projects use config version 2']);
     expect(existsSync(join(cwd, 'p'))).toBe(false);
-    const j = await run(cwd, ['init', 'p', '--version', '1', '-o', 'json']);
-    expect(failure(j, 64).error).toEqual({ code: 'invalid-flag-value', message: 'invalid value "1" for --version: new projects use config version 2' });
+    const j = await run(cwd, ['init', 'p', '--config-version', '1', '-o', 'json']);
+    expect(failure(j, 64).error).toEqual({ code: 'invalid-flag-value', message: 'invalid value "1" for --config-version: new projects use config version 2' });
     expect(existsSync(join(cwd, 'p'))).toBe(false);
     // §3.4: -o yaml elsewhere than export/build.
     const yaml = await run(cwd, ['metadata', 'reload', '--endpoint', e.url, '-o', 'yaml']);
