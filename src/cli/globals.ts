@@ -27,7 +27,9 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('--no-color', 'no colour anywhere (env NO_COLOR)'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error (default info, env ENGINE_GRAPHQL_LOG_LEVEL)'))
     .addOption(new Option('-o, --output <format>', 'text or json (default text); yaml for metadata export and build'))
-    .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env ENGINE_GRAPHQL_TIMEOUT)'));
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env ENGINE_GRAPHQL_TIMEOUT)'))
+    // The incumbent's scripts pass it; engine never checks for updates, so it is accepted and means nothing.
+    .addOption(new Option('--skip-update-check', 'accepted for scripts written for the incumbent; engine never checks for updates').hideHelp());
 }
 
 const invalid = (flag: string, v: string, reason: string) =>

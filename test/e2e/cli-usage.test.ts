@@ -26,4 +26,11 @@ describe('usage (issue 19 item 7)', () => {
       code: 64, stderr: 'error: unknown flag: --dryrun Did you mean "--dry-run"?\nhint: run \'engine metadata apply --help\' for usage\n',
     });
   });
+
+  it("accepts the incumbent's harmless --skip-update-check anywhere", async () => {
+    const cwd = await tempDir();
+    const [plain, skipped] = await Promise.all([cli(['metadata', 'validate'], { cwd }), cli(['--skip-update-check', 'metadata', 'validate', '--skip-update-check'], { cwd })]);
+    expect(skipped).toEqual(plain);
+    expect(plain.code).toBe(1);
+  });
 });
