@@ -4,13 +4,12 @@
  * flight, and two engines on one PostgreSQL delivering 2,000 events exactly once and sharing the load.
  */
 import { get as httpGet } from 'node:http';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_URL, post } from '../helpers/engine.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { eventually, startWebhook, type Webhook } from '../helpers/webhook.js';
 import { tempDir } from './cli-helpers.js';
-import { cleanups, finished, run, stopAll, type Proc } from './process-helpers.js';
+import { externalDatabase, finished, run, stopAll, type Proc } from './process-helpers.js';
 
 afterEach(stopAll);
 
@@ -29,24 +28,6 @@ async function ok(url: string, body: unknown): Promise<any> { // eslint-disable-
   const r = await post(`${url}/v1/query`, body);
   if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${r.text}`);
   return r.body;
-}
-
-/** A database of its own on the external server, dropped after the test. */
-async function externalDatabase(): Promise<string> {
-  const name = `engine_events_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: EXTERNAL_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: EXTERNAL_URL });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await c.end();
-  });
-  const u = new URL(EXTERNAL_URL as string);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 async function setup(url: string, hook: Webhook, extra: Record<string, unknown> = {}): Promise<void> {

@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server as NetServer } from 'node:net';
+import pg from 'pg';
+import { EXTERNAL_URL } from '../helpers/engine.js';
 import { BIN, removeTempDirs } from './cli-helpers.js';
 
 export interface Proc {
@@ -74,3 +76,21 @@ export async function busyPort(keep = true): Promise<number> {
   return port;
 }
 export const freePort = () => busyPort(false);
+
+/** A database of its own on the external server, dropped after the test. */
+export async function externalDatabase(prefix = 'engine_e2e'): Promise<string> {
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: EXTERNAL_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: EXTERNAL_URL });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await c.end();
+  });
+  const u = new URL(EXTERNAL_URL as string);
+  u.pathname = `/${name}`;
+  return u.toString();
+}

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_URL, post } from '../helpers/engine.js';
 import { tempDir } from './cli-helpers.js';
-import { busyPort, cleanups, finished, run, stopAll, type Proc } from './process-helpers.js';
+import { busyPort, externalDatabase, finished, run, stopAll, type Proc } from './process-helpers.js';
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
 
@@ -258,20 +258,8 @@ describe('engine serve: settings and connection errors', () => {
   });
 
   it.skipIf(!EXTERNAL_URL)('--database-url to a real server: external database, -o json, SIGTERM', async () => {
-    const name = `engine_serve_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: EXTERNAL_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    cleanups.push(async () => {
-      const c = new pg.Client({ connectionString: EXTERNAL_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    });
-    const u = new URL(EXTERNAL_URL as string);
-    u.pathname = `/${name}`;
-    const dbUrl = u.toString();
+    const dbUrl = await externalDatabase('engine_serve');
+    const u = new URL(dbUrl);
     const masked = u.password ? dbUrl.replace(`:${u.password}@`, ':***@') : dbUrl;
     const cwd = await tempDir();
     const p = run(['serve', '--port', '0', '--database-url', dbUrl, '-o', 'json'], cwd);
