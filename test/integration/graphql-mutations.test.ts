@@ -69,10 +69,16 @@ describe('§4.5 insert', () => {
       .toEqual(data({ insert_article: { affected_rows: 2, returning: [{ title: 'A', content: null, views: '0', published: false }, { title: 'B', content: null, views: '12', published: true }] } }));
   });
 
-  it('returning omits rows hidden by the select filter; they are still counted', async () => {
-    // User 1 may insert, but the inserted draft of an article is visible to user 1 only through author_id = 1.
-    expect(await q(e, 'mutation { insert_article_one(object: {title: "Hidden?"}) { id published } }', USER1))
-      .toEqual(data({ insert_article_one: { id: 4, published: false } }));
+  it('returning omits rows hidden by the select filter; they are still counted (§8 decision 12)', async () => {
+    await e.ok({ type: 'bulk', args: [
+      { type: 'create_select_permission', args: { table: 'article', role: 'writer', permission: { columns: ['id', 'title'], filter: { published: true } } } },
+      { type: 'create_insert_permission', args: { table: 'article', role: 'writer', permission: { columns: ['title', 'author_id', 'published'], check: {} } } },
+    ] });
+    const W = as('writer');
+    expect(await q(e, 'mutation { insert_article(objects: [{title: "P", author_id: 2, published: true}, {title: "D", author_id: 2}]) { affected_rows returning { title } } }', W))
+      .toEqual(data({ insert_article: { affected_rows: 2, returning: [{ title: 'P' }] } }));
+    expect(await q(e, 'mutation { insert_article_one(object: {title: "D2", author_id: 2}) { id } }', W)).toEqual(data({ insert_article_one: null }));
+    expect(await q(e, '{ article_aggregate { aggregate { count } } }')).toEqual(data({ article_aggregate: { aggregate: { count: 6 } } }));
   });
 
   it('user 2 cannot write author_id: it is not in article_insert_input', async () => {
