@@ -54,6 +54,15 @@ describe('a valid token', () => {
     expect(JSON.parse(name)).toEqual({ 'x-engine-role': 'user', 'x-engine-user-id': '2', 'x-engine-org': '7', 'x-engine-teams': '["a","b"]', 'x-engine-meta': '{"k":1}' });
   });
 
+  it("a token's session variables drive insert presets and the update filter (§0): user 1 writes as user 1 whatever the headers say", async () => {
+    const h = { ...bearer(await userToken(1)), 'x-engine-user-id': '2' };
+    expect(await q(e, 'mutation { insert_article_one(object: {title: "By token"}) { author_id } }', h)).toEqual({ data: { insert_article_one: { author_id: 1 } } });
+    expect(await q(e, 'mutation { update_article(where: {}, _set: {content: "t"}) { affected_rows returning { id } } }', h))
+      .toEqual({ data: { update_article: { affected_rows: 3, returning: [{ id: 1 }, { id: 2 }, { id: 4 }] } } });
+    const rows = await e.db.query<{ id: number; content: string | null }>('SELECT id, content FROM article ORDER BY id');
+    expect(rows.filter((r) => r.content === 't').map((r) => r.id)).toEqual([1, 2, 4]);
+  });
+
   it('allowed_skew accepts a token expired 10 s ago (skew 30 s)', async () => {
     expect(ids(await q(e, ARTICLES, bearer(await userToken(2, { exp: -10 }))))).toEqual([1, 3]);
   });
