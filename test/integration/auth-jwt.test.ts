@@ -63,6 +63,17 @@ describe('a valid token', () => {
     expect(rows.filter((r) => r.content === 't').map((r) => r.id)).toEqual([1, 2, 4]);
   });
 
+  it('a token cannot enable backend-only insert permissions, whatever its claims or headers say (issue 12)', async () => {
+    await e.ok({ type: 'drop_insert_permission', args: { table: 'article', role: 'user' } });
+    await e.ok({ type: 'create_insert_permission', args: { table: 'article', role: 'user', permission: { columns: ['title'], set: { author_id: 'X-Engine-User-Id' }, check: {}, backend_only: true } } });
+    const payload = { [NS]: { ...claims(1, ['user']), 'x-engine-use-backend-only-permissions': 'true' } };
+    const h = { ...bearer(await sign(payload, HS_KEY, { iss: 'https://issuer.test', aud: 'engine-tests' })), 'x-engine-use-backend-only-permissions': 'true' };
+    expect(await q(e, 'mutation { insert_article_one(object: {title: "B"}) { id } }', h))
+      .toEqual({ errors: [{ message: 'field "insert_article_one" not found in type: \'mutation_root\'', extensions: { path: '$.selectionSet.insert_article_one', code: 'validation-failed' } }] });
+    expect(await q(e, 'mutation { insert_article_one(object: {title: "B"}) { author_id } }', { 'x-engine-admin-secret': SECRET, 'x-engine-role': 'user', 'x-engine-user-id': '1', 'x-engine-use-backend-only-permissions': 'true' }))
+      .toEqual({ data: { insert_article_one: { author_id: 1 } } });
+  });
+
   it('allowed_skew accepts a token expired 10 s ago (skew 30 s)', async () => {
     expect(ids(await q(e, ARTICLES, bearer(await userToken(2, { exp: -10 }))))).toEqual([1, 3]);
   });

@@ -190,3 +190,18 @@ describe('§6.1 rows in mutation position', () => {
     expect(await q(e, 'mutation { insert_article(objects: [{title: "x"}]) { affected_rows } }', USER2)).toMatchObject({ data: { insert_article: { affected_rows: 1 } } });
   });
 });
+
+describe('backend_only insert permissions (issue 12)', () => {
+  it('are usable only with X-Engine-Use-Backend-Only-Permissions: true from a caller who may send headers', async () => {
+    await e.ok({ type: 'create_insert_permission', args: { table: 'author', role: 'svc', permission: { columns: ['name'], check: {}, backend_only: true } } });
+    const svc = as('svc');
+    expect(await failing('mutation { insert_author(objects: [{name: "S"}]) { affected_rows } }', svc))
+      .toEqual({ message: 'no mutations exist', extensions: { path: '$', code: 'validation-failed' } });
+    expect(await failing('mutation { insert_author(objects: [{name: "S"}]) { affected_rows } }', { ...svc, 'x-engine-use-backend-only-permissions': 'false' }))
+      .toMatchObject({ message: 'no mutations exist' });
+    expect(await q(e, 'mutation { insert_author(objects: [{name: "S"}]) { affected_rows } }', { ...svc, 'X-Engine-Use-Backend-Only-Permissions': 'True' }))
+      .toEqual({ data: { insert_author: { affected_rows: 1 } } });
+    // The schema without the header is cached apart from the backend one.
+    expect(await failing('mutation { insert_author(objects: [{name: "T"}]) { affected_rows } }', svc)).toMatchObject({ message: 'no mutations exist' });
+  });
+});
