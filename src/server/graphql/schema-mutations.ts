@@ -7,6 +7,7 @@ import type { DbColumn } from '../db-catalog.js';
 import type { ResolvedTable } from '../schema-cache.js';
 import { info, type MutationTable } from './field-info.js';
 import { isGraphqlName } from './names.js';
+import type { TableNames } from './table-names.js';
 import type { TableTypes } from './schema-tables.js';
 import { asBase, type TableView } from './visibility.js';
 
@@ -23,7 +24,9 @@ function inputColumns(rt: ResolvedTable, columns: string[] | '*' | undefined, pr
     .map(asBase);
 }
 
-export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, view: TableView | null): GraphQLFieldConfigMap<unknown, unknown> {
+export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNames, view: TableView | null): GraphQLFieldConfigMap<unknown, unknown> {
+  const name = names.type;
+  const d = names.comments;
   const role = tt.role;
   const admin = role.admin;
   const ins = admin ? ((rt.db.updatable & 8) !== 0 ? {} : undefined) : role.permission(rt, 'insert');
@@ -79,22 +82,22 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, 
   if (ins) {
     const insertInput = inputType('insert_input', insCols);
     const conflictArg: GraphQLFieldConfigArgumentMap = onConflict ? { on_conflict: { type: onConflict } } : {};
-    out[`insert_${name}`] = { type: response, args: { objects: { type: nn(new GraphQLList(nn(insertInput))) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: false }) };
-    if (view) out[`insert_${name}_one`] = { type: tt.objectType(view), args: { object: { type: nn(insertInput) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: true }) };
+    out[names.insert] = { type: response, description: d.insert, args: { objects: { type: nn(new GraphQLList(nn(insertInput))) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: false }) };
+    if (view) out[names.insert_one] = { type: tt.objectType(view), description: d.insert_one, args: { object: { type: nn(insertInput) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: true }) };
   }
   if (upd && boolExp) {
     const setArg: GraphQLFieldConfigArgumentMap = updCols.length > 0 ? { _set: { type: inputType('set_input', updCols) } } : {};
     const incCols = updCols.filter((c) => NUMERIC.has(c.typeName));
     const incArg: GraphQLFieldConfigArgumentMap = incCols.length > 0 ? { _inc: { type: inputType('inc_input', incCols) } } : {};
-    out[`update_${name}`] = { type: response, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: info({ kind: 'update', table, byPk: false }) };
+    out[names.update] = { type: response, description: d.update, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: info({ kind: 'update', table, byPk: false }) };
     if (view && pk) {
       const pkInput = new GraphQLInputObjectType({ name: `${name}_pk_columns_input`, fields: () => Object.fromEntries(pk.map((c) => [c.name, { type: nn(scalar(c)) }])) });
-      out[`update_${name}_by_pk`] = { type: tt.objectType(view), args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: info({ kind: 'update', table, byPk: true }) };
+      out[names.update_by_pk] = { type: tt.objectType(view), description: d.update_by_pk, args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: info({ kind: 'update', table, byPk: true }) };
     }
   }
   if (del && boolExp) {
-    out[`delete_${name}`] = { type: response, args: { where: { type: nn(boolExp) } }, extensions: info({ kind: 'delete', table, byPk: false }) };
-    if (view && pk) out[`delete_${name}_by_pk`] = { type: tt.objectType(view), args: pkArgs(), extensions: info({ kind: 'delete', table, byPk: true }) };
+    out[names.delete] = { type: response, description: d.delete, args: { where: { type: nn(boolExp) } }, extensions: info({ kind: 'delete', table, byPk: false }) };
+    if (view && pk) out[names.delete_by_pk] = { type: tt.objectType(view), description: d.delete_by_pk, args: pkArgs(), extensions: info({ kind: 'delete', table, byPk: true }) };
   }
   return out;
 }

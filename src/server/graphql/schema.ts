@@ -11,6 +11,7 @@ import { functionId } from '../kinds/functions.js';
 import type { SchemaCache } from '../schema-cache.js';
 import { info, type RowSource } from './field-info.js';
 import { gqlName, isGraphqlName } from './names.js';
+import { rootFieldNames, tableNames } from './table-names.js';
 import { ActionTypes } from './schema-actions.js';
 import { mutationFields } from './schema-mutations.js';
 import { TableTypes } from './schema-tables.js';
@@ -22,7 +23,6 @@ import { fnArgs, RoleView, type FnArgs } from './visibility.js';
 const TABLE_TYPES = ['', '_aggregate', '_aggregate_fields', '_sum_fields', '_avg_fields', '_max_fields', '_min_fields', '_bool_exp',
   '_order_by', '_select_column', '_insert_input', '_set_input', '_inc_input', '_pk_columns_input', '_on_conflict', '_constraint',
   '_update_column', '_mutation_response'];
-const TABLE_ROOTS = (t: string) => [t, `${t}_aggregate`, `${t}_by_pk`, `insert_${t}`, `insert_${t}_one`, `update_${t}`, `update_${t}_by_pk`, `delete_${t}`, `delete_${t}_by_pk`];
 
 interface TrackedFunction { entry: FunctionEntry; fn: DbFunction; name: string; args: FnArgs; returns: string }
 
@@ -40,9 +40,10 @@ function claims(cache: SchemaCache): Claims {
   const tables = new Set<string>();
   for (const entry of sortedTables(cache.metadata)) {
     const key = qnKey(entry.table);
-    const name = gqlName(entry.table);
+    const names = tableNames(entry);
+    const name = names.type;
     if (!cache.tables.has(key) || !isGraphqlName(name)) continue;
-    const rs = TABLE_ROOTS(name);
+    const rs = rootFieldNames(names);
     const ts = TABLE_TYPES.map((s) => name + s);
     if (!free(rs, ts)) continue;
     take(rs, ts);
@@ -85,14 +86,15 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
     if (!rt) continue;
     if (v) {
       // §2.10: a table's comment describes its type T, not its root fields.
-      query[v.name] = { type: tt.listOf(v), args: tt.listArgs(v), extensions: info({ kind: 'rows', view: v, source: table }) };
-      if (v.aggregates) query[`${v.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), extensions: info({ kind: 'aggregate', view: v, source: table }) };
+      const n = tableNames(rt.entry);
+      query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
+      if (v.aggregates) query[n.select_aggregate] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
       if (v.pk) {
         const args = Object.fromEntries(v.pk.map((col) => [col.name, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
-        query[`${v.name}_by_pk`] = { type: tt.objectType(v), args, extensions: info({ kind: 'by_pk', view: v }) };
+        query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
       }
     }
-    Object.assign(mutation, mutationFields(tt, rt, gqlName(rt.entry.table), v));
+    Object.assign(mutation, mutationFields(tt, rt, tableNames(rt.entry), v));
   }
   for (const f of c.functions) {
     const v = view.table(f.returns);

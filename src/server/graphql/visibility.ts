@@ -5,7 +5,8 @@ import type { DbColumn, DbFunction, DbFunctionArg } from '../db-catalog.js';
 import type { ResolvedComputedField } from '../kinds/computed-fields.js';
 import type { ResolvedRelationship } from '../kinds/relationships.js';
 import { permKey, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
-import { gqlName, isGraphqlName } from './names.js';
+import { isGraphqlName } from './names.js';
+import { tableNames } from './table-names.js';
 
 /** What one role may see of one table (graphql-api.md §3), computed once per (schema cache, role). */
 export interface TableView {
@@ -129,7 +130,7 @@ export class RoleView {
   private build(key: string): TableView | null {
     const rt = this.cache.tables.get(key);
     if (!rt) return null;
-    const name = gqlName(rt.entry.table);
+    const name = tableNames(rt.entry).type;
     if (!isGraphqlName(name)) return null;
     const perm = this.admin ? undefined : this.permission(rt, 'select');
     if (!this.admin && !perm) return null;
