@@ -41,6 +41,9 @@ export class TableTypes {
   private readonly objects = new Map<string, GraphQLObjectType>();
   private readonly inputs = new Map<string, GraphQLInputObjectType>();
   private readonly enums = new Map<string, GraphQLEnumType>();
+  /** Per table: `[T!]!` and the list arguments, shared by every field that returns its rows (graphql-js only reads them). */
+  private readonly lists = new Map<string, GraphQLOutputType>();
+  private readonly args = new Map<string, GraphQLFieldConfigArgumentMap>();
 
   constructor(readonly role: RoleView, readonly scalars: ScalarRegistry) {}
 
@@ -57,7 +60,12 @@ export class TableTypes {
   }
 
   listOf(v: TableView): GraphQLOutputType {
-    return nn(list(nn(this.objectType(v))));
+    let t = this.lists.get(v.name);
+    if (!t) {
+      t = nn(list(nn(this.objectType(v))));
+      this.lists.set(v.name, t);
+    }
+    return t;
   }
 
   private objectFields(v: TableView): GraphQLFieldConfigMap<unknown, unknown> {
@@ -73,7 +81,7 @@ export class TableTypes {
     for (const r of v.arrRels) {
       const remote = this.role.table(r.remoteKey) as TableView;
       const source: RowSource = { kind: 'rel', rel: r };
-      f[r.name] = { type: nn(list(nn(this.objectType(remote)))), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'rows', view: remote, source }) };
+      f[r.name] = { type: this.listOf(remote), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'rows', view: remote, source }) };
       if (remote.aggregates && !f[`${r.name}_aggregate`] && !v.rt.fields.has(`${r.name}_aggregate`)) {
         f[`${r.name}_aggregate`] = { type: nn(this.aggregateType(remote)), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'aggregate', view: remote, source }) };
       }
@@ -93,7 +101,7 @@ export class TableTypes {
     }
     const remote = this.role.table(cf.target) as TableView;
     if (!cf.cf.returnsSet) return { type: this.objectType(remote), args, description, extensions: info({ kind: 'object', view: remote, source }) };
-    return { type: nn(list(nn(this.objectType(remote)))), args: { ...args, ...this.listArgs(remote) }, description, extensions: info({ kind: 'rows', view: remote, source }) };
+    return { type: this.listOf(remote), args: { ...args, ...this.listArgs(remote) }, description, extensions: info({ kind: 'rows', view: remote, source }) };
   }
 
   /** `args: F_args` (non-null when an argument is required), or nothing when the function has no user arguments. */
@@ -115,13 +123,18 @@ export class TableTypes {
 
   /** distinct_on, limit, offset, order_by, where: sorted by name. */
   listArgs(v: TableView): GraphQLFieldConfigArgumentMap {
-    return {
-      distinct_on: { type: list(nn(this.selectColumn(v))) },
-      limit: { type: GraphQLInt },
-      offset: { type: GraphQLInt },
-      order_by: { type: list(nn(this.orderBy(v))) },
-      where: { type: this.boolExp(v) },
-    };
+    let a = this.args.get(v.name);
+    if (!a) {
+      a = {
+        distinct_on: { type: list(nn(this.selectColumn(v))) },
+        limit: { type: GraphQLInt },
+        offset: { type: GraphQLInt },
+        order_by: { type: list(nn(this.orderBy(v))) },
+        where: { type: this.boolExp(v) },
+      };
+      this.args.set(v.name, a);
+    }
+    return a;
   }
 
   selectColumn(v: TableView): GraphQLEnumType {
@@ -225,7 +238,7 @@ export class TableTypes {
         name,
         fields: () => ({
           aggregate: { type: fields, extensions: info({ kind: 'agg_fields' }) },
-          nodes: { type: nn(list(nn(this.objectType(v)))), extensions: info({ kind: 'agg_nodes' }) },
+          nodes: { type: this.listOf(v), extensions: info({ kind: 'agg_nodes' }) },
         }),
       });
       this.objects.set(name, t);
