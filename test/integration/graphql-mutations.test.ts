@@ -93,6 +93,25 @@ describe('§4.5 insert', () => {
   });
 });
 
+describe('large inserts', () => {
+  const INSERT = 'mutation ($o: [article_insert_input!]!) { insert_article(objects: $o) { affected_rows } }';
+
+  it('30,000 objects with the same keys are one statement (bound column by column)', async () => {
+    const o = Array.from({ length: 30000 }, (_, i) => ({ title: `b${i}`, content: i % 2 ? null : "it's", author_id: 1 + (i % 3), tags: i % 2 ? null : { i } }));
+    expect(await q(e, INSERT, ADMIN, { o })).toEqual(data({ insert_article: { affected_rows: 30000 } }));
+    const r = await e.sql("SELECT count(*) AS n, count(content) AS c, count(*) FILTER (WHERE tags->>'i' = '29998') AS t FROM article WHERE title LIKE 'b%'");
+    expect(r.result[1]).toEqual(['30000', '15000', '1']);
+  });
+
+  it('beyond 65,535 values with differing keys: a clear error, nothing inserted', async () => {
+    const o = Array.from({ length: 30000 }, (_, i) => (i % 2 ? { title: `b${i}`, content: 'x', author_id: 1 } : { title: `b${i}`, author_id: 1, published: true }));
+    const before = await tableRows();
+    expect(await q(e, INSERT, ADMIN, { o })).toEqual(gqlErr('too many values for one statement: 90000 parameters, PostgreSQL allows 65535; give every object the same keys (they are then bound column by column) or split the objects',
+      '$.selectionSet.insert_article.args.objects', 'validation-failed'));
+    expect(await tableRows()).toEqual(before);
+  });
+});
+
 describe('§4.6 update', () => {
   it('user 1 updates its own articles only', async () => {
     expect(await q(e, 'mutation { update_article(where: {}, _set: {published: true}) { affected_rows } }', USER1))

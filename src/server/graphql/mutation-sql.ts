@@ -1,5 +1,5 @@
 import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
-import { quoteIdent, quoteTable } from '../bool-exp/compile.js';
+import { arrayLiteral, quoteIdent, quoteTable } from '../bool-exp/compile.js';
 import { isSessionRef } from '../bool-exp/operators.js';
 import { isNowPreset } from '../kinds/permissions.js';
 import { pathKey } from '../../metadata/json.js';
@@ -9,7 +9,7 @@ import { jsonObject, SelectionCompiler } from './compile.js';
 import { validationFailed } from './errors.js';
 import type { MutationTable } from './field-info.js';
 import type { StatementBuilder } from './sql-builder.js';
-import { asList, isPlainObject, type GValue } from './values.js';
+import { asList, hasVarRef, isPlainObject, paramText, type GValue } from './values.js';
 import { whereSql } from './where.js';
 import type { RoleView } from './visibility.js';
 import type { SelectionContext } from './selection.js';
@@ -32,6 +32,18 @@ export interface MutationStatement {
 }
 
 const PLACEHOLDER = '_PLACEHOLDER';
+/** Values per insert above which uniform objects are bound column by column (one array parameter per column). */
+export const COLUMNWISE_ABOVE = 20_000;
+const MAX_PARAMS = 65_535;
+
+/**
+ * Whether the objects can be bound as one array per column: every object gives every column (no DEFAULT to keep),
+ * no column is itself an array (unnest would flatten it) and no value is a bound variable.
+ */
+function columnwise(objects: GValue[], cols: DbColumn[]): boolean {
+  return cols.every((c) => !c.typeName.endsWith('[]'))
+    && objects.every((o) => isPlainObject(o) && cols.every((c) => c.name in o && !hasVarRef(o[c.name] as GValue)));
+}
 const ROW = '"r"';
 
 export class MutationCompiler {
@@ -59,20 +71,29 @@ export class MutationCompiler {
     const presets = this.presets(mt, mt.insert?.set, given);
     const cols = mt.allColumns.filter((c) => given.has(c.name));
     const names = [...cols.map((c) => c.name), ...presets.map(([c]) => c)];
-    let values: string;
+    let rows: string;
     if (names.length === 0) {
       // No column given and no preset: every row takes its defaults. A VALUES list needs a column, so name the first.
       const first = mt.allColumns[0] as DbColumn;
       names.push(first.name);
-      values = objects.map(() => '(DEFAULT)').join(', ');
+      rows = `VALUES ${objects.map(() => '(DEFAULT)').join(', ')}`;
+    } else if (objects.length * cols.length > COLUMNWISE_ABOVE && columnwise(objects, cols)) {
+      // Beyond PostgreSQL's 65,535 parameters per statement: one array parameter per column, unnested in parallel.
+      const u = this.b.alias();
+      const arrays = cols.map((c) => this.b.value(arrayLiteral(objects.map((o) => paramText((o as Record<string, GValue>)[c.name] as GValue, c.typeName))), `${c.typeName}[]`));
+      const item = cols.map((_, i) => `${u}.${quoteIdent(`c${i}`)}`);
+      rows = `SELECT ${[...item, ...presets.map(([, e]) => e)].join(', ')} FROM unnest(${arrays.join(', ')}) AS ${u}(${cols.map((_, i) => quoteIdent(`c${i}`)).join(', ')})`;
     } else {
-      values = objects.map((o) => {
+      rows = `VALUES ${objects.map((o) => {
         const obj = isPlainObject(o) ? o : {};
         const cells = cols.map((c) => (c.name in obj ? this.b.param(obj[c.name] as GValue, c.typeName) : 'DEFAULT'));
         return `(${[...cells, ...presets.map(([, e]) => e)].join(', ')})`;
-      }).join(', ');
+      }).join(', ')}`;
     }
-    let sql = `INSERT INTO ${quoteTable(mt.rt.entry.table)} AS ${a} (${names.map(quoteIdent).join(', ')}) VALUES ${values}`;
+    if (this.b.params.length > MAX_PARAMS) {
+      throw validationFailed(`${path}.args.${one ? 'object' : 'objects'}`, `too many values for one statement: ${this.b.params.length} parameters, PostgreSQL allows ${MAX_PARAMS}; give every object the same keys (they are then bound column by column) or split the objects`);
+    }
+    let sql = `INSERT INTO ${quoteTable(mt.rt.entry.table)} AS ${a} (${names.map(quoteIdent).join(', ')}) ${rows}`;
     const returning = [`${a} AS ${ROW}`];
     const checks: string[] = [];
     const oc = args.get('on_conflict');

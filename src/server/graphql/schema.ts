@@ -156,6 +156,7 @@ function knownRoles(cache: SchemaCache): Set<string> {
     for (const list of [e.select_permissions, e.insert_permissions, e.update_permissions, e.delete_permissions]) for (const p of list) roles.add(p.role);
   }
   for (const a of cache.metadata.actions.values()) for (const p of a.permissions) roles.add(p.role);
+  for (const r of cache.metadata.inherited_roles.keys()) roles.add(r);
   return roles;
 }
 
