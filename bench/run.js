@@ -29,7 +29,10 @@ const add = (row) => {
   progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ${row.unit ?? 'ms'}`}${row.comparison ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
 };
 const failures = [];
-for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup]]) {
+// `--only <text>`: just the benchmarks whose name contains it (e.g. `--only graphql`).
+const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : '';
+const all = [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup]];
+for (const [name, mod] of all.filter(([n]) => n.includes(only))) {
   progress(`# ${name}`);
   try {
     await mod.run({ quick: QUICK, kinds, add });

@@ -52,7 +52,7 @@ export interface HttpOptions {
   env?: Env;
 }
 
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
+function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }

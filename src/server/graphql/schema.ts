@@ -73,12 +73,37 @@ function claims(cache: SchemaCache): Claims {
   return { tables, functions, actions };
 }
 
+/** The claims depend only on the schema cache: computed once for all its roles. */
+const claimsByCache = new WeakMap<SchemaCache, Claims>();
+
+function cachedClaims(cache: SchemaCache): Claims {
+  let c = claimsByCache.get(cache);
+  if (!c) {
+    c = claims(cache);
+    claimsByCache.set(cache, c);
+  }
+  return c;
+}
+
+/**
+ * A field map with thousands of keys: a null-prototype object is a hash table from the start, where a literal would
+ * go through a hidden-class transition per key (most of a large schema's build time and garbage).
+ */
+const fieldMap = (): GraphQLFieldConfigMap<unknown, unknown> => Object.create(null) as GraphQLFieldConfigMap<unknown, unknown>;
+
+/** The same map with its keys in code-point order (GraphQL names are ASCII: UTF-16 order is code-point order). */
+function sorted(m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigMap<unknown, unknown> {
+  const out = fieldMap();
+  for (const k of Object.keys(m).sort()) out[k] = m[k] as GraphQLFieldConfigMap<unknown, unknown>[string];
+  return out;
+}
+
 /** Builds the schema of one role. */
-export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = claims(cache), backendOnly = false): GraphQLSchema {
+export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false): GraphQLSchema {
   const view = new RoleView(cache, role, backendOnly);
   const tt = new TableTypes(view, new ScalarRegistry());
-  const query: GraphQLFieldConfigMap<unknown, unknown> = {};
-  const mutation: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const query = fieldMap();
+  const mutation = fieldMap();
   const table: RowSource = { kind: 'table' };
   for (const key of c.tables) {
     const v = view.table(key);
@@ -112,9 +137,6 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
     Object.assign(query, fields.query);
     Object.assign(mutation, fields.mutation);
   }
-  // GraphQL names are ASCII: UTF-16 order is code-point order.
-  const sorted = (m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigMap<unknown, unknown> =>
-    Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const queryRoot = new GraphQLObjectType({
     name: 'query_root',
     fields: Object.keys(query).length > 0 ? sorted(query) : {
@@ -124,7 +146,9 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
   const mutationRoot = Object.keys(mutation).length > 0 ? new GraphQLObjectType({ name: 'mutation_root', fields: sorted(mutation) }) : undefined;
   // §4.8: @skip and @include are the only executable directives; @oneOf (graphql 16.9+) is not part of this API.
   const directives = [GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective];
-  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, directives });
+  // Generated, so valid by construction (the tests validate it): graphql-js would otherwise check all of it again
+  // at the first request's document validation.
+  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, directives, assumeValid: true });
 }
 
 /** Roles named by some permission: every other role has the same (empty) schema, built once. */
@@ -148,7 +172,7 @@ export class SchemaStore {
   get(cache: SchemaCache, role: string, backendOnly = false): GraphQLSchema {
     if (cache !== this.cache) {
       this.cache = cache;
-      this.claims = claims(cache);
+      this.claims = cachedClaims(cache);
       this.roles = knownRoles(cache);
       this.schemas.clear();
     }

@@ -12,7 +12,7 @@ import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, executeQuery } from './execute.js';
 import { selectionDepth } from './paths.js';
-import { planOperation } from './plan.js';
+import { planOperation, type RootPlan } from './plan.js';
 import { PlanCache, type CachedOperation } from './plan-cache.js';
 import { parseRequest } from './request.js';
 import { SchemaStore } from './schema.js';
@@ -45,11 +45,17 @@ export class GraphqlService {
   readonly plans = new PlanCache();
   /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
   readonly stats = { prepared: 0, compiled: 0 };
+  /**
+   * Whole response bodies of operations that read neither the database nor a handler nor a variable (introspection,
+   * `__typename`), as bytes: the standard introspection query's answer is megabytes at a thousand tables, built once
+   * per schema and sent as is. Keyed by the cached plans, so they go with the plan cache (any new schema cache).
+   */
+  private readonly bodies = new WeakMap<RootPlan[], Buffer>();
 
   /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
   constructor(private readonly source: SchemaSource, private readonly env: Env = process.env) {}
 
-  async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string> {
+  async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     try {
       return await this.run(input, caller, http);
     } catch (e) {
@@ -65,7 +71,7 @@ export class GraphqlService {
     return this.schemas.get(cache, role);
   }
 
-  private async run(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string> {
+  private async run(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     const { cache } = await this.source.freshCache();
@@ -92,13 +98,25 @@ export class GraphqlService {
       this.stats.compiled++;
       PlanCache.remember(entry, varsKey, plans);
     }
+    const known = this.bodies.get(plans);
+    if (known) return known;
     const args = bindAll(plans, caller.sessionVariables, req.variables);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const body = await executeQuery({ db: this.source.db, schema, doc, sel, plans, args, action, role });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
+    if (constantAnswer(op, plans)) {
+      const bytes = Buffer.from(body);
+      this.bodies.set(plans, bytes);
+      return bytes;
+    }
     return body;
   }
+}
+
+/** The answer depends only on the schema and the document: a query of introspection and constants, without variables. */
+function constantAnswer(op: OperationDefinitionNode, plans: RootPlan[]): boolean {
+  return op.operation === 'query' && (op.variableDefinitions ?? []).length === 0 && plans.every((p) => p.kind === 'json' || p.kind === 'introspection');
 }
 
 /**
