@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { Action } from '../../metadata/types.js';
 import { outputRelationships } from './action-output.js';
+import { asyncStatement } from './async-action.js';
 import { gqlError } from './errors.js';
 import { SelectionCompiler } from './compile.js';
 import { fieldInfo } from './field-info.js';
@@ -59,6 +60,10 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
       plans.push({ key, kind: 'json', json: i.json });
       continue;
     }
+    if (i.kind === 'async_action' || i.kind === 'async_result') {
+      plans.push(sqlPlan(key, asyncStatement(i, field, nodes, role, sel, path)));
+      continue;
+    }
     const b = new StatementBuilder(role.cache);
     const c = new SelectionCompiler(b, role, sel);
     let expr: string;
@@ -66,8 +71,11 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     else if (i.kind === 'aggregate') expr = c.aggregateJson(field, i.view, i.source, nodes, null, path);
     else if (i.kind === 'by_pk') expr = c.byPk(field, i.view, nodes, path);
     else throw new Error(`root field ${name} of kind ${i.kind} cannot be compiled`);
-    const sql = `SELECT (${expr})::text AS "root"`;
-    plans.push({ key, kind: 'sql', sql, name: `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`, params: b.params });
+    plans.push(sqlPlan(key, { sql: `SELECT (${expr})::text AS "root"`, params: b.params }));
   }
   return plans;
+}
+
+function sqlPlan(key: string, s: { sql: string; params: PlanParam[] }): RootPlan {
+  return { key, kind: 'sql', sql: s.sql, name: `engine_gql_${createHash('sha256').update(s.sql).digest('hex').slice(0, 32)}`, params: s.params };
 }
