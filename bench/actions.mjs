@@ -4,6 +4,7 @@
 // Asynchronous: from the commit of the mutation's transaction (when the database client sees it done) to the
 // handler receiving the call, p50 (goal ≤ 50 ms); the worker is woken by NOTIFY at commit.
 import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { asyncTargets } from '../dist/server/graphql/async-action.js';
 import { GraphqlService } from '../dist/server/graphql/service.js';
