@@ -91,6 +91,17 @@ describe('§5.3 the mutation writes action_log and answers the id', () => {
     expect(stored.sort()).toEqual(['a:{"format":"1"}', 'b:{"format":"2"}']);
   });
 
+  it('shares a mutation with table mutations, in one transaction: rolled back with them (graphql-api.md §4.1, §5.3)', async () => {
+    const before = await e.state();
+    const failed = await gql(e, { query: 'mutation { export_articles(format: "csv") insert_article(objects: [{title: "Intro", author_id: 1}]) { affected_rows } }' }, ADMIN);
+    expect(failed.body.errors[0].extensions).toMatchObject({ path: '$.selectionSet.insert_article', code: 'constraint-violation' });
+    expect(await e.state()).toEqual(before);
+    expect(await rows()).toEqual([]);
+    const r = await gql(e, { query: 'mutation { insert_article(objects: [{title: "New", author_id: 1}]) { affected_rows } export_articles(format: "csv") }' }, ADMIN);
+    expect(r.body.data.insert_article).toEqual({ affected_rows: 1 });
+    expect((await rows()).map((x) => x.id)).toEqual([r.body.data.export_articles]);
+  });
+
   it('is not in the schema of a role without the action permission', async () => {
     const r = await gql(e, { query: 'mutation { export_articles(format: "csv") }' }, ANON);
     expect(r.body.errors[0].extensions.code).toBe('validation-failed');
