@@ -87,7 +87,7 @@ describe('engine serve (embedded database)', () => {
     await eventually(async () => ((await result(second.url, id)) as { output?: unknown } | null)?.output ?? undefined, 10_000, 'the call completed');
     expect(await result(second.url, id)).toEqual({ output: { url: 'u0' }, errors: null });
     expect(callsOf(h, 0)).toBe(2);
-  });
+  }, 180_000);
 });
 
 describe.skipIf(!EXTERNAL_URL)('two engines on one PostgreSQL', () => {
@@ -111,5 +111,5 @@ describe.skipIf(!EXTERNAL_URL)('two engines on one PostgreSQL', () => {
     await eventually(async () => ((await result(b.url, slow)) as { output?: unknown } | null)?.output ?? undefined, 10_000, 'the slow call made again');
     expect(await result(b.url, slow)).toEqual({ output: { url: 'u0' }, errors: null });
     expect(callsOf(h, 0)).toBe(2);
-  });
+  }, 180_000);
 });

@@ -115,5 +115,5 @@ describe.each(databases)('%s handler, %s database', (fw, _, database) => {
     expect((await post(`${url}/v1/graphql`, mutation('secret'))).body).toEqual({ data: { login: { accessToken: 'ann:admin' } } });
     expect((await post(`${url}/v1/graphql`, mutation('wrong'))).body)
       .toEqual({ errors: [{ message: 'invalid credentials', extensions: { path: '$', code: 'invalid-credentials' } }] });
-  });
+  }, 180_000); // three processes and four CLI runs: a loaded machine needs more than the default minute
 });
