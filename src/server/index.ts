@@ -9,9 +9,12 @@ import { silentLogger, type Logger } from '../logger.js';
 import { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
+import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
+import { GraphqlService } from './graphql/service.js';
+import { ActionWorker } from './workers/action-worker.js';
 import { EventProcessor } from './workers/event-processor.js';
 
-/** How stale another instance's metadata change may be when the processor picks a trigger's definition. */
+/** How stale another instance's metadata change may be when the processor picks a trigger's definition (or the action worker an action's). */
 const TRIGGERS_MAX_AGE_MS = 100;
 
 export interface ServeOptions {
@@ -83,13 +86,25 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const { db, release, dataDir } = await openDatabase(opts, logger);
   let server: Server | undefined;
   let processor: EventProcessor | undefined;
+  let worker: ActionWorker | undefined;
   try {
     const engine = await Engine.start(db, logger);
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
-    server = createHttpServer(engine, { auth, logger, env });
+    const graphql = new GraphqlService(engine, env);
+    // The admin schema holds every consistent asynchronous action. It follows the stored metadata (§2.1): this
+    // instance's changes at once, another instance's within TRIGGERS_MAX_AGE_MS (one statement fewer per claim).
+    let known = { at: 0, version: -1, targets: new Map<string, AsyncTarget>() };
+    const targets = async (): Promise<Map<string, AsyncTarget>> => {
+      if (Date.now() - known.at < TRIGGERS_MAX_AGE_MS && known.version === engine.resourceVersion) return known.targets;
+      const map = asyncTargets(await graphql.schemaFor('admin'));
+      known = { at: Date.now(), version: engine.resourceVersion, targets: map };
+      return map;
+    };
+    worker = await ActionWorker.start(db, { targets, logger, env });
+    server = createHttpServer(engine, { auth, logger, env, graphql });
     let address;
     try {
       address = await listen(server, opts.port, opts.host);
@@ -102,14 +117,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const running = server;
     const events = processor;
+    const actions = worker;
     return {
       url: `http://${host}:${address.port}`,
       engine,
       database: db.kind,
       dataDir,
       async close() {
-        // Deliveries finish (≤ 10 s) while requests drain; both before the database closes (cli.md §5.17).
-        await Promise.all([closeServer(running), events.stop()]);
+        // Deliveries and action calls finish (≤ 10 s) while requests drain; all before the database closes (cli.md §5.17).
+        await Promise.all([closeServer(running), events.stop(), actions.stop()]);
         await db.close();
         release();
       },
@@ -117,6 +133,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   } catch (e) {
     if (server?.listening) await closeServer(server);
     await processor?.stop().catch(() => {});
+    await worker?.stop().catch(() => {});
     await db.close().catch(() => {});
     release();
     throw e;

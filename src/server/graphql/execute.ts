@@ -9,7 +9,7 @@ import { addRelationships, checkRelationships } from './action-relationships.js'
 import type { RoleView } from './visibility.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
-import { bind, checkBound, sessionJsonText } from './sql-builder.js';
+import { bind, checkBound, sessionJsonText, type RequestValues } from './sql-builder.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 
@@ -38,10 +38,10 @@ export function databaseError(e: unknown, key: string, sql: string, args: (strin
  * Binds every statement's parameters before any SQL runs: first the checks of bound variables' values (§1.3 step 8),
  * then the parameters, where a missing session variable fails (step 9).
  */
-export function bindAll(plans: RootPlan[], session: Record<string, string>, vars: Record<string, unknown>): Map<string, (string | null)[]> {
+export function bindAll(plans: RootPlan[], session: Record<string, string>, vars: Record<string, unknown>, request?: RequestValues): Map<string, (string | null)[]> {
   for (const p of plans) if (p.kind === 'sql') checkBound(p.params, vars);
   const out = new Map<string, (string | null)[]>();
-  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session, vars));
+  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session, vars, request));
   return out;
 }
 

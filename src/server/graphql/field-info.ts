@@ -1,4 +1,4 @@
-import type { GraphQLField } from 'graphql';
+import type { GraphQLField, GraphQLOutputType } from 'graphql';
 import type { Action, PermissionDef } from '../../metadata/types.js';
 import type { ResolvedTable } from '../schema-cache.js';
 import type { DbColumn, DbFunction } from '../db-catalog.js';
@@ -50,6 +50,9 @@ export type FieldInfo =
   | { kind: 'constant'; json: string }
   /** A synchronous action's root field: the engine calls its handler (graphql-api.md §5.1). */
   | { kind: 'action'; action: Action }
+  /** An asynchronous action's mutation field (answers an action_log id) and its query field (§5.3). */
+  | { kind: 'async_action'; action: Action; output: GraphQLOutputType }
+  | { kind: 'async_result'; action: Action }
   /** A relationship of an action's output object type to a table. */
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
   | { kind: 'insert'; table: MutationTable; one: boolean }

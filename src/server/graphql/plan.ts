@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { Action } from '../../metadata/types.js';
 import { outputRelationships } from './action-output.js';
+import { asyncStatement } from './async-action.js';
 import { gqlError } from './errors.js';
 import { SelectionCompiler } from './compile.js';
 import { fieldInfo } from './field-info.js';
@@ -66,6 +67,11 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     }
     if (i.kind === 'constant') {
       plans.push({ key, kind: 'json', json: i.json });
+      continue;
+    }
+    if (i.kind === 'async_action' || i.kind === 'async_result') {
+      const st = asyncStatement(i, field, nodes, role, sel, path);
+      plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: st.params });
       continue;
     }
     const b = new StatementBuilder(role.cache);

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
 import { checkActionCombination } from './action-output.js';
+import { requestHeadersJson } from './async-action.js';
 import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, executeQuery } from './execute.js';
@@ -100,7 +101,9 @@ export class GraphqlService {
     }
     const known = this.bodies.get(plans);
     if (known) return known;
-    const args = bindAll(plans, caller.sessionVariables, req.variables);
+    // The headers are serialised only for an asynchronous action's statement, which binds them.
+    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query };
+    const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const body = await executeQuery({ db: this.source.db, schema, doc, sel, plans, args, action, role });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.

@@ -12,7 +12,15 @@ import type { TableView } from './visibility.js';
  * bound variables (converted when the request binds), or a limit/offset from a bound variable (checked then).
  */
 export type PlanParam = Param | { kind: 'session-json' } | { kind: 'gvalue'; value: GValue; typeName: string }
-  | { kind: 'count'; variable: VarRef; path: string; cap: number | null };
+  | { kind: 'count'; variable: VarRef; path: string; cap: number | null }
+  /** What an asynchronous action stores of its HTTP request (engine-api.md §5.2.4): the headers, the document text. */
+  | { kind: 'request'; what: 'headers' | 'query' };
+
+/** The request values `request` parameters bind to: the client headers as JSON text, the GraphQL document. */
+export interface RequestValues {
+  headers: string;
+  query: string;
+}
 
 /**
  * One statement under construction: its parameters ($1…$n in order of appearance) and fresh aliases. Every value
@@ -49,6 +57,11 @@ export class StatementBuilder {
   count(variable: VarRef, path: string, cap: number | null): string {
     this.params.push({ kind: 'count', variable, path, cap });
     return `$${this.params.length}::integer`;
+  }
+
+  request(what: 'headers' | 'query', typeName: string): string {
+    this.params.push({ kind: 'request', what });
+    return `$${this.params.length}::${typeName}`;
   }
 
   sessionJson(typeName: string): string {
@@ -98,10 +111,11 @@ export function checkBound(params: PlanParam[], vars: Variables): void {
 }
 
 /** Binds a statement's parameters for one request; throws `missing session variable` (§4.2). */
-export function bind(params: PlanParam[], session: Record<string, string>, vars: Variables = {}): (string | null)[] {
+export function bind(params: PlanParam[], session: Record<string, string>, vars: Variables = {}, request: RequestValues = { headers: '[]', query: '' }): (string | null)[] {
   const json = sessionJsonText(session);
   return bindParams(params.map((p): Param => {
     if (p.kind === 'session-json') return { kind: 'value', text: json };
+    if (p.kind === 'request') return { kind: 'value', text: request[p.what] };
     if (p.kind === 'gvalue') return { kind: 'value', text: paramText(resolveVars(p.value, vars), p.typeName) };
     if (p.kind === 'count') return { kind: 'value', text: countValue(p, vars) };
     return p;
