@@ -42,6 +42,9 @@ export interface ExistingV3 {
   replaced: Set<string>;
 }
 
+/** A directory without files yet. */
+export const noExisting = (): ExistingV3 => ({ top: new Map(), lists: {}, items: { tables: new Map(), functions: new Map() }, replaced: new Set() });
+
 const rel = (dir: string, abs: string): string => relative(dir, abs).split(sep).join('/');
 
 /** What export needs of a version 3 directory: its texts and which file holds which table (problems are not reported). */
