@@ -163,7 +163,7 @@ describe('export in the version 3 layout', () => {
     ]);
     const read = (p: string) => readFileSync(join(md, p), 'utf8');
     expect(read('databases/default/tables/tables.yaml')).toBe('# the tables\n- "!include author.yaml"\n- "!include public_x_y.yaml"\n- "!include public_x_y_2.yaml"\n');
-    expect(read('databases/default/tables/author.yaml')).toMatch(/^# writers\ntable:\n  schema: public\n  name: author # short form\n/);
+    expect(read('databases/default/tables/author.yaml').startsWith('# writers\ntable:\n  schema: public\n  name: author # short form\n')).toBe(true);
     expect(read('databases/default/tables/public_x_y_2.yaml')).toBe('table:\n  schema: public_x\n  name: y\n');
     // The database keeps its functions list, now empty.
     expect(read('databases/default/functions/functions.yaml')).toBe('[]\n');
