@@ -66,7 +66,15 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
 async function upgradeToV3(out: Output, dryRun: boolean, input: import('../project/layout-v3/upgrade.js').UpgradeV3Input): Promise<void> {
   const { shownPath } = await import('../project/environment.js');
   const u = await import('../project/layout-v3/upgrade.js');
-  const plan = u.planUpgradeV3(input);
+  let plan;
+  try {
+    plan = u.planUpgradeV3(input);
+  } catch (e) {
+    // Every problem of the metadata, as `metadata validate` shows them (JSON mode lists them in `problems`).
+    const problems = (e as { extra?: { problems?: import('../project/problems.js').Problem[] } }).extra?.problems ?? [];
+    if (out.mode === 'text') for (const p of problems) if (p.severity === 'error') out.logger.error(`${p.file ?? ''}:${p.line ?? 1}:${p.column ?? 1}: ${p.message}`);
+    throw e;
+  }
   const md = shownPath(input.metadataDir);
   const warnings = () => {
     for (const w of plan.warnings) out.warn(w.code, `${w.file ? `${w.file}:${w.line ?? 1}:${w.column ?? 1}: ` : ''}${w.message} (left out of the upgraded files)`);

@@ -48,7 +48,7 @@ export function planUpgradeV3(input: UpgradeV3Input): UpgradeV3Plan {
     });
   }
   const built = buildMetadata(dir, process.cwd(), 2);
-  const first = built.problems.errors[0];
+  const first = built.problems.sorted().find((p) => p.severity === 'error');
   if (!built.document || first) {
     throw Object.assign(new CliError('metadata-invalid', `the metadata has ${built.problems.errors.length} error(s); fix them before upgrading; nothing was changed`, 1, {
       ...(first?.file ? { file: first.file, line: first.line, column: first.column } : {}),
