@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, show, snapshot, tempDir, useTestEngine } from './cli-helpers.js';
@@ -42,6 +42,9 @@ describe('a project in the config version 3 layout (issue 12)', () => {
     expect(snapshot(join(dir, 'metadata'))).toEqual(before);
     const diff = await run('metadata', 'diff', '--exit-code');
     expect(diff.code, show(diff)).toBe(0);
+    // A directory given without a project says its layout in version.yaml.
+    const dirs = await run('metadata', 'diff', '--from', FIXTURE + '/metadata', '--to', 'metadata', '--exit-code');
+    expect(dirs.code, show(dirs)).toBe(0);
   });
 
   it('export writes a file for a new table, removes the file of a dropped one, and keeps comments', async () => {
@@ -85,6 +88,5 @@ describe('a project in the config version 3 layout (issue 12)', () => {
     expect(apply.stderr).toContain(`${TABLES}/public_article.yaml:16:11: `);
     expect(apply.stderr).toContain(`${TABLES}/tables.yaml:3:3: !include "nowhere.yaml": ${TABLES}/nowhere.yaml does not exist`);
     expect(await e.ok({ type: 'export_metadata', args: {} })).toEqual(before);
-    rmSync(file);
   });
 });
