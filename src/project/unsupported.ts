@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isObject } from '../metadata/json.js';
 import { shownPath } from './environment.js';
 import type { Problems } from './problems.js';
-import { readProjectFile, unreadable, unreadableReason } from './project-file.js';
+import { readProjectFile, statProjectPath, unreadable, unreadableReason } from './project-file.js';
 import type { MetadataSources } from './validate.js';
 import { positionAt, type YamlSource } from './yaml-source.js';
 
@@ -58,7 +58,9 @@ function carriesNothing(text: string): boolean {
 
 function files(dir: string, problems: Problems, known: Set<string>, cwd: string, layout: 2 | 3): void {
   for (const name of readdirSync(dir).sort()) {
-    if (known.has(name) || name.startsWith('.')) continue;
+    // Version 3 reads `databases/` as a directory only: anything else by that name is ignored, and said so.
+    const v3Databases = layout === 3 && name === 'databases' && !(statProjectPath(join(dir, name), cwd)?.isDirectory() ?? false);
+    if ((known.has(name) && !v3Databases) || name.startsWith('.')) continue;
     const path = join(dir, name);
     const at = { file: shownPath(path, cwd), line: 1, column: 1 };
     let stat: Stats | undefined;

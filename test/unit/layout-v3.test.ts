@@ -128,6 +128,11 @@ describe('reading the version 3 layout', () => {
     ]);
   });
 
+  it('a file named databases is no databases directory: ignored, and said so', () => {
+    const md = project({ databases: '- name: default\n' });
+    expect(problems(md)).toEqual(['warning metadata-file-ignored metadata/databases:1:1 databases is not a metadata file engine reads; it is ignored']);
+  });
+
   it('files nothing includes, and version 2 files, are reported as ignored; unsupported files still are errors', () => {
     const md = project({
       'databases/databases.yaml': DATABASE,
@@ -151,24 +156,27 @@ describe('export in the version 3 layout', () => {
       'databases/default/tables/author.yaml': '# writers\ntable:\n  name: author # short form\n',
       'databases/default/tables/public_author.yaml': null,
       'databases/default/functions/functions.yaml': '- "!include public_search_articles.yaml"\n',
+      // Not included: kept, and no new table takes its name.
+      'databases/default/tables/public_x_y.yaml': '# a draft\n',
     }, true);
     const doc = buildMetadata(md, dir, 3).document as JsonObject;
     const tables = doc['tables'] as JsonObject[];
     doc['tables'] = [tables[1] as JsonObject, { table: { schema: 'public', name: 'x_y' } }, { table: { schema: 'public_x', name: 'y' } }];
     doc['functions'] = [];
     const report = exportV3(md, doc, readExistingV3(md), false);
-    expect(report.created.sort()).toEqual([`databases/default/tables/public_x_y.yaml`, `databases/default/tables/public_x_y_2.yaml`]);
+    expect(report.created.sort()).toEqual([`databases/default/tables/public_x_y_2.yaml`, `databases/default/tables/public_x_y_3.yaml`]);
     expect(report.removed.sort()).toEqual([
       'databases/default/functions/public_search_articles.yaml', 'databases/default/tables/public_article.yaml',
     ]);
     const read = (p: string) => readFileSync(join(md, p), 'utf8');
-    expect(read('databases/default/tables/tables.yaml')).toBe('# the tables\n- "!include author.yaml"\n- "!include public_x_y.yaml"\n- "!include public_x_y_2.yaml"\n');
+    expect(read('databases/default/tables/tables.yaml')).toBe('# the tables\n- "!include author.yaml"\n- "!include public_x_y_2.yaml"\n- "!include public_x_y_3.yaml"\n');
+    expect(read('databases/default/tables/public_x_y.yaml')).toBe('# a draft\n');
     expect(read('databases/default/tables/author.yaml').startsWith('# writers\ntable:\n  schema: public\n  name: author # short form\n')).toBe(true);
-    expect(read('databases/default/tables/public_x_y_2.yaml')).toBe('table:\n  schema: public_x\n  name: y\n');
+    expect(read('databases/default/tables/public_x_y_3.yaml')).toBe('table:\n  schema: public_x\n  name: y\n');
     // The database keeps its functions list, now empty.
     expect(read('databases/default/functions/functions.yaml')).toBe('[]\n');
     expect(read('databases/databases.yaml')).toBe(readFileSync(join(FIXTURE, 'databases/databases.yaml'), 'utf8'));
-    expect(buildMetadata(md, dir, 3).problems.list).toEqual([]);
+    expect(buildMetadata(md, dir, 3).problems.list.map((p) => p.code)).toEqual(['metadata-file-ignored']);
     // Exporting the same again changes nothing.
     const again = exportV3(md, buildMetadata(md, dir, 3).document as JsonObject, readExistingV3(md), false);
     expect(again.created.length + again.updated.length + again.removed.length).toBe(0);

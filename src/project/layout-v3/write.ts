@@ -6,7 +6,7 @@ import { Problems } from '../problems.js';
 import { readProjectFile } from '../project-file.js';
 import { carryComments } from '../yaml-comments.js';
 import { includeTarget, loadFile, type IncludeTree } from './includes.js';
-import { DATABASES_DIR, DATABASES_FILE } from './read.js';
+import { databaseFiles, DATABASES_DIR, DATABASES_FILE } from './read.js';
 
 /**
  * Export in the config version 3 layout: `databases/databases.yaml` with the one database entry (its name, kind and
@@ -40,10 +40,12 @@ export interface ExistingV3 {
   items: Record<'tables' | 'functions', Map<string, ItemFile>>;
   /** Relative paths of the files reached from databases.yaml, and the files the new layout replaces: removed unless written. */
   replaced: Set<string>;
+  /** Relative paths of the other files under `databases/`: a new table's file never takes their name. */
+  others: Set<string>;
 }
 
 /** A directory without files yet. */
-export const noExisting = (): ExistingV3 => ({ top: new Map(), lists: {}, items: { tables: new Map(), functions: new Map() }, replaced: new Set() });
+export const noExisting = (): ExistingV3 => ({ top: new Map(), lists: {}, items: { tables: new Map(), functions: new Map() }, replaced: new Set(), others: new Set() });
 
 const rel = (dir: string, abs: string): string => relative(dir, abs).split(sep).join('/');
 
@@ -52,7 +54,7 @@ export function readExistingV3(dir: string): ExistingV3 {
   const top = readExistingFiles(dir);
   top.delete('tables');
   top.delete('functions');
-  const out: ExistingV3 = { top, lists: {}, items: { tables: new Map(), functions: new Map() }, replaced: new Set() };
+  const out: ExistingV3 = { ...noExisting(), top };
   const dbPath = join(dir, DATABASES_DIR, DATABASES_FILE);
   const text = readProjectFile(dbPath);
   if (text === undefined) return out;
@@ -61,6 +63,7 @@ export function readExistingV3(dir: string): ExistingV3 {
   const tree = loadFile(dbPath, { metadataDir: dir, cwd: dir, problems: new Problems(), read, sources: new Map(), failed: [] });
   if (Array.isArray(tree?.src.value)) out.databases = tree.src.value;
   for (const f of read) if (f !== dbPath) out.replaced.add(rel(dir, f));
+  for (const f of databaseFiles(dir)) if (!read.has(f)) out.others.add(rel(dir, f).toLowerCase());
   for (const key of ['tables', 'functions'] as const) {
     const list = tree?.includes.get(JSON.stringify([0, key]));
     if (!list) continue;
@@ -81,7 +84,7 @@ export function readExistingV3(dir: string): ExistingV3 {
  */
 export function existingFromV2(dir: string, doc: JsonObject): ExistingV3 {
   const top = readExistingFiles(dir);
-  const out: ExistingV3 = { top, lists: {}, items: { tables: new Map(), functions: new Map() }, replaced: new Set() };
+  const out: ExistingV3 = { ...noExisting(), top };
   for (const key of ['tables', 'functions'] as const) {
     const old = top.get(key);
     top.delete(key);
@@ -147,7 +150,7 @@ export function renderV3(doc: JsonObject, existing: ExistingV3, onDroppedComment
     entry[key] = `!include ${posix.relative(dbDir, listPath)}`;
     const listDir = posix.dirname(listPath);
     // Tables that keep their file keep it even when a new table would be named the same.
-    const used = new Set(items.flatMap((item) => existing.items[key].get(identity(item, key === 'tables' ? 'table' : 'function') ?? '')?.path?.toLowerCase() ?? []));
+    const used = new Set([...existing.others, ...items.flatMap((item) => existing.items[key].get(identity(item, key === 'tables' ? 'table' : 'function') ?? '')?.path?.toLowerCase() ?? [])]);
     const includes: string[] = [];
     for (const item of items) {
       const id = identity(item, key === 'tables' ? 'table' : 'function') ?? '';
