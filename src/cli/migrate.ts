@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, EngineError } from '../errors.js';
 import type { CommandRunner } from './globals.js';
+import { upgradeOptions } from './config-upgrade.js';
 import { context, projectConfig } from './context.js';
 
 /** The configuration and, for commands that talk to the engine, a client (as in metadata.ts). */
@@ -128,11 +129,11 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
     return 0;
   });
 
-  const config = migrate.command('config').description('upgrade a config version 1 project to version 2')
-    .option('--dry-run', 'list the steps and files; change nothing');
+  const config = upgradeOptions(migrate.command('config').description('upgrade a config version 1 project to version 2, or 3 with --to 3'));
   run(config, async (g, out) => {
     const { upgradeAction } = await import('./config-upgrade.js');
-    return upgradeAction(g, out, !!config.opts<{ dryRun?: boolean }>().dryRun);
+    const f = config.opts<{ dryRun?: boolean; to?: string }>();
+    return upgradeAction(g, out, !!f.dryRun, f.to);
   });
 
   const status = migrate.command('status').description('show which migrations are applied, pending or missing');
