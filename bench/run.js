@@ -12,6 +12,7 @@ import * as graphqlBench from './graphql.mjs';
 import * as memory from './memory.mjs';
 import * as serveStartup from './serve-startup.mjs';
 import * as actions from './actions.mjs';
+import * as mutations from './mutations.mjs';
 import * as peer from './peer-postgraphile.mjs';
 
 const t0 = Date.now();
@@ -29,7 +30,7 @@ const add = (row) => {
   progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ${row.unit ?? 'ms'}`}${row.comparison && row.text === undefined ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
 };
 const failures = [];
-for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup], ['peer: PostGraphile v5 (issues 13, 14)', peer]]) {
+for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup], ['peer: PostGraphile v5 (issues 13, 14)', peer]]) {
   progress(`# ${name}`);
   try {
     await mod.run({ quick: QUICK, kinds, add });

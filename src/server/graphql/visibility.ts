@@ -75,7 +75,8 @@ export class RoleView {
   readonly admin: boolean;
   private readonly views = new Map<string, TableView | null>();
 
-  constructor(readonly cache: SchemaCache, readonly role: string) {
+  /** `backendOnly`: the caller may use backend-only insert permissions (admin secret and the header, issue 12). */
+  constructor(readonly cache: SchemaCache, readonly role: string, readonly backendOnly = false) {
     this.admin = role === 'admin';
   }
 
@@ -83,7 +84,8 @@ export class RoleView {
     if (!rt.permissions.has(permKey(kind, this.role))) return undefined;
     const list = kind === 'select' ? rt.entry.select_permissions : kind === 'insert' ? rt.entry.insert_permissions
       : kind === 'update' ? rt.entry.update_permissions : rt.entry.delete_permissions;
-    return list.find((p) => p.role === this.role)?.permission;
+    const perm = list.find((p) => p.role === this.role)?.permission;
+    return perm?.backend_only === true && !this.backendOnly ? undefined : perm;
   }
 
   /** The table as the role may select it, or null. */
