@@ -55,7 +55,7 @@ export function registerMigrateMore(migrate: Command, run: CommandRunner): void 
 
   const squash = migrate.command('squash').description('squash a range of local migrations into one')
     .option('--from <version>', 'first migration of the range').option('--to <version>', 'last migration of the range (default: the latest)')
-    .option('--name <name>', 'name of the squashed migration (default squashed)');
+    .option('--name <name>', 'name of the squashed migration (default squashed)', 'squashed');
   run(squash, async (g, out) => {
     const f = squash.opts<{ from?: string; to?: string; name?: string }>();
     const { missingFlag } = await import('./prompts.js');

@@ -7,7 +7,7 @@ import { PostgresDatabase } from './postgres.js';
 export class DumpUnavailableError extends Error {}
 
 /** The options a caller may pass to pg_dump: schema selection and what to leave out, nothing that names a file. */
-const FLAGS = new Set(['-O', '--no-owner', '-x', '--no-privileges', '-s', '--schema-only', '--clean', '--if-exists']);
+const FLAGS = new Set(['-O', '--no-owner', '-x', '--no-privileges', '-s', '--schema-only', '-a', '--data-only', '--inserts', '--column-inserts', '--clean', '--if-exists']);
 const WITH_VALUE = new Set(['-n', '--schema', '-N', '--exclude-schema', '-t', '--table', '-T', '--exclude-table']);
 
 /**
@@ -29,6 +29,10 @@ export function dumpOptions(opts: unknown): string[] {
   return out;
 }
 
+/** Session settings pg_dump changes (pg_dump.c, setup_connection). */
+const PG_DUMP_SETTINGS = ['DateStyle', 'IntervalStyle', 'extra_float_digits', 'synchronize_seqscans', 'statement_timeout', 'lock_timeout',
+  'idle_in_transaction_session_timeout', 'transaction_timeout', 'row_security', 'client_encoding'];
+
 const run = (file: string, args: string[]): Promise<string> =>
   new Promise((resolve, reject) => {
     execFile(file, args, { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
@@ -47,8 +51,19 @@ const run = (file: string, args: string[]): Promise<string> =>
 export async function dumpDatabase(db: Database, args: string[]): Promise<string> {
   if (db instanceof PgliteDatabase) {
     const { pgDump } = await import('@electric-sql/pglite-tools/pg_dump');
-    const file = await pgDump({ pg: db.instance, args });
-    return file.text();
+    const pg = db.instance;
+    const searchPath = (await pg.query<{ search_path: string }>('SHOW search_path')).rows[0]?.search_path ?? 'public';
+    try {
+      const file = await pgDump({ pg, args }).catch((e: unknown) => {
+        throw new DumpUnavailableError(e instanceof Error ? e.message : String(e));
+      });
+      return await file.text();
+    } finally {
+      // pg_dump never ends its read-only transaction (it disconnects; the one PGlite session stays) and sets these
+      // for its session: without this, the engine's next write would fail as read-only.
+      await pg.exec(`ROLLBACK; ${PG_DUMP_SETTINGS.map((s) => `RESET ${s}`).join('; ')}`);
+      await pg.query("SELECT set_config('search_path', $1, false)", [searchPath]);
+    }
   }
   if (db instanceof PostgresDatabase) return run('pg_dump', [...args, `--dbname=${db.connectionUrl}`]);
   throw new DumpUnavailableError('this database cannot be dumped');
