@@ -67,3 +67,17 @@ export async function pasteText(message: string, io: PromptIo = {}): Promise<str
   rl.close();
   return lines.join('\n').trim();
 }
+
+/** `engine init` without arguments on a terminal: the directory and the endpoint. */
+export async function askInit(io: PromptIo = {}): Promise<{ dir: string; endpoint: string }> {
+  const { checkEndpoint } = await import('../project/config-validate.js');
+  const dir = await textPrompt('Project directory', { default: 'my-project' }, io);
+  const endpoint = await textPrompt('Engine endpoint', {
+    default: 'http://localhost:8080',
+    validate: (v) => {
+      const c = checkEndpoint(v.replace(/\/$/, ''));
+      return c.ok ? true : c.reason;
+    },
+  }, io);
+  return { dir, endpoint };
+}
