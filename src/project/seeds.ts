@@ -42,9 +42,13 @@ export async function tableData(client: Pick<EngineClient, 'pgDump'>, tables: st
 
 /** Runs the seed files in order, each as one transaction; stops at the first failure, naming the file. */
 export async function applySeeds(client: Pick<EngineClient, 'runSql'>, files: string[], onApplied: (file: string) => void): Promise<void> {
-  for (const file of files) {
+  // Every file is read first: a missing one fails the run before any seed ran.
+  const texts = files.map((file) => {
     const sql = readProjectFile(resolve(file));
     if (sql === undefined) throw new CliError('file-not-found', `file "${shownPath(file)}" not found`, 1);
+    return { file, sql };
+  });
+  for (const { file, sql } of texts) {
     if (sql.trim() === '') continue;
     try {
       await client.runSql(sql);

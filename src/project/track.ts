@@ -124,7 +124,10 @@ function takenNames(entry: JsonObject, columns: string[]): Set<string> {
   return names;
 }
 
-const same = (a: Json | undefined, b: Json) => JSON.stringify(a) === JSON.stringify(b);
+/** Equal as JSON whatever the key order (the engine sorts column mappings; a foreign key lists them in its order). */
+const sorted = (v: Json | undefined): unknown => (Array.isArray(v) ? v.map(sorted) : isObject(v)
+  ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
+const same = (a: Json | undefined, b: Json) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
 
 function addRelationships(plan: TrackPlan, byKey: Map<string, JsonObject>, catalog: Catalog): void {
   const columns = new Map(catalog.relations.map((r) => [key(r.schema, r.name), r.columns]));

@@ -7,6 +7,8 @@ import { cli, engineExport, initProject, show, useTestEngine } from './cli-helpe
 // ENGINE_TEST_DATABASE_URL): metadata track, migrate create --from-server, deploy, migrate squash/goto/delete, seeds.
 
 const e = useTestEngine();
+// Each test runs the CLI ten to twenty times; on a loaded machine that takes more than the default minute.
+const SLOW = 240_000;
 let dir: string;
 const run = (...args: string[]) => cli(args, { cwd: dir });
 
@@ -86,7 +88,7 @@ describe('metadata track', () => {
     // The relationships work in GraphQL.
     const q = await fetch(`${e.url}/v1/graphql`, { method: 'POST', body: JSON.stringify({ query: '{ users { message_by_sender_id { recipient { name } } manager { name } } }' }) });
     expect(((await q.json()) as { errors?: unknown }).errors).toBeUndefined();
-  });
+  }, SLOW);
 
   it('without --all or names it is a usage error naming the flag; unknown names fail and change nothing', async () => {
     await e.sql('create table t (id int primary key)');
@@ -99,7 +101,7 @@ describe('metadata track', () => {
     expect(u.stderr).toContain('error: no table, view or function public.nope in the database');
     expect((await engineExport(e)).text).toBe(before.text);
     expect(readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8')).not.toContain('name: t');
-  });
+  }, SLOW);
 });
 
 describe('migrate create --from-server', () => {
@@ -120,7 +122,7 @@ describe('migrate create --from-server', () => {
     const apply = await run('migrate', 'apply');
     expect(apply.code, show(apply)).toBe(0);
     expect(await catalog()).toBe(before);
-  });
+  }, SLOW);
 });
 
 function migration(version: string, name: string, up: string, down: string): void {
@@ -157,7 +159,7 @@ describe('migrate squash, goto, delete', () => {
     // down.sql runs the originals' down in reverse.
     expect((await run('migrate', 'apply', '--down', '1')).code).toBe(0);
     expect(await e.sql("select to_regclass('public.a') is null as gone")).toMatchObject({ result: [['gone'], ['t']] });
-  });
+  }, SLOW);
 
   it('squashing an applied range replaces the state rows', async () => {
     FOUR();
@@ -165,7 +167,7 @@ describe('migrate squash, goto, delete', () => {
     const s = await run('migrate', 'squash', '--from', '2', '--to', '3', '--name', 'bc');
     expect(s.code, show(s)).toBe(0);
     expect((await run('migrate', 'status')).stdout).toMatch(/1\s+a\s+applied\n3\s+bc\s+applied\n4\s+d\s+applied/);
-  });
+  }, SLOW);
 
   it('delete needs confirmation when not interactive; with --yes it removes files and state, not the tables', async () => {
     FOUR();
@@ -180,7 +182,7 @@ describe('migrate squash, goto, delete', () => {
     expect(existsSync(join(dir, 'migrations/1_a'))).toBe(false);
     expect((await run('migrate', 'status')).stdout).not.toMatch(/^1 /m);
     expect(await e.sql("select to_regclass('public.a') is not null as kept")).toMatchObject({ result: [['kept'], ['t']] });
-  });
+  }, SLOW);
 
   it('create --up-sql/--down-sql writes both files', async () => {
     const r = await run('migrate', 'create', 'x', '--up-sql', 'create table x (id int);', '--down-sql', 'drop table x;');
@@ -188,7 +190,7 @@ describe('migrate squash, goto, delete', () => {
     const d = join(dir, 'migrations', `${r.stdout.trim()}_x`);
     expect(readFileSync(join(d, 'up.sql'), 'utf8')).toBe('create table x (id int);');
     expect(readFileSync(join(d, 'down.sql'), 'utf8')).toBe('drop table x;');
-  });
+  }, SLOW);
 });
 
 describe('deploy', () => {
@@ -202,7 +204,7 @@ describe('deploy', () => {
     expect(JSON.parse(r.stdout).steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(['migrations:done', 'metadata:done', 'consistency:done']);
     const t = await run('deploy');
     expect(t.stderr).toMatch(/Step 1\/3: migrate apply\n {2}Nothing to apply; the database is up to date.\nStep 2\/3: metadata apply\n {2}Metadata is up to date; nothing to apply.\nStep 3\/3: consistency check\n {2}Metadata is consistent.\nDeploy finished.\n$/);
-  });
+  }, SLOW);
 
   it('a failing migration exits 3 and applies no metadata', async () => {
     migration('1', 'a', 'create table a (id int primary key);', '');
@@ -214,7 +216,7 @@ describe('deploy', () => {
     expect(r.stderr).toContain('error: migration 2_b (migrations/2_b/up.sql) failed');
     expect(r.stderr).toContain('Deploy stopped at step 1 of 3 (migrations).');
     expect((await engineExport(e)).text).toBe(before.text);
-  });
+  }, SLOW);
 
   it('metadata the engine rejects exits 4 (after the migrations); invalid files exit 4 before anything runs', async () => {
     migration('1', 'a', 'create table a (id int primary key);', '');
@@ -229,7 +231,7 @@ describe('deploy', () => {
     expect(j.code, show(j)).toBe(4);
     expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'metadata-invalid' }, steps: [{ step: 'metadata', status: 'failed' }, { step: 'migrations', status: 'skipped' }, { step: 'consistency', status: 'skipped' }] });
     expect((await run('migrate', 'status')).stdout).toMatch(/2\s+b\s+pending/);
-  });
+  }, SLOW);
 
   it('inconsistent metadata after the apply exits 5', async () => {
     await e.sql('create table a (id int primary key); create table b (id int)');
@@ -242,7 +244,7 @@ describe('deploy', () => {
     expect(r.code, show(r)).toBe(5);
     expect(r.stderr).toContain('error: metadata is inconsistent: 1 object(s)');
     expect(r.stderr).toContain('Deploy stopped at step 3 of 3 (consistency).');
-  });
+  }, SLOW);
 });
 
 describe('seeds', () => {
@@ -264,5 +266,5 @@ describe('seeds', () => {
     const one = await run('seed', 'apply', '--file', '9999999999999_more.sql');
     expect(one.code, show(one)).toBe(0);
     expect(await e.sql('select id from t order by id')).toMatchObject({ result: [['id'], ['2']] });
-  });
+  }, SLOW);
 });
