@@ -26,10 +26,11 @@ interface ApplyFlags {
 
 /** The selection of `migrate apply` (cli.md §5.14); every usage error exits 64 before the project is read. */
 async function selection(f: ApplyFlags): Promise<import('../project/migrations.js').Selection> {
-  const given = [f.up, f.down, f.version, f.goto].filter((v) => v !== undefined).length;
-  if (given > 1) throw new CliError('conflicting-flags', '--up, --down, --version and --goto cannot be combined', 64);
+  const others = [f.up !== undefined && '--up', f.down !== undefined && '--down', f.version !== undefined && '--version'].filter((x): x is string => !!x);
+  if (f.goto !== undefined && others.length > 0) throw new CliError('conflicting-flags', `--goto and ${others[0]} cannot be used together`, 64);
+  if (others.length > 1) throw new CliError('conflicting-flags', '--up, --down and --version cannot be combined', 64);
   if (f.type !== undefined && f.version === undefined) throw new CliError('conflicting-flags', '--type can only be used with --version', 64);
-  if (f.up !== undefined) return { kind: 'up', count: f.up === 'all' ? null : positive('up', f.up, ' or "all"') };
+  if (f.up !== undefined) return { kind: 'up', count: f.up === 'all' ? null : positive('up', f.up) };
   if (f.goto !== undefined) return { kind: 'goto', version: await versionFlag('goto', f.goto) };
   if (f.down !== undefined) return { kind: 'down', count: f.down === 'all' ? 'all' : positive('down', f.down, ' or "all"') };
   if (f.version !== undefined) {
