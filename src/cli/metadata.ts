@@ -14,7 +14,7 @@ function printProblems(out: Output, problems: { severity: string; code: string; 
 }
 
 /** Builds the project metadata; its warnings are shown, its errors too and then the command fails. */
-async function buildOrFail(out: Output, dir: string, configVersion?: number) {
+export async function buildOrFail(out: Output, dir: string, configVersion?: number) {
   const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
   const built = buildMetadata(dir, process.cwd(), configVersion === undefined ? undefined : layoutOf(configVersion));
   printProblems(out, built.problems.warnings);
@@ -33,7 +33,7 @@ function invalid(problems: { severity: string; file?: string; line?: number; col
 }
 
 /** A rejected apply, mapped back to the project's files: each offending object with its own lines (§5.3 step 8). */
-function rejected(out: Output, e: import('../project/apply.js').ApplyRejectedError, built: import('../project/metadata-dir.js').BuildResult): number {
+export function rejected(out: Output, e: import('../project/apply.js').ApplyRejectedError, built: import('../project/metadata-dir.js').BuildResult): number {
   const objects = e.objects.map((o) => ({ kind: o.kind, name: o.name, ...(o.position ?? {}), reason: o.reason }));
   if (out.mode === 'json') {
     const first = e.objects[0]?.position;

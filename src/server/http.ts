@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { Authenticator, type HookRequest } from './auth/index.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
+import { pgDumpRequest } from './pg-dump.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
 import type { Env } from './outbound/index.js';
@@ -227,6 +228,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     if (req.method === 'GET' && path === '/healthz') return health(res);
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
     if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
+    if (req.method === 'POST' && path === '/v1alpha1/pg_dump') return pgDumpEndpoint(req, res);
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
       return sendError(req, res, notFound(), false);
     }
@@ -237,6 +239,20 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       const body = await readJson(req, t.bodyIdle);
       const out = await engine.execute(body, caller.role, caller.sessionVariables);
       send(res, 200, out.body, { 'X-Engine-Resource-Version': String(out.resourceVersion) });
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, res, e, isAdmin);
+    }
+  }
+
+  async function pgDumpEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers);
+      isAdmin = caller.role === 'admin';
+      if (!isAdmin) throw new ApiError(400, 'access-denied', '$', 'restricted access : admin only');
+      const sql = await pgDumpRequest(engine.db, await readJson(req, t.bodyIdle));
+      res.writeHead(200, { 'Content-Type': 'application/sql; charset=utf-8', 'Content-Length': Buffer.byteLength(sql) }).end(sql);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       sendError(req, res, e, isAdmin);
