@@ -233,16 +233,18 @@ describe('§5.1 step 4 relationships of the output type to tables', () => {
     expect(r.body).toEqual(gqlErr('invalid input syntax for type integer: "abc"', '$.selectionSet.create_user', 'data-exception'));
   });
 
-  it('relationships inside a nested object type are refused as not supported, before the handler is called', async () => {
+  it('relationships inside nested object types are resolved in one statement, under the remote select permission', async () => {
     await e.ok({ type: 'set_custom_types', args: { objects: [
       { name: 'Inner', fields: [{ name: 'id', type: 'Int!' }], relationships: [{ name: 'author', type: 'object', remote_table: 'author', field_mapping: { id: 'id' } }] },
-      { name: 'UserId', fields: [{ name: 'id', type: 'Int!' }, { name: 'inner', type: 'Inner' }] },
+      { name: 'UserId', fields: [{ name: 'id', type: 'Int!' }, { name: 'inner', type: 'Inner' }, { name: 'list', type: '[Inner!]' }] },
       { name: 'ExportResult', fields: [{ name: 'url', type: 'String!' }] },
     ] } });
     await setHandler();
-    const r = await post('mutation { create_user(email: "a@b.c") { id inner { author { name } } } }');
-    expect(r.body).toEqual(gqlErr('relationships of object types nested in an action output are not supported by this version of the engine',
-      '$.selectionSet.create_user.selectionSet.inner.selectionSet.author', 'not-supported'));
-    expect(hook.received).toHaveLength(0);
+    answer = () => ({ status: 200, body: { id: 1, inner: { id: 2 }, list: [{ id: 3 }, { id: 1 }] } });
+    const r = await post('mutation { create_user(email: "a@b.c") { id inner { id author { name } } list { author { name articles { title } } } } }', USER2);
+    expect(r.body).toEqual({ data: { create_user: { id: 1, inner: { id: 2, author: { name: 'Bob' } }, list: [{ author: { name: 'Cid', articles: [] } }, { author: { name: 'Ann', articles: [{ title: 'Intro' }] } }] } } });
+    const missing = await post('mutation { create_user(email: "a@b.c") { inner { author { articles { id } } } } }', as('user'));
+    expect(missing.body).toEqual(gqlErr('missing session variable: "x-engine-user-id"', '$', 'not-found'));
+    expect(hook.received).toHaveLength(1);
   });
 });

@@ -2,6 +2,7 @@ import type { FieldNode, GraphQLField } from 'graphql';
 import type { Database } from '../../db/database.js';
 import type { Json } from '../../metadata/json.js';
 import { jsonObject, SelectionCompiler } from './compile.js';
+import { shaped } from './async-action.js';
 import type { ApiError } from '../../errors.js';
 import type { FieldInfo } from './field-info.js';
 import { fieldInfo } from './field-info.js';
@@ -47,6 +48,39 @@ function statement(x: RelationshipCall, objects: Json[]): { sql: string; args: (
     `FROM jsonb_array_elements(${param}) WITH ORDINALITY AS "o"("v", "n")`;
   checkBound(b.params, x.sel.variables);
   return { sql, args: bind(b.params, x.session, x.sel.variables) };
+}
+
+/**
+ * A selection with relationships inside nested object types of the output: the whole answer is shaped in one
+ * statement (as an asynchronous action's stored answer is), the answer bound as the jsonb parameter `answer`.
+ */
+function nestedStatement(x: RelationshipCall, field: Field, nodes: FieldNode[]): { sql: string; args: (string | null)[]; answer: number } {
+  const b = new StatementBuilder(x.role.cache);
+  const c = new SelectionCompiler(b, x.role, x.sel);
+  const param = b.value(null, 'jsonb');
+  const answer = b.params.length - 1;
+  const sql = `SELECT (${shaped(c, field.type, nodes, param, `$.selectionSet.${x.key}`)})::text AS "root"`;
+  checkBound(b.params, x.sel.variables);
+  return { sql, args: bind(b.params, x.session, x.sel.variables), answer };
+}
+
+/** Before the handler is called: the nested statement's parameters (a missing session variable calls no handler). */
+export function checkNested(x: RelationshipCall, field: Field, nodes: FieldNode[]): void {
+  nestedStatement(x, field, nodes);
+}
+
+/** The checked answer shaped by the selection with every relationship, at any depth, as JSON text. */
+export async function shapeInDatabase(x: RelationshipCall, field: Field, nodes: FieldNode[], value: Json): Promise<string> {
+  const st = nestedStatement(x, field, nodes);
+  st.args[st.answer] = JSON.stringify(value);
+  const rows = await x.db.transaction(async (tx) => {
+    try {
+      return await tx.query<{ root: string | null }>(st.sql, st.args);
+    } catch (e) {
+      throw x.dbError(e, x.key, st.sql, st.args) ?? e;
+    }
+  }, { readOnlySnapshot: true, utc: true });
+  return rows[0]?.root ?? 'null';
 }
 
 /** Before the handler is called: the checks of §1.3 steps 8–9 that the statement's parameters need. */

@@ -97,7 +97,7 @@ export function asyncStatement(i: AsyncInfo, field: Field, nodes: FieldNode[], r
  * synchronous answer: requested fields as received, absent ones null, `__typename` the type's name; relationships
  * to tables joined on the object's fields under the role's select permission (§5.1 step 4).
  */
-function shaped(c: SelectionCompiler, type: GraphQLOutputType, nodes: FieldNode[], x: string, path: string): string {
+export function shaped(c: SelectionCompiler, type: GraphQLOutputType, nodes: FieldNode[], x: string, path: string): string {
   const t = getNullableType(type);
   if (t instanceof GraphQLList) {
     const a = c.b.alias();

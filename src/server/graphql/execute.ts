@@ -5,7 +5,7 @@ import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
 import { callAction, type ActionRequest } from './action-call.js';
 import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from './action-output.js';
-import { addRelationships, checkRelationships } from './action-relationships.js';
+import { addRelationships, checkNested, checkRelationships, shapeInDatabase } from './action-relationships.js';
 import type { RoleView } from './visibility.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
@@ -82,12 +82,17 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
   const actions = x.plans.filter((p): p is Extract<RootPlan, { kind: 'action' }> => p.kind === 'action').map((p) => {
     const rels = outputRelationships(p.field.type, p.nodes, x.sel, `$.selectionSet.${p.key}`).top;
     const call = { db: x.db, role: x.role, sel: x.sel, session: x.action.sessionVariables, key: p.key, rels, dbError: databaseError };
-    if (rels.length > 0) checkRelationships(call);
+    if (p.nested) checkNested(call, p.field, p.nodes);
+    else if (rels.length > 0) checkRelationships(call);
     return { p, call };
   });
   for (const { p, call } of actions) {
     const answer = await callAction(p.action, actionInput(p.action, p.field, p.nodes[0] as FieldNode, x.sel), x.action);
     checkAnswer(p.field, answer);
+    if (p.nested) {
+      values.set(p.key, await shapeInDatabase(call, p.field, p.nodes, answer));
+      continue;
+    }
     const shaped = shapeAnswer(p.field.type, answer, p.nodes, x.sel);
     if (call.rels.length > 0) await addRelationships(call, answer, shaped);
     values.set(p.key, JSON.stringify(shaped));

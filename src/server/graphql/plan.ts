@@ -23,7 +23,8 @@ export type RootPlan =
    */
   | { key: string; kind: 'introspection'; nodes: FieldNode[]; answer?: string }
   /** A synchronous action: its handler is called when the operation runs (§5.1). */
-  | { key: string; kind: 'action'; action: Action; field: GraphQLField<unknown, unknown>; nodes: FieldNode[] };
+  /** `nested`: relationships are selected inside nested object types, so the answer is shaped in the database. */
+  | { key: string; kind: 'action'; action: Action; field: GraphQLField<unknown, unknown>; nodes: FieldNode[]; nested: boolean };
 
 /** Where a failed insert or update check is reported (graphql-api.md §6.1 rows 31, 32); the statement says which failed. */
 export interface CheckPaths {
@@ -33,7 +34,6 @@ export interface CheckPaths {
 
 export const MUTATIONS_NOT_SUPPORTED = 'mutations are not supported by this version of the engine';
 export const ACTIONS_NOT_SUPPORTED = 'actions are not supported by this version of the engine';
-export const ACTION_RELATIONSHIPS_NOT_SUPPORTED = 'relationships of object types nested in an action output are not supported by this version of the engine';
 
 const statementName = (sql: string): string => `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
 
@@ -61,8 +61,7 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     }
     if (i.kind === 'action') {
       const { nested } = outputRelationships(field.type, nodes, sel, path);
-      if (nested) throw gqlError('not-supported', nested, ACTION_RELATIONSHIPS_NOT_SUPPORTED);
-      plans.push({ key, kind: 'action', action: i.action, field, nodes });
+      plans.push({ key, kind: 'action', action: i.action, field, nodes, nested: nested !== null });
       continue;
     }
     if (i.kind === 'constant') {
