@@ -144,7 +144,8 @@ export async function startTestEngine(opts: { adminSecret?: string } & AuthOptio
         WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'engine_catalog') AND n.nspname NOT LIKE 'pg\\_%' AND c.relkind IN ('r','v','m','f','p')`);
       const rows = await db.query<{ s: string }>(`SELECT (SELECT count(*) FROM engine_catalog.event_log)::text || '/' ||
           (SELECT count(*) FROM engine_catalog.action_log)::text || '/' ||
-          (SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal)::text AS s`);
+          (SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+            WHERE NOT t.tgisinternal AND c.relnamespace <> 'engine_catalog'::regnamespace)::text AS s`);
       return { metadata: r.text, version: r.headers.get('x-engine-resource-version'), schema: schema[0]?.s ?? '', rows: rows[0]?.s ?? '' };
     },
     async reset() {

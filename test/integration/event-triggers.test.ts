@@ -21,7 +21,7 @@ const create = (args: Record<string, unknown>) => ({ type: 'create_event_trigger
 /** Non-internal database triggers, as "<trigger> on <schema>.<table>", sorted. */
 async function dbTriggers(): Promise<string[]> {
   const rows = await e.db.query<{ s: string }>(`SELECT t.tgname || ' on ' || n.nspname || '.' || c.relname AS s FROM pg_trigger t
-    JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal ORDER BY 1`);
+    JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal AND n.nspname <> 'engine_catalog' ORDER BY 1`);
   return rows.map((r) => r.s);
 }
 async function dbFunctions(): Promise<string[]> {
@@ -31,7 +31,7 @@ async function dbFunctions(): Promise<string[]> {
 }
 /** Full definitions (trigger DDL incl. WHEN, function bodies): what replace_metadata must reproduce. */
 async function dbDefinitions(): Promise<string[]> {
-  const t = await e.db.query<{ s: string }>('SELECT pg_get_triggerdef(oid) AS s FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname');
+  const t = await e.db.query<{ s: string }>("SELECT pg_get_triggerdef(oid) AS s FROM pg_trigger WHERE NOT tgisinternal AND tgrelid NOT IN (SELECT oid FROM pg_class WHERE relnamespace = 'engine_catalog'::regnamespace) ORDER BY tgname");
   const f = await e.db.query<{ s: string }>(`SELECT p.proname || ':' || p.prosrc AS s FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
     WHERE n.nspname = 'engine_catalog' AND p.proname LIKE 'notify%' ORDER BY 1`);
   return [...t.map((r) => r.s), ...f.map((r) => r.s)];
