@@ -135,6 +135,12 @@ export class Output {
     if (LEVELS.indexOf(this.level) <= LEVELS.indexOf('warn')) this.line(`${this.paint.yellow('warning:')} ${message}`);
   }
 
+  /** A problem line on stderr (already formatted): errors always show, warnings as `warn` does, and are counted. */
+  problem(severity: 'error' | 'warning', code: string, text: string): void {
+    if (severity === 'warning') this.warnings.push({ code, message: text });
+    if (severity === 'error' || LEVELS.indexOf(this.level) <= LEVELS.indexOf('warn')) this.line(text);
+  }
+
   /** Data for stdout (text mode). */
   data(text: string): void {
     this.clearSpinner();

@@ -198,11 +198,13 @@ export class EngineClient {
   }
 
   /** `resource_version` is omitted when null (no header on the export, cli.md §1.5). */
+  /** With `dryRun` the engine rebuilds everything and rolls back (engine-api.md §4.8.2): a check, never a change. */
   async replaceMetadata(metadata: unknown, resourceVersion: number | null,
-    allowInconsistent: boolean): Promise<{ body: ReplaceMetadataBody; resourceVersion: number | null }> {
+    allowInconsistent: boolean, dryRun = false): Promise<{ body: ReplaceMetadataBody; resourceVersion: number | null }> {
     const args: Record<string, unknown> = { metadata };
     if (resourceVersion !== null) args['resource_version'] = resourceVersion;
     args['allow_inconsistent_metadata'] = allowInconsistent;
+    if (dryRun) args['dry_run'] = true;
     const call = this.queryCall('replace_metadata', args, false, allowInconsistent ? isReport : isSuccess);
     call.sentResourceVersion = resourceVersion;
     const r = await this.send(call);
