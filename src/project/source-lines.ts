@@ -33,6 +33,6 @@ function readText(file: string): string | undefined {
 
 /** A line of source and a caret under `column` (1-based), tabs kept so the caret lines up. */
 export function caretLines(line: string, column: number): string[] {
-  const pad = [...line.slice(0, Math.max(0, column - 1))].map((c) => (c === '\t' ? '\t' : ' ')).join('');
+  const pad = [...line].slice(0, Math.max(0, column - 1)).map((c) => (c === '\t' ? '\t' : ' ')).join('');
   return [line, `${pad}^`];
 }
