@@ -107,7 +107,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   }
 
   // Step 3: the definition's source.
-  const client = await engineClient(config, out);
+  const client = await engineClient(config, out, g);
   let source: { file: string; text: string };
   let editorFile: string | null = null;
   if (f.sdl !== undefined) {

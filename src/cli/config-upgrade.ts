@@ -40,7 +40,7 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
         project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
         logLevel: g.logLevel, requireProject: true,
       });
-      return (await (await engineClient(online, out)).exportMetadata()).metadata;
+      return (await (await engineClient(online, out, g)).exportMetadata()).metadata;
     },
   });
   const report = shownPath(result.report);

@@ -194,7 +194,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     if (server && built.document) {
       const { checkOnEngine, ApplyRejectedError } = await import('../project/apply.js');
       const { engineClient } = await import('./context.js');
-      const client = await engineClient(config, out);
+      const client = await engineClient(config, out, g);
       try {
         const inconsistent = await out.spinning('Checking the metadata on the engine…', () => checkOnEngine(client, built, null, false));
         for (const o of inconsistent) problems.push({ severity: 'error', code: 'metadata-inconsistent', message: `${o.kind} ${o.name}: ${o.reason}` });
