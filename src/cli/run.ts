@@ -13,6 +13,7 @@ import { registerMigrate } from './migrate.js';
 import { registerConfigUpgrade } from './config-upgrade.js';
 import { registerCompletion } from './completion.js';
 import { registerEvents } from './events.js';
+import { addHelpSections } from './help.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
 let exitCode = 0;
@@ -104,6 +105,9 @@ registerMigrate(program, runner);
 registerEvents(program, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);
+// The flags every command declares are the global ones (globals.ts).
+const GLOBAL_FLAGS = new Set(addGlobalOptions(new Command('globals')).options.map((o) => o.long));
+addHelpSections(program, (long) => GLOBAL_FLAGS.has(long));
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.length === 0) {
