@@ -12,6 +12,7 @@ import * as graphqlBench from './graphql.mjs';
 import * as memory from './memory.mjs';
 import * as serveStartup from './serve-startup.mjs';
 import * as actions from './actions.mjs';
+import * as mutations from './mutations.mjs';
 
 const t0 = Date.now();
 const load = loadavg()[0];
@@ -28,7 +29,7 @@ const add = (row) => {
   progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ${row.unit ?? 'ms'}`}${row.comparison ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
 };
 const failures = [];
-for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup]]) {
+for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup]]) {
   progress(`# ${name}`);
   try {
     await mod.run({ quick: QUICK, kinds, add });

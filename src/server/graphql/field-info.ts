@@ -1,7 +1,26 @@
 import type { GraphQLField } from 'graphql';
-import type { Action } from '../../metadata/types.js';
+import type { Action, PermissionDef } from '../../metadata/types.js';
+import type { ResolvedTable } from '../schema-cache.js';
 import type { DbColumn, DbFunction } from '../db-catalog.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
+
+/**
+ * A table as one role may write it (graphql-api.md §2.7): its permissions (none for admin), the columns each kind
+ * may write, and its select view (null when the role cannot select it: then nothing is returned).
+ */
+export interface MutationTable {
+  rt: ResolvedTable;
+  /** The table's GraphQL name `T`. */
+  name: string;
+  view: TableView | null;
+  insert: PermissionDef | undefined;
+  update: PermissionDef | undefined;
+  delete: PermissionDef | undefined;
+  /** Every column in attnum order, domains as their base type (presets may name any of them). */
+  allColumns: DbColumn[];
+  insertColumns: DbColumn[];
+  updateColumns: DbColumn[];
+}
 
 /** Where the rows of a list, aggregate or object field come from. */
 export type RowSource =
@@ -33,6 +52,9 @@ export type FieldInfo =
   | { kind: 'action'; action: Action }
   /** A relationship of an action's output object type to a table. */
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
+  | { kind: 'insert'; table: MutationTable; one: boolean }
+  | { kind: 'update'; table: MutationTable; byPk: boolean }
+  | { kind: 'delete'; table: MutationTable; byPk: boolean }
   /** Mutations, asynchronous actions, action-output relationships: in the schema, executed by later versions. */
   | { kind: 'unsupported'; what: 'mutation' | 'action' };
 

@@ -5,17 +5,13 @@ import {
 import { NUMERIC } from '../bool-exp/operators.js';
 import type { DbColumn } from '../db-catalog.js';
 import type { ResolvedTable } from '../schema-cache.js';
-import { info } from './field-info.js';
+import { info, type MutationTable } from './field-info.js';
 import { isGraphqlName } from './names.js';
 import type { TableTypes } from './schema-tables.js';
 import { asBase, type TableView } from './visibility.js';
 
-/**
- * The mutation root fields of one table for one role (graphql-api.md §2.7, §3). They are part of the schema so that
- * clients and tooling see the whole API; executing them answers `not-supported` until mutations are implemented.
- */
+/** The mutation root fields of one table for one role (graphql-api.md §2.7, §3), compiled by mutation-sql.ts. */
 
-const UNSUPPORTED = info({ kind: 'unsupported', what: 'mutation' });
 const PLACEHOLDER_INPUT = { _PLACEHOLDER: { type: GraphQLBoolean } };
 const nn = <T extends GraphQLNullableType>(t: T) => new GraphQLNonNull(t);
 
@@ -55,6 +51,13 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, 
   const pkArgs = () => Object.fromEntries((pk ?? []).map((c) => [c.name, { type: nn(scalar(c)) }]));
   const boolExp = view ? tt.boolExp(view) : null;
   const updCols = upd ? inputColumns(rt, upd.columns, upd.set) : [];
+  const insCols = ins ? inputColumns(rt, ins.columns, ins.set) : [];
+  const table: MutationTable = {
+    rt, name, view,
+    insert: admin ? undefined : ins, update: admin ? undefined : upd, delete: admin ? undefined : del,
+    allColumns: [...rt.db.columns.values()].sort((a, b) => a.num - b.num).map(asBase),
+    insertColumns: insCols, updateColumns: updCols,
+  };
   const constraints = rt.db.uniques.filter((u) => isGraphqlName(u.name));
   let onConflict: GraphQLInputObjectType | null = null;
   if (upd && constraints.length > 0 && boolExp) {
@@ -74,24 +77,24 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, 
     });
   }
   if (ins) {
-    const insertInput = inputType('insert_input', inputColumns(rt, ins.columns, ins.set));
+    const insertInput = inputType('insert_input', insCols);
     const conflictArg: GraphQLFieldConfigArgumentMap = onConflict ? { on_conflict: { type: onConflict } } : {};
-    out[`insert_${name}`] = { type: response, args: { objects: { type: nn(new GraphQLList(nn(insertInput))) }, ...conflictArg }, extensions: UNSUPPORTED };
-    if (view) out[`insert_${name}_one`] = { type: tt.objectType(view), args: { object: { type: nn(insertInput) }, ...conflictArg }, extensions: UNSUPPORTED };
+    out[`insert_${name}`] = { type: response, args: { objects: { type: nn(new GraphQLList(nn(insertInput))) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: false }) };
+    if (view) out[`insert_${name}_one`] = { type: tt.objectType(view), args: { object: { type: nn(insertInput) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: true }) };
   }
   if (upd && boolExp) {
     const setArg: GraphQLFieldConfigArgumentMap = updCols.length > 0 ? { _set: { type: inputType('set_input', updCols) } } : {};
     const incCols = updCols.filter((c) => NUMERIC.has(c.typeName));
     const incArg: GraphQLFieldConfigArgumentMap = incCols.length > 0 ? { _inc: { type: inputType('inc_input', incCols) } } : {};
-    out[`update_${name}`] = { type: response, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: UNSUPPORTED };
+    out[`update_${name}`] = { type: response, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: info({ kind: 'update', table, byPk: false }) };
     if (view && pk) {
       const pkInput = new GraphQLInputObjectType({ name: `${name}_pk_columns_input`, fields: () => Object.fromEntries(pk.map((c) => [c.name, { type: nn(scalar(c)) }])) });
-      out[`update_${name}_by_pk`] = { type: tt.objectType(view), args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: UNSUPPORTED };
+      out[`update_${name}_by_pk`] = { type: tt.objectType(view), args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: info({ kind: 'update', table, byPk: true }) };
     }
   }
   if (del && boolExp) {
-    out[`delete_${name}`] = { type: response, args: { where: { type: nn(boolExp) } }, extensions: UNSUPPORTED };
-    if (view && pk) out[`delete_${name}_by_pk`] = { type: tt.objectType(view), args: pkArgs(), extensions: UNSUPPORTED };
+    out[`delete_${name}`] = { type: response, args: { where: { type: nn(boolExp) } }, extensions: info({ kind: 'delete', table, byPk: false }) };
+    if (view && pk) out[`delete_${name}_by_pk`] = { type: tt.objectType(view), args: pkArgs(), extensions: info({ kind: 'delete', table, byPk: true }) };
   }
   return out;
 }

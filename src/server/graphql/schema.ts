@@ -73,8 +73,8 @@ function claims(cache: SchemaCache): Claims {
 }
 
 /** Builds the schema of one role. */
-export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = claims(cache)): GraphQLSchema {
-  const view = new RoleView(cache, role);
+export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = claims(cache), backendOnly = false): GraphQLSchema {
+  const view = new RoleView(cache, role, backendOnly);
   const tt = new TableTypes(view, new ScalarRegistry());
   const query: GraphQLFieldConfigMap<unknown, unknown> = {};
   const mutation: GraphQLFieldConfigMap<unknown, unknown> = {};
@@ -132,6 +132,7 @@ function knownRoles(cache: SchemaCache): Set<string> {
     for (const list of [e.select_permissions, e.insert_permissions, e.update_permissions, e.delete_permissions]) for (const p of list) roles.add(p.role);
   }
   for (const a of cache.metadata.actions.values()) for (const p of a.permissions) roles.add(p.role);
+  for (const r of cache.metadata.inherited_roles.keys()) roles.add(r);
   return roles;
 }
 
@@ -142,17 +143,18 @@ export class SchemaStore {
   private roles = new Set<string>();
   private readonly schemas = new Map<string, GraphQLSchema>();
 
-  get(cache: SchemaCache, role: string): GraphQLSchema {
+  get(cache: SchemaCache, role: string, backendOnly = false): GraphQLSchema {
     if (cache !== this.cache) {
       this.cache = cache;
       this.claims = claims(cache);
       this.roles = knownRoles(cache);
       this.schemas.clear();
     }
-    const key = this.roles.has(role) ? role : '\u0000';
+    // Backend-only permissions give a role's backend callers a schema of their own (insert fields may differ).
+    const key = `${this.roles.has(role) ? role : '\u0000'}${backendOnly ? '\u0001' : ''}`;
     let s = this.schemas.get(key);
     if (!s) {
-      s = buildRoleSchema(cache, role, this.claims ?? undefined);
+      s = buildRoleSchema(cache, role, this.claims ?? undefined, backendOnly);
       this.schemas.set(key, s);
     }
     return s;

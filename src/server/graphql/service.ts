@@ -69,12 +69,15 @@ export class GraphqlService {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     const { cache } = await this.source.freshCache();
-    const schema = this.schemas.get(cache, caller.role);
-    let entry = this.plans.get(cache, caller.role, req.query, req.operationName);
+    const backendOnly = caller.backendOnly === true;
+    const schema = this.schemas.get(cache, caller.role, backendOnly);
+    // Plans are cached per schema: a backend caller's role key differs from the role's.
+    const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
+    let entry = this.plans.get(cache, planRole, req.query, req.operationName);
     if (!entry) {
       entry = prepare(schema, req.query, req.operationName);
       this.stats.prepared++;
-      this.plans.set(cache, caller.role, req.query, req.operationName, entry);
+      this.plans.set(cache, planRole, req.query, req.operationName, entry);
     }
     const { doc, op } = entry;
     const bad = checkVariables(schema, op, req.variables);
@@ -82,7 +85,7 @@ export class GraphqlService {
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
-    const role = new RoleView(cache, caller.role);
+    const role = new RoleView(cache, caller.role, backendOnly);
     let plans = entry.plans.get(varsKey);
     if (!plans) {
       plans = planOperation(schema, role, sel);

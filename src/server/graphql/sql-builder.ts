@@ -4,7 +4,7 @@ import { hasVarRef, NumLit, paramText, resolveVars, type GValue, type Variables,
 import type { Json } from '../../metadata/json.js';
 import { compareCodePoints } from '../../metadata/json.js';
 import { boolExpTable } from '../kinds/permissions.js';
-import { boolExpSchema, type SchemaCache } from '../schema-cache.js';
+import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
 import type { TableView } from './visibility.js';
 
 /**
@@ -63,9 +63,20 @@ export class StatementBuilder {
   }
 
   boolExp(exp: Json, view: TableView, alias: string): string {
-    const c = compileBoolExp(exp, boolExpTable(view.rt), alias.slice(1, -1), this.boolExpSchema, this.params.length);
+    return this.boolExpOn(exp, view.rt, alias);
+  }
+
+  /** A permission BoolExp (filter or check) on `alias` (already quoted) of a row of `rt`. */
+  boolExpOn(exp: Json, rt: ResolvedTable, alias: string): string {
+    const c = compileBoolExp(exp, boolExpTable(rt), alias.slice(1, -1), this.boolExpSchema, this.params.length);
     this.params.push(...c.params);
     return c.sql;
+  }
+
+  /** A session variable's value cast to `typeName`, bound per request (a missing one fails before any SQL runs). */
+  session(name: string, typeName: string): string {
+    this.params.push({ kind: 'session', name, array: false });
+    return `$${this.params.length}::${typeName}`;
   }
 }
 

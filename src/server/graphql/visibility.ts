@@ -71,19 +71,50 @@ export function fnArgs(fn: DbFunction, tableArg: string | null | undefined, sess
   return { args, sessionArg, tableArg: table };
 }
 
+/** The roles an inherited role stands for, inherited members expanded (the metadata forbids cycles). */
+export function memberRoles(cache: SchemaCache, role: string, seen = new Set<string>()): string[] {
+  const ir = cache.metadata.inherited_roles.get(role);
+  if (!ir || seen.has(role)) return [role];
+  seen.add(role);
+  return [...new Set(ir.role_set.flatMap((r) => memberRoles(cache, r, seen)))];
+}
+
+/** Several select permissions as one: rows any of them shows, columns any of them lists (the incumbent's union). */
+function unionOfSelects(perms: PermissionDef[]): PermissionDef {
+  const columns = perms.some((p) => p.columns === '*') ? '*' : [...new Set(perms.flatMap((p) => (Array.isArray(p.columns) ? p.columns : [])))];
+  const limits = perms.map((p) => p.limit);
+  return {
+    columns,
+    computed_fields: [...new Set(perms.flatMap((p) => p.computed_fields ?? []))],
+    filter: { _or: perms.map((p) => p.filter ?? {}) },
+    allow_aggregations: perms.some((p) => p.allow_aggregations === true),
+    ...(limits.every((l): l is number => l !== undefined) ? { limit: Math.max(...limits) } : {}),
+  };
+}
+
 export class RoleView {
   readonly admin: boolean;
   private readonly views = new Map<string, TableView | null>();
 
-  constructor(readonly cache: SchemaCache, readonly role: string) {
+  /** `backendOnly`: the caller may use backend-only insert permissions (admin secret and the header, issue 12). */
+  constructor(readonly cache: SchemaCache, readonly role: string, readonly backendOnly = false) {
     this.admin = role === 'admin';
   }
 
   permission(rt: ResolvedTable, kind: PermKind): PermissionDef | undefined {
-    if (!rt.permissions.has(permKey(kind, this.role))) return undefined;
+    const own = this.direct(rt, kind, this.role);
+    if (own || kind !== 'select' || !this.cache.metadata.inherited_roles.has(this.role)) return own;
+    // An inherited role selects what any of its member roles selects (issue 12); its own permission, if any, wins.
+    const perms = memberRoles(this.cache, this.role).map((r) => this.direct(rt, 'select', r)).filter((p): p is PermissionDef => p !== undefined);
+    return perms.length <= 1 ? perms[0] : unionOfSelects(perms);
+  }
+
+  private direct(rt: ResolvedTable, kind: PermKind, role: string): PermissionDef | undefined {
+    if (!rt.permissions.has(permKey(kind, role))) return undefined;
     const list = kind === 'select' ? rt.entry.select_permissions : kind === 'insert' ? rt.entry.insert_permissions
       : kind === 'update' ? rt.entry.update_permissions : rt.entry.delete_permissions;
-    return list.find((p) => p.role === this.role)?.permission;
+    const perm = list.find((p) => p.role === role)?.permission;
+    return perm?.backend_only === true && !this.backendOnly ? undefined : perm;
   }
 
   /** The table as the role may select it, or null. */
