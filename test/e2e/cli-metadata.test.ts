@@ -216,7 +216,7 @@ describe('JSON mode on success (cli.md §3.4, §5.1–§5.9)', () => {
     expect(dry.code, show(dry)).toBe(2);
     const dryDoc = jsonDoc(dry);
     expect(dryDoc).toEqual({
-      ok: true, dry_run: true, applied: false, resource_version: version, changes: diffDoc.changes,
+      ok: true, dry_run: true, checked: true, applied: false, resource_version: version, changes: diffDoc.changes,
       summary: { added: 0, removed: 0, changed: 1 }, inconsistent_objects: [], warnings: [],
     });
 
