@@ -9,3 +9,6 @@ export const VERSION: string = (() => {
     return '0.0.0';
   }
 })();
+
+/** Sent with every GET /v1/version answer: what tells the project tool that an endpoint is this engine. */
+export const ENGINE_VERSION_HEADER = 'X-Engine-Version';

@@ -107,7 +107,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   }
 
   // Step 3: the definition's source.
-  const client = await engineClient(config, out);
+  const client = await engineClient(config, out, g);
   const derive = async (operation: string) => {
     const { getIntrospectionQuery } = await import('graphql');
     const { schemaFromIntrospection, deriveAction } = await import('../project/action-derive.js');

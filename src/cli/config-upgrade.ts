@@ -31,6 +31,7 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
   const u = await import('../project/upgrade.js');
   const plan = u.planUpgrade({
     projectDir: config.projectDir as string, configFile, migrationsDir: config.migrationsDirectory, metadataDir: config.metadataDirectory, to,
+    envFile: config.envFile,
   }, (w) => out.warn(w.code, w.message));
   const { upgradeWarnings } = await import('../project/upgrade-steps.js');
   const warnings = upgradeWarnings(plan.migrations, shownPath(plan.report), shownPath(config.metadataDirectory));
@@ -50,15 +51,18 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
         project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
         logLevel: g.logLevel, requireProject: true,
       });
-      return (await (await engineClient(online, out)).exportMetadata()).metadata;
+      return (await (await engineClient(online, out, g)).exportMetadata()).metadata;
     },
   });
   const report = shownPath(result.report);
   for (const w of warnings) out.warn(w.code, w.message);
+  // The incumbent's names, renamed: each listed here and in the report.
+  for (const r of result.renamed.environment) out.logger.info(`  renamed ${r.from} → ${r.to} (${r.file}:${r.line})`);
+  for (const r of result.renamed.session_variables) out.logger.info(`  renamed ${r.from} → ${r.to} (${r.table} ${r.path})`);
   out.logger.info(`Project upgraded to config version ${to}.`);
   out.success({
     backup: shownPath(result.backup), report, converted: result.converted, not_converted: result.notConverted,
-    moved: result.moved, removed: result.removed, left_behind: result.leftBehind,
+    moved: result.moved, removed: result.removed, left_behind: result.leftBehind, renamed: result.renamed,
   });
 }
 

@@ -23,13 +23,17 @@ export async function projectConfig(g: GlobalFlags, out: Output, needs: ConfigNe
 }
 
 /** The HTTP client for the engine the configuration names. */
-export async function engineClient(config: ProjectConfig, out: Output): Promise<EngineClient> {
-  const { EngineClient } = await import('../client/engine-client.js');
-  return new EngineClient({ endpoint: config.endpoint, adminSecret: config.adminSecret, timeoutSeconds: config.timeoutSeconds, logger: out.logger, version: VERSION });
+export async function engineClient(config: ProjectConfig, out: Output, g: GlobalFlags): Promise<EngineClient> {
+  const [{ EngineClient }, { tlsSettings }] = await Promise.all([import('../client/engine-client.js'), import('../project/tls.js')]);
+  const tls = tlsSettings(g);
+  return new EngineClient({
+    endpoint: config.endpoint, adminSecret: config.adminSecret, timeoutSeconds: config.timeoutSeconds, logger: out.logger, version: VERSION,
+    ...(tls ? { tls } : {}),
+  });
 }
 
 /** What every engine-facing command needs: the configuration and a client. */
 export async function context(g: GlobalFlags, out: Output, needs: ConfigNeeds): Promise<{ config: ProjectConfig; client: EngineClient }> {
   const config = await projectConfig(g, out, needs);
-  return { config, client: await engineClient(config, out) };
+  return { config, client: await engineClient(config, out, g) };
 }

@@ -11,6 +11,8 @@ export interface GlobalFlags {
   logLevel?: string;
   output?: string;
   timeout?: string;
+  insecureSkipTlsVerify?: boolean;
+  certificateAuthority?: string;
 }
 
 /** Runs a command's action: resolves to its exit status. */
@@ -28,6 +30,8 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error (default info, env ENGINE_GRAPHQL_LOG_LEVEL)'))
     .addOption(new Option('-o, --output <format>', 'text or json (default text); yaml for metadata export and build'))
     .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env ENGINE_GRAPHQL_TIMEOUT)'))
+    .addOption(new Option('--insecure-skip-tls-verify', 'https endpoints: accept any certificate (unsafe; for testing)'))
+    .addOption(new Option('--certificate-authority <file>', 'https endpoints: trust the CA certificates of this PEM file'))
     // The incumbent's scripts pass it; engine never checks for updates, so it is accepted and means nothing.
     .addOption(new Option('--skip-update-check', 'accepted for scripts written for the incumbent; engine never checks for updates').hideHelp());
 }

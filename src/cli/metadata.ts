@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import type { CommandRunner } from './globals.js';
 import { context } from './context.js';
 import type { Output } from './output.js';
+import type { ApplyRejectedError } from '../project/apply.js';
+import type { BuildResult } from '../project/metadata-dir.js';
+import { formatProblem, sortProblems, type Problem } from '../project/problems.js';
+import { lineReader, objectLines } from '../project/source-lines.js';
 
-function printProblems(out: Output, problems: { severity: string; code: string; message: string; file?: string; line?: number; column?: number }[]): void {
-  for (const p of problems) {
-    const where = p.file ? `${p.file}:${p.line ?? 1}:${p.column ?? 1}: ` : '';
-    if (p.severity === 'error') out.logger.error(`${where}${p.message}`);
-    else out.warn(p.code, `${where}${p.message}`);
-  }
+/** Problems on stderr, in the one format of validate (cli.md §5.5); warnings are also counted in JSON `warnings`. */
+function printProblems(out: Output, problems: Problem[]): void {
+  for (const p of problems) out.problem(p.severity, p.code, formatProblem(p));
 }
 
 /** Builds the project metadata; its warnings are shown, its errors too and then the command fails. */
@@ -33,7 +33,7 @@ function invalid(problems: { severity: string; file?: string; line?: number; col
 }
 
 /** A rejected apply, mapped back to the project's files: each offending object with its own lines (§5.3 step 8). */
-export function rejected(out: Output, e: import('../project/apply.js').ApplyRejectedError, built: import('../project/metadata-dir.js').BuildResult): number {
+export function rejected(out: Output, e: ApplyRejectedError, built: BuildResult): number {
   const objects = e.objects.map((o) => ({ kind: o.kind, name: o.name, ...(o.position ?? {}), reason: o.reason }));
   if (out.mode === 'json') {
     const first = e.objects[0]?.position;
@@ -45,44 +45,27 @@ export function rejected(out: Output, e: import('../project/apply.js').ApplyReje
     out.logger.info(`  at ${e.engineError.path}`);
     return 1;
   }
-  // Each file split into lines once: an engine that rejects thousands of objects names them all.
-  const linesOf = new Map<string, string[] | undefined>();
-  const fileLines = (file: string): string[] | undefined => {
-    if (!linesOf.has(file)) {
-      const text = [...built.sources.values()].find((s) => s.file === file)?.text ?? readText(file);
-      linesOf.set(file, text?.split(/\r?\n/));
-    }
-    return linesOf.get(file);
-  };
-  for (const o of e.objects) {
-    const p = o.position;
-    out.logger.error(`${p ? `${p.file}:${p.line}:${p.column}: ` : ''}${o.kind} ${o.name}: ${o.reason}`);
-    const lines = p ? fileLines(p.file) : undefined;
-    if (p && lines !== undefined) for (const line of objectLines(lines, p.line)) out.logger.info(`    ${line}`);
+  const lines = lineReader((file) => [...built.sources.values()].find((s) => s.file === file)?.text);
+  for (const p of rejectionProblems(e)) {
+    out.problem('error', p.code, formatProblem(p));
+    const fileLines = p.file ? lines(p.file) : undefined;
+    if (p.file && p.line && fileLines !== undefined) for (const line of objectLines(fileLines, p.objectLine ?? p.line)) out.logger.info(`    ${line}`);
   }
   return 1;
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
+/** The objects of a rejection as problems: `<kind> <name>: <engine message>` with the engine's code. */
+function rejectionProblems(e: ApplyRejectedError): (Problem & { objectLine?: number })[] {
+  if (e.objects.length === 0) {
+    return [{ severity: 'error', code: e.engineError.code, message: `the engine rejected the metadata: ${e.engineError.error} (at ${e.engineError.path})` }];
   }
-}
-
-/** The lines of the object starting at `line` (of a file's `lines`): it and the following lines indented deeper (at most 20). */
-export function objectLines(lines: string[], line: number): string[] {
-  const first = lines[line - 1] ?? '';
-  const indent = first.length - first.trimStart().length;
-  const out = [first];
-  for (let i = line; i < lines.length; i++) {
-    const l = lines[i] as string;
-    if (l.trim() !== '' && l.length - l.trimStart().length <= indent) break;
-    out.push(l);
-  }
-  while (out.length > 1 && (out[out.length - 1] as string).trim() === '') out.pop();
-  return out.length > 20 ? [...out.slice(0, 20), `… (${out.length - 20} more lines)`] : out;
+  return e.objects.map((o) => {
+    const m = / \[([a-z-]+)\]$/.exec(o.reason);
+    return {
+      severity: 'error' as const, code: m?.[1] ?? e.engineError.code, message: `${o.kind} ${o.name}: ${m ? o.reason.slice(0, m.index) : o.reason}`,
+      ...(o.position ?? {}), ...(o.objectLine ? { objectLine: o.objectLine } : {}),
+    };
+  });
 }
 
 export function registerMetadata(program: Command, run: CommandRunner): void {
@@ -145,9 +128,11 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       return rejected(out, e, built);
     }
     const origin = (kind: string, name: string) => built.origins.get(`${kind}:${name}`);
-    const fields = { dry_run: !!f.dryRun, applied: r.applied, resource_version: r.resourceVersion, changes: out.mode === 'json' ? renderDiffJson(r.changes, origin) : [], summary: r.summary, inconsistent_objects: r.inconsistent.map((o) => ({ kind: o.kind, name: o.name, reason: o.reason })) };
+    const fields = { dry_run: !!f.dryRun, ...(f.dryRun ? { checked: r.checked } : {}), applied: r.applied, resource_version: r.resourceVersion, changes: out.mode === 'json' ? renderDiffJson(r.changes, origin) : [], summary: r.summary, inconsistent_objects: r.inconsistent.map((o) => ({ kind: o.kind, name: o.name, reason: o.reason })) };
     if (f.dryRun) {
       if (out.mode === 'text') out.data(renderDiffText(r.changes));
+      for (const o of r.inconsistent) out.warn('metadata-inconsistent', `inconsistent ${o.kind} ${o.name}: ${o.reason}`);
+      if (r.checked) out.logger.info(`The engine checked the plan: 'engine metadata apply' will apply it${r.inconsistent.length > 0 ? `, leaving ${r.inconsistent.length} object(s) inconsistent` : ''}.`);
       out.logger.info('Dry run: nothing was applied.');
       out.success(fields);
       return f.exitCode && r.changes.length > 0 ? 2 : 0;
@@ -196,23 +181,43 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     return f.exitCode && changes.length > 0 ? 2 : 0;
   });
 
-  const validate = md.command('validate').description('check the project metadata offline');
+  const validate = md.command('validate').description('check the project metadata offline (with --server: also on the engine)')
+    .option('--server', "also let the engine check the metadata against its database (a dry-run replace; nothing changes)");
   run(validate, async (g, out) => {
+    const server = !!validate.opts<{ server?: boolean }>().server;
     const { loadConfig } = await import('../project/config.js');
-    const config = loadConfig({ project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: true });
+    // Config warnings are problems of validate (listed on stdout), not printed on their own as other commands do.
+    const config = loadConfig({
+      project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: !server,
+      ...(server ? { endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout, logLevel: g.logLevel } : {}),
+    });
     const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
     const built = buildMetadata(config.metadataDirectory, process.cwd(), layoutOf(config.version));
-    const problems = [...config.warnings.map((w) => ({ ...w, severity: 'warning' as const })), ...built.problems.sorted()];
-    const errors = problems.filter((p) => p.severity === 'error').length;
-    const warnings = problems.length - errors;
+    const problems: Problem[] = [...(config.warnings.map((w) => ({ ...w, severity: 'warning' as const }))), ...built.problems.list];
+    // The engine is asked only about metadata that builds: offline errors come first and are cheaper to fix.
+    if (server && built.document) {
+      const { checkOnEngine, ApplyRejectedError } = await import('../project/apply.js');
+      const { engineClient } = await import('./context.js');
+      const client = await engineClient(config, out, g);
+      try {
+        const inconsistent = await out.spinning('Checking the metadata on the engine…', () => checkOnEngine(client, built, null, false));
+        for (const o of inconsistent) problems.push({ severity: 'error', code: 'metadata-inconsistent', message: `${o.kind} ${o.name}: ${o.reason}` });
+      } catch (e) {
+        if (!(e instanceof ApplyRejectedError)) throw e;
+        problems.push(...rejectionProblems(e).map(({ objectLine: _line, ...p }) => p));
+      }
+    }
+    const sorted = sortProblems(problems);
+    const errors = sorted.filter((p) => p.severity === 'error').length;
+    const warnings = sorted.length - errors;
     if (out.mode === 'text') {
-      for (const p of problems) out.data(`${p.file ?? ''}:${p.line ?? 1}:${p.column ?? 1}: ${p.severity}: ${p.message} [${p.code}]`);
-      out.logger.info(problems.length === 0 ? 'No problems found.' : `Found ${errors} error(s) and ${warnings} warning(s).`);
+      for (const p of sorted) out.data(formatProblem(p));
+      out.logger.info(sorted.length === 0 ? `No problems found${server ? ' (checked on the engine too)' : ''}.` : `Found ${errors} error(s) and ${warnings} warning(s).`);
       return errors > 0 ? 1 : 0;
     }
-    const first = problems.find((p) => p.severity === 'error');
+    const first = sorted.find((p) => p.severity === 'error');
     out.json({
-      ok: errors === 0, problems, summary: { errors, warnings },
+      ok: errors === 0, problems: sorted, summary: { errors, warnings },
       ...(first ? { error: { code: 'metadata-invalid', message: `${errors} error(s) found`, file: first.file, line: first.line, column: first.column } } : {}),
     });
     return errors > 0 ? 1 : 0;

@@ -135,6 +135,12 @@ export class Output {
     if (LEVELS.indexOf(this.level) <= LEVELS.indexOf('warn')) this.line(`${this.paint.yellow('warning:')} ${message}`);
   }
 
+  /** A problem line on stderr (already formatted): errors always show, warnings as `warn` does, and are counted. */
+  problem(severity: 'error' | 'warning', code: string, text: string): void {
+    if (severity === 'warning') this.warnings.push({ code, message: text });
+    if (severity === 'error' || LEVELS.indexOf(this.level) <= LEVELS.indexOf('warn')) this.line(text);
+  }
+
   /** Data for stdout (text mode). */
   data(text: string): void {
     this.clearSpinner();
@@ -166,6 +172,9 @@ export class Output {
     }
     const where = loc.file ? `${loc.file}${loc.line ? `:${loc.line}:${loc.column ?? 1}` : ''}: ` : '';
     this.line(`${this.paint.red('error:')} ${where}${err.message}`);
+    // Source lines under a located error (a migration's SQL line and a caret), indented like apply's object lines.
+    const excerpt = (e as { excerpt?: unknown }).excerpt;
+    if (Array.isArray(excerpt)) for (const l of excerpt) this.line(`    ${String(l)}`);
     if (loc.path && !loc.file) this.line(`  at ${loc.path}`);
     if (loc.hint) this.line(`${this.paint.cyan('hint:')} ${loc.hint}`);
     if (!(e instanceof EngineError) && e instanceof Error && this.level === 'debug') this.line(`debug: ${e.stack ?? ''}`);

@@ -16,6 +16,7 @@ import { registerEvents } from './events.js';
 import { registerDeploy } from './deploy.js';
 import { registerTrack } from './track.js';
 import { registerSeed } from './seed.js';
+import { addHelpSections } from './help.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
 let exitCode = 0;
@@ -110,6 +111,9 @@ registerDeploy(program, runner);
 registerSeed(program, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);
+// The flags every command declares are the global ones (globals.ts).
+const GLOBAL_FLAGS = new Set(addGlobalOptions(new Command('globals')).options.map((o) => o.long));
+addHelpSections(program, (long) => GLOBAL_FLAGS.has(long));
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.length === 0) {

@@ -16,7 +16,8 @@ export function registerVersion(program: Command, run: CommandRunner): void {
     try {
       const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
       endpoint = (setting(env, globals.endpoint, 'ENGINE_GRAPHQL_ENDPOINT', 'endpoint') ?? 'http://localhost:8080').replace(/\/$/, '');
-      server = await fetchServerVersion(endpoint, 5_000);
+      const { tlsSettings } = await import('../project/tls.js');
+      server = await fetchServerVersion(endpoint, 5_000, tlsSettings(globals));
     } catch (e) {
       if (!(e instanceof EngineError)) throw e;
       endpoint = null;

@@ -1,11 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { identify, NOT_THIS_ENGINE_HINT, tlsConnect, type TlsOptions } from './identity.js';
 import { CliError } from '../errors.js';
 import { byteSize, ENGINE_MAX_BODY_BYTES, megabytes } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { isObject } from '../metadata/json.js';
 import {
-  asEngineError, invalidResponseError, metadataConflictError, networkError, secretMasker, serverError, statusLine,
+  asEngineError, EngineRequestError, invalidResponseError, metadataConflictError, networkError, secretMasker, serverError, statusLine,
   timeoutError, unauthorizedError, type EngineErrorBody, type Masker,
 } from './errors.js';
 
@@ -23,6 +24,7 @@ export interface EngineClientOptions {
   version: string;
   /** Delays before the retries of a read; default 500, 1000, 2000 ms (at most that many retries). */
   retryDelaysMs?: readonly number[];
+  tls?: TlsOptions;
 }
 
 export interface SuccessResult {
@@ -186,7 +188,7 @@ export class EngineClient {
     this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.mask = secretMasker(this.adminSecret);
     const ms = this.timeoutSeconds * 1000;
-    this.agent = new Agent({ connect: { timeout: ms }, headersTimeout: ms, bodyTimeout: ms });
+    this.agent = new Agent({ connect: { timeout: ms, ...tlsConnect(opts.tls) }, headersTimeout: ms, bodyTimeout: ms });
   }
 
   /** Releases the connections kept alive between requests. */
@@ -200,11 +202,13 @@ export class EngineClient {
   }
 
   /** `resource_version` is omitted when null (no header on the export, cli.md §1.5). */
+  /** With `dryRun` the engine rebuilds everything and rolls back (engine-api.md §4.8.2): a check, never a change. */
   async replaceMetadata(metadata: unknown, resourceVersion: number | null,
-    allowInconsistent: boolean): Promise<{ body: ReplaceMetadataBody; resourceVersion: number | null }> {
+    allowInconsistent: boolean, dryRun = false): Promise<{ body: ReplaceMetadataBody; resourceVersion: number | null }> {
     const args: Record<string, unknown> = { metadata };
     if (resourceVersion !== null) args['resource_version'] = resourceVersion;
     args['allow_inconsistent_metadata'] = allowInconsistent;
+    if (dryRun) args['dry_run'] = true;
     const call = this.queryCall('replace_metadata', args, false, allowInconsistent ? isReport : isSuccess);
     call.sentResourceVersion = resourceVersion;
     const r = await this.send(call);
@@ -305,8 +309,21 @@ export class EngineClient {
         continue;
       }
       if (outcome.kind === 'failure') throw outcome.error;
-      return this.interpret(call, outcome.status, outcome.text, outcome.resourceVersion);
+      try {
+        return this.interpret(call, outcome.status, outcome.text, outcome.resourceVersion);
+      } catch (e) {
+        throw await this.named(call, e);
+      }
     }
+  }
+
+  /** An invalid response from an endpoint that is not this engine says so (issue 19): the usual cause is a wrong URL. */
+  private async named(call: Call, e: unknown): Promise<unknown> {
+    if (!(e instanceof EngineRequestError) || e.code !== 'invalid-response' || call.path === '/v1/version') return e;
+    const why = await identify(this.endpoint, this.agent, this.timeoutSeconds * 1000);
+    if (why === null) return e;
+    return new EngineRequestError('invalid-response', `${e.message}; ${this.mask(this.endpoint)} is not this engine (${why})`,
+      { ...e.location, hint: NOT_THIS_ENGINE_HINT }, { operation: e.operation, status: e.status, engineError: e.engineError });
   }
 
   private async attempt(call: Call, attempt: number, attempts: number): Promise<Outcome> {

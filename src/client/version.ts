@@ -1,4 +1,5 @@
-import { request } from 'undici';
+import { Agent, request } from 'undici';
+import { notThisEngine, tlsConnect, type TlsOptions } from './identity.js';
 
 export interface ServerVersion {
   version: string | null;
@@ -18,13 +19,22 @@ const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * GET /v1/version, a read: retried on connection errors and 502/503/504 (cli.md §3.6). Never throws: a missing
  * server is an answer for `engine version`, not a failure.
  */
-export async function fetchServerVersion(endpoint: string, timeoutMs: number): Promise<ServerVersion> {
+export async function fetchServerVersion(endpoint: string, timeoutMs: number, tls?: TlsOptions): Promise<ServerVersion> {
+  const dispatcher = new Agent({ connect: tlsConnect(tls) });
+  try {
+    return await fetchWith(endpoint, timeoutMs, dispatcher);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+async function fetchWith(endpoint: string, timeoutMs: number, dispatcher: Agent): Promise<ServerVersion> {
   const url = `${endpoint}/v1/version`;
   let last: ServerVersion = { version: null, error: null };
   for (let attempt = 0; attempt <= RETRY_DELAYS.length; attempt++) {
     if (attempt > 0) await wait(RETRY_DELAYS[attempt - 1] as number);
     try {
-      const res = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const res = await request(url, { method: 'GET', dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       const text = await res.body.text();
       if (RETRY_STATUS.has(res.statusCode)) {
         last = { version: null, error: { code: 'invalid-response', message: `unexpected response from ${url}: HTTP ${res.statusCode}` } };
@@ -36,7 +46,11 @@ export async function fetchServerVersion(endpoint: string, timeoutMs: number): P
       } catch {
         body = null;
       }
-      if (res.statusCode === 200 && body && typeof body.version === 'string') return { version: body.version, error: null };
+      const other = notThisEngine(res.statusCode, res.headers, text);
+      if (res.statusCode === 200 && body && typeof body.version === 'string' && other === null) return { version: body.version, error: null };
+      if (other !== null && (res.statusCode === 200 || res.statusCode === 404)) {
+        return { version: null, error: { code: 'invalid-response', message: `${endpoint} is not this engine (${other})` } };
+      }
       const shown = text.length > 200 ? `${JSON.stringify(text.slice(0, 200))}…` : text ? JSON.stringify(text) : '(empty body)';
       return { version: null, error: { code: 'invalid-response', message: `unexpected response from ${url}: HTTP ${res.statusCode}: ${shown}` } };
     } catch (e) {

@@ -72,17 +72,21 @@ export interface PgErrorInfo {
   code: string;
   detail: string | null;
   hint: string | null;
+  /** PostgreSQL's error cursor: 1-based, in characters of the statement text as sent; null when it gave none. */
+  position: number | null;
 }
 
 export function pgErrorInfo(e: unknown): PgErrorInfo | null {
   if (typeof e !== 'object' || e === null) return null;
-  const err = e as { code?: unknown; message?: unknown; detail?: unknown; hint?: unknown };
+  const err = e as { code?: unknown; message?: unknown; detail?: unknown; hint?: unknown; position?: unknown };
   if (typeof err.code !== 'string' || !/^[0-9A-Z]{5}$/.test(err.code)) return null;
   return {
     message: String(err.message ?? ''),
     code: err.code,
     detail: typeof err.detail === 'string' ? err.detail : null,
     hint: typeof err.hint === 'string' ? err.hint : null,
+    // pg and PGlite both pass the protocol's P field on as a string.
+    position: /^[1-9][0-9]*$/.test(String(err.position ?? '')) ? Number(err.position) : null,
   };
 }
 

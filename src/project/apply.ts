@@ -8,8 +8,11 @@ import { EngineRequestError } from '../client/errors.js';
 import type { BuildResult } from './metadata-dir.js';
 import type { Position } from './problems.js';
 import { recordName, showInconsistency, type ShownInconsistency } from './inconsistency.js';
+import { catalogHint, positionOfWord, readLiveCatalog, unknownName, type LiveCatalog } from './catalog-hints.js';
+import { lineReader } from './source-lines.js';
 
 export interface ApplyOptions {
+  /** The plan only; with changes, the engine checks it with a dry-run replace_metadata (issue 19 item 1). */
   dryRun: boolean;
   allowInconsistent: boolean;
   allowEmpty: boolean;
@@ -21,6 +24,8 @@ export interface ApplyResult {
   summary: DiffSummary;
   resourceVersion: number | null;
   inconsistent: ShownInconsistency[];
+  /** The engine checked the plan (dry run with changes): the real apply would succeed. */
+  checked: boolean;
 }
 
 /** An object the engine rejected, located in the project (cli.md §5.3 step 8). */
@@ -28,7 +33,10 @@ export interface OffendingObject {
   kind: string;
   name: string;
   position?: Position;
+  /** The engine's message, with a "did you mean" from the live catalog when it names an unknown object, and its code. */
   reason: string;
+  /** The first line of the object, when `position` points at a value inside it. */
+  objectLine?: number;
 }
 
 export class ApplyRejectedError extends CliError {
@@ -56,8 +64,9 @@ export async function applyMetadata(client: EngineClient, build: BuildResult, op
   const project = build.document as JsonObject;
   const engine = await engineMetadata(client);
   const changes = diffMetadata(engine.document, project);
-  const result: ApplyResult = { applied: false, changes, summary: summarize(changes), resourceVersion: engine.resourceVersion, inconsistent: [] };
-  if (opts.dryRun || changes.length === 0) return result;
+  const result: ApplyResult = { applied: false, changes, summary: summarize(changes), resourceVersion: engine.resourceVersion, inconsistent: [], checked: false };
+  if (changes.length === 0) return result;
+  if (opts.dryRun) return { ...result, checked: true, inconsistent: await checkOnEngine(client, build, engine.resourceVersion, opts.allowInconsistent) };
   const projectCount = metadataObjects(project).length;
   const engineCount = metadataObjects(engine.document).length;
   if (projectCount === 0 && engineCount > 0 && !opts.allowEmpty) {
@@ -65,17 +74,59 @@ export async function applyMetadata(client: EngineClient, build: BuildResult, op
       hint: "pass --allow-empty if this is intended, or run 'engine metadata export' first",
     });
   }
+  const { body, resourceVersion } = await mapped(client, build, () => client.replaceMetadata(project, engine.resourceVersion, opts.allowInconsistent));
+  return { ...result, applied: true, resourceVersion, inconsistent: reported(body) };
+}
+
+const reported = (body: unknown): ShownInconsistency[] => {
+  const report = body as InconsistencyReport;
+  return Array.isArray(report.inconsistent_objects) ? report.inconsistent_objects.map(showInconsistency) : [];
+};
+
+/**
+ * The project's metadata sent as a dry-run replace_metadata: the engine rebuilds everything against the live database
+ * and rolls back. Resolves with the inconsistencies it would keep (with `allowInconsistent`); a rejection is an
+ * ApplyRejectedError located in the project's files, exactly as the real apply's would be.
+ */
+export async function checkOnEngine(client: EngineClient, build: BuildResult, resourceVersion: number | null, allowInconsistent: boolean): Promise<ShownInconsistency[]> {
+  const project = build.document as JsonObject;
+  const { body } = await mapped(client, build, () => client.replaceMetadata(project, resourceVersion, allowInconsistent, true));
+  return reported(body);
+}
+
+async function mapped<T>(client: EngineClient, build: BuildResult, request: () => Promise<T>): Promise<T> {
   try {
-    const { body, resourceVersion } = await client.replaceMetadata(project, engine.resourceVersion, opts.allowInconsistent);
-    const report = body as InconsistencyReport;
-    return {
-      ...result, applied: true, resourceVersion,
-      inconsistent: Array.isArray(report.inconsistent_objects) ? report.inconsistent_objects.map(showInconsistency) : [],
-    };
+    return await request();
   } catch (e) {
-    if (e instanceof EngineRequestError && e.code === 'server-error' && e.engineError) throw new ApplyRejectedError(e, offending(e, project, build));
-    throw e;
+    if (!(e instanceof EngineRequestError && e.code === 'server-error' && e.engineError)) throw e;
+    const objects = offending(e, build.document as JsonObject, build);
+    throw new ApplyRejectedError(e, await withCatalogHints(client, objects, build));
   }
+}
+
+/**
+ * For errors naming an unknown column, table, function or type: the position of that name inside the object, and the
+ * nearest name of the live catalog. The catalog read is a best effort: without it the errors are shown as they are.
+ */
+async function withCatalogHints(client: EngineClient, objects: OffendingObject[], build: BuildResult): Promise<OffendingObject[]> {
+  if (!objects.some((o) => unknownName(o.reason) !== undefined)) return objects;
+  let catalog: LiveCatalog;
+  try {
+    catalog = await readLiveCatalog(client);
+  } catch {
+    return objects;
+  }
+  const lines = lineReader((file) => [...build.sources.values()].find((s) => s.file === file)?.text);
+  return objects.map((o) => {
+    const word = unknownName(o.reason);
+    if (word === undefined) return o;
+    const m = / \[([a-z-]+)\]$/.exec(o.reason);
+    const message = m ? o.reason.slice(0, m.index) : o.reason;
+    const reason = `${message}${catalogHint(message, catalog, build.document as JsonObject)}${m ? m[0] : ''}`;
+    const fileLines = o.position ? lines(o.position.file) : undefined;
+    const position = o.position && fileLines ? positionOfWord(fileLines, o.position, word) : o.position;
+    return { ...o, reason, ...(position ? { position } : {}), ...(o.position ? { objectLine: o.position.line } : {}) };
+  });
 }
 
 /** The innermost §4.12 object containing an engine path, or, failing that, the objects of its `internal` records. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../errors.js';
@@ -28,11 +28,26 @@ actions:
 /** schemas/ of the package that is running (dist/project/ or src/project/ → the package root). */
 export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
+/** The project's own copy of the schemas, written by init when the project does not install engine itself. */
+export const PROJECT_SCHEMAS = 'schemas';
+
+/**
+ * Where the files of a new project at `dir` find their JSON Schemas, the same for every teammate (issue 19): the
+ * schemas of an engine installed in the project (`node_modules/engine`, here or in a parent, as npm resolves it), else
+ * a copy in the project (`schemas/`, committed with it). Never the install of whoever ran init.
+ */
+export function projectSchemasDir(dir: string): { dir: string; copy: boolean } {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    const installed = join(d, 'node_modules', 'engine', 'schemas');
+    if (existsSync(join(installed, 'tables.schema.json'))) return { dir: installed, copy: false };
+    if (dirname(d) === d) return { dir: join(resolve(dir), PROJECT_SCHEMAS), copy: true };
+  }
+}
+
 /**
  * The yaml-language-server modeline naming the JSON Schema of a project file (`rel` from the project directory), or
- * '' for a file without one. The path is relative to the file, so that it holds wherever the project is cloned, as
- * long as engine is installed at the same place relative to it (node_modules). The blank line after it makes it the
- * file's header (cli.md §4.10), which export and the commands that rewrite a file keep.
+ * '' for a file without one. The path is relative to the file, so that it holds wherever the project is cloned. The
+ * blank line after it makes it the file's header (cli.md §4.10), which export and the commands that rewrite a file keep.
  */
 export function schemaLine(dir: string, rel: string, schemasDir = SCHEMAS_DIR): string {
   const name = rel.replace(/^metadata\//, '').replace(/\.yaml$/, '');
@@ -58,16 +73,24 @@ export function initProject(opts: InitOptions): InitResult {
   ]);
   if (opts.adminSecret) files.set('.env', `ENGINE_GRAPHQL_ADMIN_SECRET=${opts.adminSecret}\n`);
   const created: string[] = [];
+  const schemas = projectSchemasDir(dir);
   try {
     mkdirSync(join(dir, 'metadata'), { recursive: true });
     mkdirSync(join(dir, 'migrations'), { recursive: true });
+    if (schemas.copy) {
+      mkdirSync(schemas.dir, { recursive: true });
+      for (const name of readdirSync(SCHEMAS_DIR).filter((n) => n.endsWith('.schema.json')).sort()) {
+        copyFileSync(join(SCHEMAS_DIR, name), join(schemas.dir, name));
+        created.push(`${PROJECT_SCHEMAS}/${name}`);
+      }
+    }
     for (const [rel, content] of files) {
-      writeFileSync(join(dir, rel), schemaLine(dir, rel) + content, rel === '.env' ? { mode: 0o600 } : {});
+      writeFileSync(join(dir, rel), schemaLine(dir, rel, schemas.dir) + content, rel === '.env' ? { mode: 0o600 } : {});
       created.push(rel);
     }
   } catch (e) {
     if (existed) {
-      for (const entry of ['config.yaml', '.gitignore', '.env', 'metadata', 'migrations']) rmSync(join(dir, entry), { recursive: true, force: true });
+      for (const entry of ['config.yaml', '.gitignore', '.env', 'metadata', 'migrations', PROJECT_SCHEMAS]) rmSync(join(dir, entry), { recursive: true, force: true });
     } else rmSync(dir, { recursive: true, force: true });
     throw e;
   }

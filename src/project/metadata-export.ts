@@ -48,7 +48,7 @@ export function renderFiles(
   existing?: string | ReadonlyMap<MetadataFileKey, string>,
   onDroppedComments?: (n: number, file: string) => void,
 ): Map<MetadataFileKey, string | undefined> {
-  const old = typeof existing === 'string' ? new Map<MetadataFileKey, string>([['actionsGraphql', existing]]) : (existing ?? new Map<MetadataFileKey, string>());
+  const old = withSchemaHeaders(typeof existing === 'string' ? new Map<MetadataFileKey, string>([['actionsGraphql', existing]]) : (existing ?? new Map<MetadataFileKey, string>()));
   const out = new Map<MetadataFileKey, string | undefined>();
   const dropped = (key: MetadataFileKey, n: number): void => {
     if (n > 0) onDroppedComments?.(n, METADATA_FILES[key][0]);
@@ -81,6 +81,22 @@ export function renderFiles(
   } else {
     out.set('actionsGraphql', undefined);
     yamlFile('actionsYaml', undefined);
+  }
+  return out;
+}
+
+const SCHEMA_HEADER = /^# yaml-language-server: \$schema=(\S*?)[^/\s]+\.schema\.json[ \t]*\r?\n/;
+
+/**
+ * A YAML file that is missing (removed by `--prune`, say) in a directory whose other files start with a schema line
+ * gets the same line, naming its own schema: the next export recreates it with the header (issue 19).
+ */
+function withSchemaHeaders(old: ReadonlyMap<MetadataFileKey, string>): ReadonlyMap<MetadataFileKey, string> {
+  const base = [...old.values()].map((t) => SCHEMA_HEADER.exec(t)?.[1]).find((b) => b !== undefined);
+  if (base === undefined) return old;
+  const out = new Map(old);
+  for (const [key, [name]] of Object.entries(METADATA_FILES) as [MetadataFileKey, (typeof METADATA_FILES)[MetadataFileKey]][]) {
+    if (!out.has(key) && name.endsWith('.yaml')) out.set(key, `# yaml-language-server: $schema=${base}${name.replace(/\.yaml$/, '')}.schema.json\n\n`);
   }
   return out;
 }

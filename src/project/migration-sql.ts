@@ -1,6 +1,7 @@
 import { scanTransactionControl, type TransactionStatement } from '../db/transaction-control.js';
 import { CliError } from '../errors.js';
 import { shownPath } from './environment.js';
+import { caretLines } from './source-lines.js';
 
 /** The parts of a migration step this module reads and rewrites. */
 interface SqlStep {
@@ -40,7 +41,7 @@ export async function unwrapTransactions<T extends SqlStep>(steps: T[]): Promise
     const opener = first.index === 0 && OPENS.has(first.kind) ? first : null;
     const closer = last !== first && last.last && last.kind === 'TRANS_STMT_COMMIT' ? last : null;
     if (!opener || !closer || found.length !== 2) {
-      throw refused(step.file, found.find((s) => s !== opener && s !== closer) ?? first);
+      throw refused(step.file, step.sql, found.find((s) => s !== opener && s !== closer) ?? first);
     }
     out.push({ ...step, sql: blank(blank(step.sql, closer), opener) });
   }
@@ -51,10 +52,11 @@ function blank(sql: string, s: TransactionStatement): string {
   return sql.slice(0, s.offset) + sql.slice(s.offset, s.end).replace(/[^\n]/g, ' ') + sql.slice(s.end);
 }
 
-function refused(file: string, s: TransactionStatement): CliError {
+function refused(file: string, sql: string, s: TransactionStatement): CliError {
   const word = WORDS[s.kind] ?? 'transaction control';
-  return new CliError('migration-invalid', `${word} is not allowed in a migration: each migration runs in its own transaction`, 1, {
+  const error = new CliError('migration-invalid', `${word} is not allowed in a migration: each migration runs in its own transaction`, 1, {
     file: shownPath(file), line: s.line, column: s.column,
     hint: 'remove it; a file wrapped in exactly one BEGIN; … COMMIT; is accepted as it is',
   });
+  return Object.assign(error, { excerpt: caretLines(sql.split('\n')[s.line - 1]?.replace(/\r$/, '') ?? '', s.column) });
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import type { BulkOperation, EngineClient } from '../client/engine-client.js';
 import { EngineRequestError } from '../client/errors.js';
+import { caretLines } from './source-lines.js';
 import { isObject } from '../metadata/json.js';
 import { shownPath } from './environment.js';
 import { projectFileSize, readProjectFile, statProjectPath, unreadable } from './project-file.js';
@@ -303,14 +304,31 @@ export function stepOperations(step: Step): BulkOperation[] {
   return ops;
 }
 
-/** The PostgreSQL message, hint and detail of a `postgres-error` (engine-api.md §4.1.1), when the engine sent them. */
-function postgresDetail(internal: unknown): { message?: string; hint?: string } {
+/** The PostgreSQL message, hint and error position of a `postgres-error` (engine-api.md §4.1.1), when the engine sent them. */
+function postgresDetail(internal: unknown): { message?: string; hint?: string; position?: number } {
   const err = isObject(internal) ? internal['error'] : undefined;
   if (!isObject(err)) return {};
-  const out: { message?: string; hint?: string } = {};
+  const out: { message?: string; hint?: string; position?: number } = {};
   if (typeof err['message'] === 'string' && err['message'] !== '') out.message = err['message'];
   if (typeof err['hint'] === 'string' && err['hint'] !== '') out.hint = err['hint'];
+  if (typeof err['position'] === 'number' && Number.isInteger(err['position']) && err['position'] > 0) out.position = err['position'];
   return out;
+}
+
+/**
+ * Line and column (1-based) of PostgreSQL's error cursor, which counts characters (code points) of the statement as
+ * sent, from 1. The tool sends a file's text as it is, except for a BEGIN/COMMIT wrapper blanked in place
+ * (migration-sql.ts), so the cursor is a position in the file. Columns are in characters too.
+ */
+export function sqlPosition(sql: string, position: number): { line: number; column: number; text: string } | null {
+  const chars = [...sql];
+  if (position > chars.length + 1) return null;
+  const before = chars.slice(0, position - 1).join('');
+  const line = before.split('\n').length;
+  const start = before.lastIndexOf('\n') + 1;
+  const column = [...before.slice(start)].length + 1;
+  const end = sql.indexOf('\n', start);
+  return { line, column, text: sql.slice(start, end === -1 ? undefined : end).replace(/\r$/, '') };
 }
 
 /** `migration-failed` for an engine rejection of a step's bulk; other failures (network, timeout…) are returned as is. */
@@ -321,9 +339,12 @@ export function stepFailure(step: Step, e: unknown, dir: string): unknown {
   // The engine's error for SQL is the generic `query execution failed`; PostgreSQL's own message follows it.
   const pg = postgresDetail(e.engineError.internal);
   const error = pg.message ? `${e.engineError.error}: ${pg.message}` : e.engineError.error;
-  return new CliError('migration-failed', `migration ${version}_${name} (${file}) failed: ${error} [${e.engineError.code}]`, 1, {
-    path: e.engineError.path, ...(pg.hint ? { hint: pg.hint } : {}),
+  const at = pg.position !== undefined && step.sql !== null ? sqlPosition(step.sql, pg.position) : null;
+  const failure = new CliError('migration-failed', `migration ${version}_${name} failed: ${error} [${e.engineError.code}]`, 1, {
+    ...(at ? { file, line: at.line, column: at.column } : { file }), path: e.engineError.path, ...(pg.hint ? { hint: pg.hint } : {}),
   });
+  // The SQL line and a caret under the cursor, printed under the error (text mode).
+  return at ? Object.assign(failure, { excerpt: caretLines(at.text, at.column) }) : failure;
 }
 
 /** Runs one step as its own bulk; throws `migration-failed` (or the transport error) on failure. */

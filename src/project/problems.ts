@@ -36,7 +36,18 @@ export class Problems {
 
   /** Ordered by file, line, column (cli.md §5.5). */
   sorted(): Problem[] {
-    return [...this.list].sort((a, b) =>
-      (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+    return sortProblems(this.list);
   }
+}
+
+export const sortProblems = (list: readonly Problem[]): Problem[] => [...list].sort((a, b) =>
+  (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+
+/**
+ * The one format of a problem, wherever it is printed (validate, apply, migrations): `<file>:<line>:<col>: <severity>:
+ * <message> [<code>]`, as compilers write it, so editors and CI annotations can jump to it.
+ */
+export function formatProblem(p: Problem): string {
+  const where = p.file ? `${p.file}:${p.line ?? 1}:${p.column ?? 1}: ` : '';
+  return `${where}${p.severity}: ${p.message} [${p.code}]`;
 }

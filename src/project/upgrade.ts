@@ -11,6 +11,7 @@ import { checkServerMetadata, renderFiles, toYaml, writeMetadataDir } from './me
 import { DATABASES_DIR, DATABASES_FILE } from './layout-v3/read.js';
 import { exportV3, noExisting } from './layout-v3/write.js';
 import { upgradeConfigText } from './upgrade-config.js';
+import { renameEnvNames, renameSessionNames, type EnvRename, type SessionRename } from './incumbent-names.js';
 import { describeMigrations, migrationsExist, planMigrations, type MigrationsPlan } from './upgrade-steps.js';
 
 /**
@@ -25,6 +26,8 @@ export interface UpgradeInput {
   configFile: string;
   migrationsDir: string;
   metadataDir: string;
+  /** The project's env file (`.env`), if any: its `HASURA_GRAPHQL_*` names are renamed too. */
+  envFile?: string | null;
   /** For the `<v>` of dates in the backup name; default now. */
   now?: Date;
   /** The config version to reach: 2 (default), or 3 straight away (the metadata written in the `databases/` layout). */
@@ -42,6 +45,10 @@ export interface UpgradePlan {
   metadataFiles: string[];
   configText: string;
   newConfigText: string;
+  /** The env file and its new text, when it names `HASURA_GRAPHQL_*` variables. */
+  env: { file: string; text: string; newText: string } | null;
+  /** `HASURA_GRAPHQL_*` → `ENGINE_GRAPHQL_*` in config.yaml and the env file (lines of the original files). */
+  envRenamed: EnvRename[];
 }
 
 export interface UpgradeWarning { code: string; message: string }
@@ -76,9 +83,14 @@ export function planUpgrade(input: UpgradeInput, warn: (w: UpgradeWarning) => vo
     warn({ code: 'metadata-source-ambiguous', message: `both ${shownPath(candidates[0] as string)} and ${shownPath(candidates[1] as string)} exist; using ${shownPath(candidates[0] as string)}` });
   }
   const configText = readFileSync(input.configFile, 'utf8');
+  const config = renameEnvNames(configText, rel(input.configFile));
+  const envText = input.envFile && existsSync(input.envFile) ? readFileSync(input.envFile, 'utf8') : null;
+  const env = envText !== null && input.envFile ? renameEnvNames(envText, rel(input.envFile)) : null;
   return {
     input, backup, report, migrations, metadataSource: candidates[0] ?? null, metadataFiles: candidates,
-    configText, newConfigText: upgradeConfigText(configText, input.to ?? 2),
+    configText, newConfigText: upgradeConfigText(config.text, input.to ?? 2),
+    env: env && env.renamed.length > 0 && input.envFile ? { file: input.envFile, text: envText as string, newText: env.text } : null,
+    envRenamed: [...config.renamed, ...(env?.renamed ?? [])],
   };
 }
 
@@ -99,6 +111,8 @@ export function describePlan(plan: UpgradePlan): string[] {
     ...(input.to === 3 ? V3_FILES.map((f) => `   create ${mdDir}/${f}`) : []),
     ...plan.metadataFiles.map((f) => `   remove ${shown(f)}`),
     `4. Update ${shown(input.configFile)}: ${configChanges(plan.configText, input.to ?? 2).join(', ')}`,
+    ...plan.envRenamed.map((r) => `   rename ${r.from} → ${r.to} (${r.file}:${r.line})`),
+    `   rename the incumbent's session variables (X-Hasura-… → X-Engine-…) in permission filters, checks and presets`,
     `5. Write the report ${shown(plan.report)}`,
   ];
 }
@@ -194,6 +208,7 @@ export interface UpgradeResult {
   leftBehind: string[];
   moved: { from: string; to: string }[];
   removed: string[];
+  renamed: { session_variables: SessionRename[]; environment: EnvRename[] };
 }
 
 export interface UpgradeHooks {
@@ -213,6 +228,7 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
   mkdirSync(backup, { recursive: true });
   try {
     copyFileSync(input.configFile, join(backup, 'config.yaml'));
+    if (plan.env) copyFileSync(plan.env.file, join(backup, basename(plan.env.file)));
     if (hadMigrations) cpSync(input.migrationsDir, migBackup, { recursive: true });
   } catch (e) {
     rmSync(backup, { recursive: true, force: true });
@@ -222,7 +238,7 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
   const metadataDirExisted = existsSync(input.metadataDir);
   const result: UpgradeResult = {
     backup, report: plan.report, converted: plan.migrations.converted, notConverted: plan.migrations.notConverted,
-    leftBehind: plan.migrations.leftBehind, moved: [], removed: [],
+    leftBehind: plan.migrations.leftBehind, moved: [], removed: [], renamed: { session_variables: [], environment: plan.envRenamed },
   };
   try {
     // 4. Migrations.
@@ -240,7 +256,9 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
       }
     }
     // 5. Metadata.
-    const doc = plan.metadataSource ? metadataFromFile(plan.metadataSource) : metadataFromEngine(await hooks.engineMetadata());
+    const source = plan.metadataSource ? metadataFromFile(plan.metadataSource) : metadataFromEngine(await hooks.engineMetadata());
+    const { doc, renamed } = renameSessionNames(source);
+    result.renamed.session_variables = renamed;
     if (input.to === 3) exportV3(input.metadataDir, doc, noExisting(), false);
     else writeMetadataDir(input.metadataDir, renderFiles(doc), false);
     for (const f of plan.metadataFiles) {
@@ -249,6 +267,7 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
     }
     // 6. Config.
     atomicWrite(input.configFile, plan.newConfigText, statSync(input.configFile).mode & 0o777);
+    if (plan.env) atomicWrite(plan.env.file, plan.env.newText, statSync(plan.env.file).mode & 0o777);
     // 7. Report.
     const report = {
       converted: result.converted,
@@ -256,6 +275,7 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
       moved: result.moved,
       removed: result.removed,
       left_behind: result.leftBehind,
+      renamed: result.renamed,
     };
     atomicWrite(plan.report, toYaml(report));
     return result;
@@ -275,6 +295,7 @@ function restore(plan: UpgradePlan, migBackup: string, hadMigrations: boolean, m
   const { input } = plan;
   const saved = readFileSync(join(plan.backup, 'config.yaml'));
   if (!readFileSync(input.configFile).equals(saved)) atomicWrite(input.configFile, saved, statSync(input.configFile).mode & 0o777);
+  if (plan.env && readFileSync(plan.env.file, 'utf8') !== plan.env.text) atomicWrite(plan.env.file, plan.env.text, statSync(plan.env.file).mode & 0o777);
   if (hadMigrations) syncTree(migBackup, input.migrationsDir);
   else rmSync(input.migrationsDir, { recursive: true, force: true });
   if (!metadataDirExisted) rmSync(input.metadataDir, { recursive: true, force: true });

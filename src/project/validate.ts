@@ -13,6 +13,7 @@ import { checkDuplicates } from './validate-objects.js';
 import { collectionNames } from './validate-others.js';
 import { Walker, type Hooks } from './validate-walk.js';
 import type { YamlSource } from './yaml-source.js';
+import { warnIncumbentSessionNames } from './incumbent-names.js';
 
 export { objectOrigins } from './validate-objects.js';
 export { cronProblems } from './validate-others.js';
@@ -40,6 +41,7 @@ export function validateMetadata(src: MetadataSources, problems: Problems): void
   };
   walk(src.version, 'version', 'version');
   walk(src.tables, 'tables', 'tables');
+  warnIncumbentSessionNames(src.tables, problems);
   walk(src.functions, 'functions', 'functions');
   walk(src.remoteSchemas, 'remote_schemas', 'remote_schemas');
   walk(src.queryCollections, 'query_collections', 'query_collections');

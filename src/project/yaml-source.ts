@@ -73,6 +73,13 @@ function slowParse(file: string, text: string, problems: Problems): YamlSource |
   const { doc, lines } = fullParse(text);
   const errs = [...doc.errors];
   if (errs.length > 0) {
+    const first = errs[0] ? lines.linePos(errs[0].pos[0]) : null;
+    const inline = first ? afterInlineEmpty(text, first.line) : null;
+    if (inline) {
+      // One mistake, not the cascade the parser reports after it (issue 19).
+      problems.error('yaml-parse-error', inline.message, { file, line: inline.line, column: inline.column });
+      return null;
+    }
     for (const e of errs) {
       const p = lines.linePos(e.pos[0]);
       problems.error('yaml-parse-error', e.message.split('\n')[0] ?? e.message, { file, line: p.line, column: p.col });
@@ -87,6 +94,31 @@ function slowParse(file: string, text: string, problems: Problems): YamlSource |
   }
   // Valid for the `yaml` package though not for js-yaml: its reading is the reference.
   return { file, text, doc, lines, value: doc.contents === null ? undefined : doc.toJS({ maxAliasCount: 1000 }) };
+}
+
+/**
+ * The common mistake behind a cascade of syntax errors: `key: []` (or `{}`) followed by lines indented under it, as when
+ * an item is added below an empty list written inline. Returns the one message for it, at the first such line.
+ */
+function afterInlineEmpty(text: string, errorLine: number): { line: number; column: number; message: string } | null {
+  const all = text.split('\n');
+  const indent = (l: string) => l.length - l.trimStart().length;
+  const content = (n: number) => n >= 1 && n <= all.length && (all[n - 1] as string).trim() !== '' && !(all[n - 1] as string).trimStart().startsWith('#');
+  // The parser may point at a comment or blank line before the offending one.
+  let n = errorLine;
+  while (n <= all.length && !content(n)) n++;
+  let prev = n - 1;
+  while (prev >= 1 && !content(prev)) prev--;
+  const line = all[n - 1];
+  const before = all[prev - 1];
+  if (line === undefined || before === undefined || prev < 1) return null;
+  const m = /^(\s*(?:-\s+)?)([^\s:#][^:#]*):\s*(\[\]|\{\})\s*(?:#.*)?$/.exec(before);
+  if (!m || indent(line) <= indent(before)) return null;
+  const [, , key, empty] = m;
+  return {
+    line: n, column: indent(line) + 1,
+    message: `"${(key as string).trim()}: ${empty as string}" on line ${prev} is already complete (an empty ${empty === '[]' ? 'list' : 'mapping'}), so the indented lines after it belong to nothing; remove the "${empty as string}" to make them its content`,
+  };
 }
 
 /** The node at a path of keys and indexes, or the deepest existing ancestor. */

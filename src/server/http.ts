@@ -10,7 +10,7 @@ import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
 import type { Env } from './outbound/index.js';
 import { ENGINE_MAX_BODY_BYTES } from '../limits.js';
-import { VERSION } from '../version.js';
+import { ENGINE_VERSION_HEADER, VERSION } from '../version.js';
 
 /** One limit for the engine and the project tool, which refuses larger requests before sending them. */
 export const MAX_BODY_BYTES = ENGINE_MAX_BODY_BYTES;
@@ -226,7 +226,8 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return health(res);
-    if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
+    // The header tells the project tool that the endpoint is this engine, not another server with a /v1/version.
+    if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }), { [ENGINE_VERSION_HEADER]: version });
     if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
     if (req.method === 'POST' && path === '/v1alpha1/pg_dump') return pgDumpEndpoint(req, res);
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {

@@ -14,7 +14,7 @@ import { boolExpTable, permRecord, resolvePermission, type ResolvedPermission } 
 import { etRecord, resolveEventTrigger } from './kinds/event-triggers.js';
 import { customTypeReasons, customTypesRecord, typeKinds, type TypeKind } from './kinds/custom-types.js';
 import { actionPermRecord, actionReason, actionRecord } from './kinds/actions.js';
-import { configurationReason } from './kinds/tables.js';
+import { configurationReason, enumShapeReason } from './kinds/tables.js';
 
 export type FieldKind = 'column' | 'relationship' | 'computed field';
 
@@ -102,7 +102,7 @@ function resolveAll(metadata: Metadata, catalog: DbCatalog): SchemaCache {
   for (const entry of ordered) {
     const db = catalog.tables.get(qnKey(entry.table));
     if (!db) continue;
-    const reason = configurationReason(entry, db);
+    const reason = configurationReason(entry, db) ?? enumShapeReason(entry, db);
     if (reason) {
       tableReasons.set(qnKey(entry.table), reason);
       continue;

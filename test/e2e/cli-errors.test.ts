@@ -239,15 +239,17 @@ describe('a rejected apply is mapped back to the project (cli.md §5.3 step 8)',
       '            _eq: X-Engine-User-Id',
     ];
     expect(text).toContain(`  select_permissions:\n${item.join('\n')}\n  event_triggers:\n`);
-    const line = lineOf(text, '    - role: user');
+    // The error points at the unknown column inside the object (issue 19 item 1), in the format of validate.
+    const line = lineOf(text, '          - nope');
     const before = await e.state();
 
     const r = await run(dir, ['metadata', 'apply']);
     expect(r.code, show(r)).toBe(1);
     expect(r.stdout).toBe('');
     const [first, ...rest] = lines(r.stderr);
-    const m = new RegExp(`^error: metadata/tables\\.yaml:${line}:(\\d+): select_permission public\\.article\\.user: (.+) \\[unexpected\\]$`).exec(first ?? '');
+    const m = new RegExp(`^metadata/tables\\.yaml:${line}:(\\d+): error: select_permission public\\.article\\.user: (.+) \\[unexpected\\]$`).exec(first ?? '');
     expect(m, show(r)).not.toBeNull();
+    expect(m?.[1]).toBe('13');
     expect(m?.[2]).toContain('column "nope" does not exist in table "article"');
     expect(rest, 'the object\'s own lines, indented 4 spaces; never the whole metadata').toEqual(item.map((l) => `    ${l}`));
     expect(await e.state()).toEqual(before);
@@ -392,9 +394,9 @@ describe('metadata validate (cli.md §4.13, §5.5)', () => {
     expect(apply.code, show(apply)).toBe(1);
     expect(apply.stdout).toBe('');
     const errs = lines(apply.stderr);
-    expect(errs).toContain('error: metadata/functions.yaml:4:3: duplicate function public.f (first defined at metadata/functions.yaml:1:3)');
-    expect(errs).toContain('error: metadata/tables.yaml:9:16: "limit" must be an integer ≥ 1');
-    expect(errs).toContain('warning: metadata/tables.yaml:10:9: unknown key "limt" in select permission for role "user" on public.article (did you mean "limit"?)');
+    expect(errs).toContain('metadata/functions.yaml:4:3: error: duplicate function public.f (first defined at metadata/functions.yaml:1:3) [duplicate-object]');
+    expect(errs).toContain('metadata/tables.yaml:9:16: error: "limit" must be an integer ≥ 1 [permission-invalid]');
+    expect(errs).toContain('metadata/tables.yaml:10:9: warning: unknown key "limt" in select permission for role "user" on public.article (did you mean "limit"?) [metadata-unknown-key]');
     expect(apply.stderr).not.toContain('cannot connect');
     const applyJson = await run(dir, ['metadata', 'apply', '--endpoint', DEAD, '-o', 'json']);
     expect(applyJson.code, show(applyJson)).toBe(1);

@@ -5,7 +5,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import {
@@ -21,12 +20,11 @@ const newProject = (name = 'proj') => initProject(e.url, name);
 
 const run = (dir: string, ...args: string[]) => cli(args, { cwd: dir });
 
-const SCHEMAS = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
 /** The first line `engine init` writes in a YAML file of project `dir`: its JSON Schema, relative to the file. */
 const schemaLine = (dir: string, rel: string): string => {
   const name = rel.replace(/^metadata\//, '').replace(/\.yaml$/, '');
-  return `# yaml-language-server: $schema=${relative(dirname(join(dir, rel)), join(SCHEMAS, `${name}.schema.json`))}\n\n`;
+  return `# yaml-language-server: $schema=${relative(dirname(join(dir, rel)), join(dir, 'schemas', `${name}.schema.json`))}\n\n`;
 };
 
 const NO_DIFF = 'No differences.\n';
@@ -218,7 +216,7 @@ describe('JSON mode on success (cli.md §3.4, §5.1–§5.9)', () => {
     expect(dry.code, show(dry)).toBe(2);
     const dryDoc = jsonDoc(dry);
     expect(dryDoc).toEqual({
-      ok: true, dry_run: true, applied: false, resource_version: version, changes: diffDoc.changes,
+      ok: true, dry_run: true, checked: true, applied: false, resource_version: version, changes: diffDoc.changes,
       summary: { added: 0, removed: 0, changed: 1 }, inconsistent_objects: [], warnings: [],
     });
 
@@ -349,7 +347,7 @@ describe('an interrupted export (cli.md §4.11)', () => {
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toBe('');
     expect(lines(r.stderr)).toEqual(['warning: restored metadata/ from an interrupted export', 'Metadata in metadata/ is already up to date.']);
-    expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'config.yaml', 'metadata', 'migrations']);
+    expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'config.yaml', 'metadata', 'migrations', 'schemas']);
     expect(statSync(join(dir, 'metadata')).isDirectory()).toBe(true);
     expect(snapshot(join(dir, 'metadata'))).toEqual(before);
   });

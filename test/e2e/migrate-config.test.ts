@@ -208,7 +208,7 @@ actions:
     // The report, and the backup holding the originals.
     const rep = parseYaml(read(dir, report)) as Record<string, unknown>;
     expect(rep).toEqual({
-      left_behind: [],
+      left_behind: [], renamed: { environment: [], session_variables: [] },
       converted: [
         { file: 'migrations/1_init/up.yaml', step: 1 }, { file: 'migrations/1_init/up.yaml', step: 2 },
         { file: 'migrations/1_init/down.yaml', step: 1, cascade: true }, { file: 'migrations/1_init/down.yaml', step: 2 },
@@ -256,7 +256,7 @@ actions:
     const j = withoutConfigWarnings(jsonDoc(r));
     const backup = backupOf(dir);
     expect(j).toEqual({
-      ok: true, backup, report: `${backup}/report.yaml`, left_behind: [],
+      ok: true, renamed: { environment: [], session_variables: [] }, backup, report: `${backup}/report.yaml`, left_behind: [],
       converted: [{ file: 'migrations/20_mixed/up.yaml', step: 1 }, { file: 'migrations/20_mixed/down.yaml', step: 1 }],
       not_converted: [], moved: [],
       removed: ['migrations/20_mixed/up.yaml', 'migrations/20_mixed/down.yaml', 'migrations/metadata.json'],

@@ -64,9 +64,33 @@ describe('migrations wrapped in BEGIN/COMMIT (issue 12 item 2)', () => {
     const r = await cli(['migrate', 'apply']);
     expect(r.code).toBe(1);
     expect(r.err).toBe(`error: migrations/2_bad/up.sql:${line}:${column}: ${word} is not allowed in a migration: each migration runs in its own transaction\n` +
+      `    ${up.split('\n')[line - 1] ?? ''}\n    ${' '.repeat(column - 1)}^\n` +
       'hint: remove it; a file wrapped in exactly one BEGIN; … COMMIT; is accepted as it is\n');
     expect(await e.state()).toEqual(before);
     const dry = await cli(['migrate', 'apply', '--dry-run']);
     expect(dry.code).toBe(1);
+  });
+});
+
+describe('a failing migration at its line and column (issue 19 item 2)', () => {
+  it.each([
+    ['plain', '-- users\nCREATE TABLE users (id int);\nINSERT INTO users VALUES (1);\nSELECT nope FROM users;\n', 4, 8],
+    // The wrapper is blanked in place and non-ASCII characters count as one: the cursor still points into the file.
+    ['wrapped, after non-ASCII text', "BEGIN;\n-- café ☕ 𝄞\nCREATE TABLE users (id int, name text DEFAULT 'Zoë');\n  SELECT 'é😀', nope FROM users;\nCOMMIT;\n", 4, 16],
+  ])('%s: PostgreSQL\'s position as file:line:col, with the SQL line and a caret; nothing applied', async (_what, up, line, column) => {
+    migration('1', 'bad', up);
+    const before = await e.state();
+    const r = await cli(['migrate', 'apply']);
+    expect(r.code).toBe(1);
+    const text = up.split('\n')[line - 1] ?? '';
+    // Then PostgreSQL's own hint, if it has one.
+    expect(r.err.split('\n').slice(0, 3)).toEqual([
+      `error: migrations/1_bad/up.sql:${line}:${column}: migration 1_bad failed: query execution failed: column "nope" does not exist [postgres-error]`,
+      `    ${text}`, `    ${' '.repeat(column - 1)}^`,
+    ]);
+    expect([...text][column - 1]).toBe('n');
+    expect(await e.state()).toEqual(before);
+    const j = await cli(['migrate', 'apply', '-o', 'json']);
+    expect(JSON.parse(j.out).error).toMatchObject({ code: 'migration-failed', file: 'migrations/1_bad/up.sql', line, column });
   });
 });

@@ -59,7 +59,7 @@ describe('engine: version and help', () => {
       hits++;
       if (req.url !== '/v1/version') res.writeHead(404).end();
       else if (hits === 1) res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"9.9.9"}');
+      else res.writeHead(200, { 'content-type': 'application/json', 'x-engine-version': '9.9.9' }).end('{"version":"9.9.9"}');
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
     cleanups.push(() => new Promise<void>((resolve) => http.close(() => resolve())));

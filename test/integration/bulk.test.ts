@@ -178,7 +178,7 @@ describe('failure rolls everything back', () => {
       path: '$.args[2].args', error: 'query execution failed', code: 'postgres-error',
       internal: {
         statement: 'create table b (id int); select * from nope', prepared: false, arguments: [],
-        error: { exec_status: 'FatalError', message: 'relation "nope" does not exist', status_code: '42P01', description: null, hint: null },
+        error: { exec_status: 'FatalError', message: 'relation "nope" does not exist', status_code: '42P01', description: null, hint: null, position: 40 },
       },
     });
   });

@@ -28,10 +28,17 @@ interface FakeServer {
 
 const servers: FakeServer[] = [];
 
-/** A node:http server on 127.0.0.1 port 0 answering with `handler` (n = 0-based request number). */
-export async function fake(handler: Handler): Promise<FakeServer> {
+/**
+ * A node:http server on 127.0.0.1 port 0 answering with `handler` (n = 0-based request number). It stands for an engine
+ * that answers oddly: unless `version` is set, it identifies as this engine on GET /v1/version (the client asks after an
+ * invalid response, issue 19) without recording the request or passing it to the handler.
+ */
+export async function fake(handler: Handler, opts: { version?: boolean } = {}): Promise<FakeServer> {
   const requests: Seen[] = [];
   const server = createServer((req, res) => {
+    if (!opts.version && req.method === 'GET' && (req.url ?? '').endsWith('/v1/version')) {
+      return void json(res, 200, { version: '0.0.0-fake' }, { 'X-Engine-Version': '0.0.0-fake' });
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

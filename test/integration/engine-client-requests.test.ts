@@ -58,7 +58,7 @@ describe('requests (cli.md §1.5)', () => {
     const s = await fake((req, res, _n, body) => {
       if (req.method === 'GET') return json(res, 200, { version: '0.9.0' });
       json(res, 200, answers[(JSON.parse(body) as { type: string }).type]);
-    });
+    }, { version: true });
     const { c } = client(s.url, { adminSecret: SECRET });
     expect(await c.clearMetadata()).toEqual({ message: 'success' });
     expect(await c.reloadMetadata()).toEqual({ message: 'success', is_consistent: true });
@@ -128,7 +128,7 @@ describe('retries (cli.md §3.6)', () => {
     expect(summary(e)).toEqual({ code: 'invalid-response', exitCode: 1, location: {},
       message: `unexpected response from ${html.url}/v1/query: HTTP 504 Gateway Timeout: "<html>gateway timeout</html>"` });
 
-    const engine = await fake((_q, res) => json(res, 503, { path: '$', error: 'database unavailable', code: 'unexpected' }));
+    const engine = await fake((_q, res) => json(res, 503, { path: '$', error: 'database unavailable', code: 'unexpected' }), { version: true });
     const e2 = await failure(client(engine.url).c.version());
     expect(engine.requests).toHaveLength(4);
     expect(summary(e2)).toEqual({ code: 'server-error', exitCode: 1, location: { path: '$' },
@@ -164,7 +164,7 @@ describe('retries (cli.md §3.6)', () => {
   });
 
   it('retries a read when the connection is reset; a refused one fails at once (issue 19)', async () => {
-    const s = await fake((req, res, n) => (n < 3 ? req.socket.destroy() : json(res, 200, { version: '1.0.0' })));
+    const s = await fake((req, res, n) => (n < 3 ? req.socket.destroy() : json(res, 200, { version: '1.0.0' })), { version: true });
     const { c, logs } = client(s.url);
     expect(await c.version()).toBe('1.0.0');
     expect(s.requests).toHaveLength(4);
@@ -194,7 +194,7 @@ describe('timeouts (cli.md §3.6)', () => {
     const s = await fake((_q, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.write('{"version":');
-    });
+    }, { version: true });
     const e = await failure(client(s.url, { timeoutSeconds: 1 }).c.version());
     expect(e.code).toBe('timeout');
     expect(s.requests).toHaveLength(1);

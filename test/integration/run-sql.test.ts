@@ -8,13 +8,13 @@ import { expectErrorKeys, relationExists, runSql } from '../helpers/assertions.j
 const e = useTestEngine();
 
 /** The §4.1.1 step 3 error body. */
-const pgError = (statement: string, message: string, statusCode: string, description: string | null = null, hint: string | null = null) => ({
+const pgError = (statement: string, message: string, statusCode: string, description: string | null = null, hint: string | null = null, position?: number) => ({
   path: '$.args',
   error: 'query execution failed',
   code: 'postgres-error',
   internal: {
     statement, prepared: false, arguments: [],
-    error: { exec_status: 'FatalError', message, status_code: statusCode, description, hint },
+    error: { exec_status: 'FatalError', message, status_code: statusCode, description, hint, ...(position ? { position } : {}) },
   },
 });
 
@@ -99,7 +99,7 @@ describe('run_sql errors (§4.1.1 step 3)', () => {
     await expectErrorKeys(e, runSql(dup), 400,
       pgError(dup, 'duplicate key value violates unique constraint "t_pkey"', '23505', 'Key (id)=(1) already exists.'));
     await expectErrorKeys(e, runSql('select no_such_fn(1)'), 400, pgError('select no_such_fn(1)', 'function no_such_fn(integer) does not exist', '42883', null,
-      'No function matches the given name and argument types. You might need to add explicit type casts.'));
+      'No function matches the given name and argument types. You might need to add explicit type casts.', 8));
   });
 
   it('rolls back the earlier statements of the same run_sql when one fails', async () => {

@@ -140,7 +140,7 @@ describe('§1.4 error envelope', () => {
       path: '$.args', error: 'query execution failed', code: 'postgres-error',
       internal: {
         statement: sql, prepared: false, arguments: [],
-        error: { exec_status: 'FatalError', message: 'relation "nope" does not exist', status_code: '42P01', description: null, hint: null },
+        error: { exec_status: 'FatalError', message: 'relation "nope" does not exist', status_code: '42P01', description: null, hint: null, position: sql.indexOf('nope') + 1 },
       },
     });
     expect(r.text.startsWith('{"path":"$.args","error":"query execution failed","code":"postgres-error","internal":{')).toBe(true);

@@ -15,7 +15,7 @@
  * - config.yaml values as the validator reads them: by their source text (`version: 2.0` is not `2`), and `${VAR}`
  *   references only once interpolated.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,12 +172,25 @@ describe('engine init (editor support)', () => {
       const path = (m as RegExpExecArray)[1] as string;
       const name = rel.replace(/^metadata\//, '').replace(/\.yaml$/, '');
       expect(path, 'a relative path').not.toMatch(/^\//);
-      expect(resolve(dirname(join(dir, rel)), path)).toBe(join(SCHEMAS_DIR, `${name}.schema.json`));
+      // A copy in the project (this test's project does not install engine): the same path for every teammate.
+      expect(resolve(dirname(join(dir, rel)), path)).toBe(join(dir, 'schemas', `${name}.schema.json`));
+      expect(readFileSync(join(dir, 'schemas', `${name}.schema.json`), 'utf8')).toBe(readFileSync(join(SCHEMAS_DIR, `${name}.schema.json`), 'utf8'));
       expect(existsSync(resolve(dirname(join(dir, rel)), path)), rel).toBe(true);
       expect(schemaErrors(name as SchemaName, text), rel).toEqual([]);
     }
     expect(readFileSync(join(dir, 'metadata/actions.graphql'), 'utf8')).toBe('');
     expect(buildMetadata(join(dir, 'metadata')).problems.list).toEqual([]);
+  });
+
+  it('points into node_modules/engine/schemas of a project (or its parent) that installs engine, and copies nothing', () => {
+    temp = mkdtempSync(join(tmpdir(), 'engine-schema-'));
+    const installed = join(temp, 'node_modules/engine/schemas');
+    mkdirSync(installed, { recursive: true });
+    writeFileSync(join(installed, 'tables.schema.json'), '{}');
+    const r = initProject({ dir: join(temp, 'proj'), endpoint: 'http://localhost:8080' });
+    expect(existsSync(join(r.directory, 'schemas'))).toBe(false);
+    expect(readFileSync(join(r.directory, 'metadata/tables.yaml'), 'utf8'))
+      .toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/node_modules\/engine\/schemas\/tables\.schema\.json\n/);
   });
 
   it('reads ../node_modules/engine/schemas/<file> in a project that installs engine', () => {

@@ -34,7 +34,7 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
   const del = admin ? ((rt.db.updatable & 16) !== 0 ? {} : undefined) : role.permission(rt, 'delete');
   if (!ins && !upd && !del) return {};
   const out: GraphQLFieldConfigMap<unknown, unknown> = {};
-  const scalar = (c: DbColumn) => tt.scalars.column(c.typeName);
+  const scalar = (c: DbColumn) => tt.columnType(rt, c);
   const inputType = (suffix: string, cols: DbColumn[]) => new GraphQLInputObjectType({
     name: `${name}_${suffix}`,
     fields: () => {

@@ -5,6 +5,9 @@ import {
 } from 'graphql';
 import { NUMERIC, TEXT_LIKE } from '../bool-exp/operators.js';
 import type { DbColumn } from '../db-catalog.js';
+import { qnKey } from '../../metadata/names.js';
+import type { ResolvedTable } from '../schema-cache.js';
+import type { EnumTypes } from './enum-values.js';
 import type { AggOp, RowSource } from './field-info.js';
 import { ext as info, NO_EXTENSIONS } from './extensions.js';
 import { gqlName } from './names.js';
@@ -47,7 +50,24 @@ export class TableTypes {
   private readonly lists = new Map<string, GraphQLOutputType>();
   private readonly args = new Map<string, GraphQLFieldConfigArgumentMap>();
 
-  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry) {}
+  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map()) {}
+
+  /** The enum of the enum table a column references by a one-column foreign key, or null (issue 12). */
+  enumOf(rt: ResolvedTable, c: DbColumn): GraphQLEnumType | null {
+    if (this.enumTables.size === 0) return null;
+    for (const fk of rt.db.fks) {
+      if (fk.columns.length !== 1 || fk.columns[0] !== c.name) continue;
+      const target = this.role.cache.catalog.tablesByOid.get(fk.refOid);
+      const e = target && this.enumTables.get(qnKey(target));
+      if (e) return e;
+    }
+    return null;
+  }
+
+  /** A column's input and output type: its enum, else its scalar. */
+  columnType(rt: ResolvedTable, c: DbColumn): GraphQLScalarType | GraphQLEnumType {
+    return this.enumOf(rt, c) ?? this.scalars.column(c.typeName);
+  }
 
   objectType(v: TableView): GraphQLObjectType {
     const known = this.objects.get(v.name);
@@ -74,7 +94,7 @@ export class TableTypes {
   private objectFields(v: TableView): GraphQLFieldConfigMap<unknown, unknown> {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const c of v.columns) {
-      const s = this.scalars.column(c.typeName);
+      const s = this.columnType(v.rt, c);
       f[c.name] = { type: c.notNull && v.rt.db.kind !== 'v' ? nn(s) : s, description: c.comment ?? undefined, extensions: info({ kind: 'column', column: c }) };
     }
     for (const r of v.objRels) {
@@ -163,7 +183,10 @@ export class TableTypes {
         name,
         fields: () => {
           const f: GraphQLInputFieldConfigMap = { _and: { type: list(nn(self)), extensions: NO_EXTENSIONS }, _not: { type: self, extensions: NO_EXTENSIONS }, _or: { type: list(nn(self)), extensions: NO_EXTENSIONS } };
-          for (const c of v.columns) f[c.name] = { type: this.comparisonExp(c.typeName), extensions: NO_EXTENSIONS };
+          for (const c of v.columns) {
+            const e = this.enumOf(v.rt, c);
+            f[c.name] = { type: e ? this.enumComparisonExp(e) : this.comparisonExp(c.typeName), extensions: NO_EXTENSIONS };
+          }
           for (const r of [...v.objRels, ...v.arrRels].sort((a, b) => (a.name < b.name ? -1 : 1))) {
             f[r.name] = { type: this.boolExp(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
           }
@@ -171,6 +194,19 @@ export class TableTypes {
         },
       });
       t = self;
+      this.inputs.set(name, t);
+    }
+    return t;
+  }
+
+  /** `<E>_comparison_exp` of an enum table's enum: equality and membership only. */
+  enumComparisonExp(e: GraphQLEnumType): GraphQLInputObjectType {
+    const name = `${e.name}_comparison_exp`;
+    let t = this.inputs.get(name);
+    if (!t) {
+      const f: GraphQLInputFieldConfigMap = { _eq: { type: e, extensions: NO_EXTENSIONS }, _neq: { type: e, extensions: NO_EXTENSIONS },
+        _in: { type: list(nn(e)), extensions: NO_EXTENSIONS }, _nin: { type: list(nn(e)), extensions: NO_EXTENSIONS }, _is_null: { type: GraphQLBoolean, extensions: NO_EXTENSIONS } };
+      t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: f });
       this.inputs.set(name, t);
     }
     return t;

@@ -12,6 +12,7 @@ import type { SchemaCache } from '../schema-cache.js';
 import { info, type RowSource } from './field-info.js';
 import { gqlName, isGraphqlName } from './names.js';
 import { rootFieldNames, tableNames } from './table-names.js';
+import type { EnumTypes } from './enum-values.js';
 import { ActionTypes } from './schema-actions.js';
 import { mutationFields } from './schema-mutations.js';
 import { TableTypes } from './schema-tables.js';
@@ -99,9 +100,9 @@ function sorted(m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigM
 }
 
 /** Builds the schema of one role. */
-export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false): GraphQLSchema {
+export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false, enums: EnumTypes = new Map()): GraphQLSchema {
   const view = new RoleView(cache, role, backendOnly);
-  const tt = new TableTypes(view, new ScalarRegistry());
+  const tt = new TableTypes(view, new ScalarRegistry(), enums);
   const query = fieldMap();
   const mutation = fieldMap();
   const table: RowSource = { kind: 'table' };
@@ -169,7 +170,8 @@ export class SchemaStore {
   private roles = new Set<string>();
   private readonly schemas = new Map<string, GraphQLSchema>();
 
-  get(cache: SchemaCache, role: string, backendOnly = false): GraphQLSchema {
+  /** `enums`: the enum tables' types of this schema cache (enum-values.ts). */
+  get(cache: SchemaCache, role: string, backendOnly = false, enums: EnumTypes = new Map()): GraphQLSchema {
     if (cache !== this.cache) {
       this.cache = cache;
       this.claims = cachedClaims(cache);
@@ -180,7 +182,7 @@ export class SchemaStore {
     const key = `${this.roles.has(role) ? role : '\u0000'}${backendOnly ? '\u0001' : ''}`;
     let s = this.schemas.get(key);
     if (!s) {
-      s = buildRoleSchema(cache, role, this.claims ?? undefined, backendOnly);
+      s = buildRoleSchema(cache, role, this.claims ?? undefined, backendOnly, enums);
       this.schemas.set(key, s);
     }
     return s;

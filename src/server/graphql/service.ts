@@ -17,6 +17,7 @@ import { planOperation, type RootPlan } from './plan.js';
 import { PlanCache, type CachedOperation } from './plan-cache.js';
 import { parseRequest } from './request.js';
 import { SchemaStore } from './schema.js';
+import { enumTypes } from './enum-values.js';
 import { SelectionContext } from './selection.js';
 import { checkVariables, validateDocument } from './validate.js';
 import { RoleView } from './visibility.js';
@@ -69,7 +70,7 @@ export class GraphqlService {
   /** The role's schema at the current resource_version (introspection tooling and tests use it too). */
   async schemaFor(role: string): Promise<GraphQLSchema> {
     const { cache } = await this.source.freshCache();
-    return this.schemas.get(cache, role);
+    return this.schemas.get(cache, role, false, await enumTypes(cache, this.source.db));
   }
 
   private async run(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
@@ -77,7 +78,7 @@ export class GraphqlService {
     const req = parseRequest(input.text);
     const { cache } = await this.source.freshCache();
     const backendOnly = caller.backendOnly === true;
-    const schema = this.schemas.get(cache, caller.role, backendOnly);
+    const schema = this.schemas.get(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
     // Plans are cached per schema: a backend caller's role key differs from the role's.
     const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
     let entry = this.plans.get(cache, planRole, req.query, req.operationName);

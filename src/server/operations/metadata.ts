@@ -7,6 +7,8 @@ import type { Metadata, PermKind, QualifiedName, TableEntry } from '../../metada
 import { emptyCustomTypes } from '../../metadata/kinds/actions.js';
 import { recordJson, type InconsistentObject } from '../inconsistency.js';
 import { resolve } from '../schema-cache.js';
+import { syncTriggers } from '../triggers.js';
+import type { OpContext } from '../context.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 
 /** Operations whose args are `{}`: any object is fine (unknown keys are ignored), anything else is not. */
@@ -19,6 +21,7 @@ interface ReplaceArgs {
   document: ParsedDocument;
   resourceVersion?: number;
   allowInconsistent: boolean;
+  dryRun: boolean;
 }
 
 const inconsistencyBody = (list: InconsistentObject[]): Json => ({
@@ -30,15 +33,17 @@ const replaceMetadata: Operation<ReplaceArgs> = {
   write: true,
   parse(args, path) {
     const o = obj(args, path);
-    if (!('metadata' in o)) return { document: parseDocumentEntries(o, path), allowInconsistent: false };
+    if (!('metadata' in o)) return { document: parseDocumentEntries(o, path), allowInconsistent: false, dryRun: false };
     const mdPath = at(path, 'metadata');
     const rv = opt(o, 'resource_version');
     const allow = opt(o, 'allow_inconsistent_metadata');
+    const dry = opt(o, 'dry_run');
     const document = parseDocumentEntries(req(o, 'metadata', path), mdPath);
     return {
       document,
       ...(rv === undefined ? {} : { resourceVersion: int(rv, at(path, 'resource_version'), 0) }),
       allowInconsistent: allow === undefined ? false : bool(allow, at(path, 'allow_inconsistent_metadata')),
+      dryRun: dry === undefined ? false : bool(dry, at(path, 'dry_run')),
     };
   },
   async run(ctx, args) {
@@ -48,12 +53,37 @@ const replaceMetadata: Operation<ReplaceArgs> = {
       });
     }
     checkDocumentDuplicates(args.document);
-    await ctx.refreshAll();
-    ctx.fullTriggerSync = true;
-    const after = ctx.apply(toMetadata(args.document), args.allowInconsistent ? 'lenient' : 'strict');
-    return args.allowInconsistent ? inconsistencyBody(after.inconsistent) : SUCCESS;
+    return args.dryRun ? dryRun(ctx, args) : replace(ctx, args);
   },
 };
+
+async function replace(ctx: OpContext, args: ReplaceArgs): Promise<Json> {
+  await ctx.refreshAll();
+  ctx.fullTriggerSync = true;
+  const after = ctx.apply(toMetadata(args.document), args.allowInconsistent ? 'lenient' : 'strict');
+  return args.allowInconsistent ? inconsistencyBody(after.inconsistent) : SUCCESS;
+}
+
+/**
+ * The whole replace (rebuild and database triggers) inside a savepoint that is always rolled back, and the context
+ * restored: the request then stores nothing, so resource_version stays. Inside a bulk the later steps see the
+ * metadata as it was, as if this step had not run.
+ */
+async function dryRun(ctx: OpContext, args: ReplaceArgs): Promise<Json> {
+  const saved = { cache: ctx.cache, changed: ctx.changed, refreshed: ctx.refreshed, full: ctx.fullTriggerSync };
+  await ctx.tx.query('SAVEPOINT engine_dry_run');
+  try {
+    const body = await replace(ctx, args);
+    await syncTriggers(ctx.tx, saved.cache, ctx.cache, true);
+    return isObject(body) ? { ...body, dry_run: true } : body;
+  } finally {
+    await ctx.tx.query('ROLLBACK TO SAVEPOINT engine_dry_run');
+    ctx.cache = saved.cache;
+    ctx.changed = saved.changed;
+    ctx.refreshed = saved.refreshed;
+    ctx.fullTriggerSync = saved.full;
+  }
+}
 
 const clearMetadata: Operation<null> = {
   write: true,

@@ -41,7 +41,11 @@ function postgresError(sql: string, e: unknown): never {
   if (!info) throw e;
   throw badRequest('postgres-error', '$.args', 'query execution failed', {
     statement: sql, prepared: false, arguments: [],
-    error: { exec_status: 'FatalError', message: info.message, status_code: info.code, description: info.detail, hint: info.hint },
+    error: {
+      exec_status: 'FatalError', message: info.message, status_code: info.code, description: info.detail, hint: info.hint,
+      // Where in `statement` it failed (project tooling shows migrations' errors at their line and column).
+      ...(info.position === null ? {} : { position: info.position }),
+    },
   });
 }
 
