@@ -24,13 +24,14 @@ export const METADATA_FILES = {
   queryCollections: ['query_collections.yaml', '[]\n'],
   cronTriggers: ['cron_triggers.yaml', '[]\n'],
   inheritedRoles: ['inherited_roles.yaml', '[]\n'],
+  restEndpoints: ['rest_endpoints.yaml', '[]\n'],
 } as const;
 
 /**
  * Files written only when they hold something or already exist: `init` and `export` do not add them to every project
  * (inherited roles are rare, and the incumbent's projects may have the file or not).
  */
-export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles']);
+export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles', 'restEndpoints']);
 
 export type MetadataFileKey = keyof typeof METADATA_FILES;
 
@@ -116,6 +117,7 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
   const src: MetadataSources = {
     version: yaml('version'), tables: yaml('tables'), functions: yaml('functions'), allowList: yaml('allowList'),
     remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'), inheritedRoles: yaml('inheritedRoles'),
+    restEndpoints: yaml('restEndpoints'),
   };
   const actionsYaml = yaml('actionsYaml');
   validateMetadata(src, problems);
@@ -143,6 +145,7 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
     actions: merged.actions,
     custom_types: merged.custom_types ?? {},
     cron_triggers: (src.cronTriggers?.value ?? []) as JsonObject[],
+    rest_endpoints: (src.restEndpoints?.value ?? []) as JsonObject[],
     inherited_roles: (src.inheritedRoles?.value ?? []) as JsonObject[],
   };
   try {
@@ -158,6 +161,7 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
 const FILE_OF_KEY: Record<string, keyof MetadataSources> = {
   tables: 'tables', functions: 'functions', remote_schemas: 'remoteSchemas', query_collections: 'queryCollections',
   allowlist: 'allowList', cron_triggers: 'cronTriggers', inherited_roles: 'inheritedRoles',
+  rest_endpoints: 'restEndpoints',
 };
 
 /** Maps an engine-style path (`$.tables[3].select_permissions[0]…`) to a file position. */

@@ -36,6 +36,8 @@ export class OpContext {
   fullTriggerSync = false;
   /** resource_version at the start of the request (replace_metadata's optimistic lock compares with it). */
   startVersion = 0;
+  /** The engine's clock (issue 20: schedule times are judged by it). */
+  now: () => Date = () => new Date();
   readonly tx: Queryable;
   readonly logger: Logger;
   readonly sessionVariables: Record<string, string>;

@@ -9,7 +9,9 @@ import { silentLogger, type Logger } from '../logger.js';
 import { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
+import type { Clock } from './clock.js';
 import { EventProcessor } from './workers/event-processor.js';
+import { ScheduledQueue } from './workers/scheduled-queue.js';
 
 /** How stale another instance's metadata change may be when the processor picks a trigger's definition. */
 const TRIGGERS_MAX_AGE_MS = 100;
@@ -31,6 +33,8 @@ export interface ServeOptions {
   logger?: Logger;
   /** Looks up the variables of webhook and action handler templates and headers at each call; default: the process environment. */
   variable?: (name: string) => string | undefined;
+  /** The time scheduled events are judged by; default the system clock (tests move their own). */
+  clock?: Clock;
 }
 
 export interface RunningServer {
@@ -83,12 +87,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const { db, release, dataDir } = await openDatabase(opts, logger);
   let server: Server | undefined;
   let processor: EventProcessor | undefined;
+  let scheduler: { stop(): Promise<void> } | undefined;
   try {
-    const engine = await Engine.start(db, logger);
+    const engine = await Engine.start(db, logger, opts.clock);
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
+    scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env });
     server = createHttpServer(engine, { auth, logger, env });
     let address;
     try {
@@ -102,6 +108,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const running = server;
     const events = processor;
+    const scheduled = scheduler;
     return {
       url: `http://${host}:${address.port}`,
       engine,
@@ -109,7 +116,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       dataDir,
       async close() {
         // Deliveries finish (≤ 10 s) while requests drain; both before the database closes (cli.md §5.17).
-        await Promise.all([closeServer(running), events.stop()]);
+        await Promise.all([closeServer(running), events.stop(), scheduled.stop()]);
         await db.close();
         release();
       },
@@ -117,6 +124,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   } catch (e) {
     if (server?.listening) await closeServer(server);
     await processor?.stop().catch(() => {});
+    await scheduler?.stop().catch(() => {});
     await db.close().catch(() => {});
     release();
     throw e;

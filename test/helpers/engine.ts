@@ -114,7 +114,8 @@ DO $$ DECLARE f text; BEGIN
     EXECUTE format('DROP FUNCTION engine_catalog.%I()', f);
   END LOOP;
 END $$;
-TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_catalog.action_log, engine_catalog.schema_migrations;
+TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_catalog.action_log, engine_catalog.schema_migrations,
+  engine_catalog.scheduled_events, engine_catalog.scheduled_event_invocation_logs, engine_catalog.cron_trigger_state;
 UPDATE engine_catalog.metadata SET metadata = '{"version":2,"tables":[]}', resource_version = 1;
 `;
 

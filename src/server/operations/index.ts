@@ -11,6 +11,7 @@ import { actionOperations } from './actions.js';
 import { eventTriggerOperations } from './event-triggers.js';
 import { inheritedRoleOperations } from './inherited-roles.js';
 import { eventLogOperations } from './event-logs.js';
+import { cronTriggerOperations } from './cron-triggers.js';
 import { op, type Operation } from './operation.js';
 
 export interface Envelope {
@@ -66,6 +67,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...eventTriggerOperations,
     ...inheritedRoleOperations,
     ...eventLogOperations,
+    ...cronTriggerOperations,
     ...metadataOperations,
     bulk: op(bulk),
   }),
