@@ -7,6 +7,7 @@ import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
+import { matchRest, REST_PREFIX, restRequest } from './rest.js';
 import type { Env } from './outbound/index.js';
 import { ENGINE_MAX_BODY_BYTES } from '../limits.js';
 import { VERSION } from '../version.js';
@@ -50,6 +51,8 @@ export interface HttpOptions {
   graphql?: GraphqlService;
   /** Variables of action handler templates and headers, read at each call; default: the process environment. */
   env?: Env;
+  /** Non-admin GraphQL requests must send allow-listed documents (issue 20). */
+  enableAllowlist?: boolean;
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
@@ -208,7 +211,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env);
+  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false);
   const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   const server = createServer(
     { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
@@ -227,6 +230,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     if (req.method === 'GET' && path === '/healthz') return health(res);
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
     if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
+    if (path?.startsWith(REST_PREFIX)) return restEndpoint(req, res, path.slice(REST_PREFIX.length));
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
       return sendError(req, res, notFound(), false);
     }
@@ -265,6 +269,24 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       opts.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) send(res, 500, INTERNAL_ERROR_BODY);
       else res.destroy();
+    }
+  }
+
+  /** Issue 20: a stored query run like a `/v1/graphql` request, authenticated and permitted the same way. */
+  async function restEndpoint(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers, null);
+      isAdmin = caller.role === 'admin';
+      const method = req.method ?? 'GET';
+      const match = matchRest((await engine.freshCache()).cache.metadata, path, method);
+      const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, t.bodyIdle);
+      const text = restRequest(match, new URL(req.url ?? '/', 'http://x').searchParams, body);
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true };
+      send(res, 200, await graphql.handle({ text }, caller, http), http.setCookies.length > 0 ? { 'Set-Cookie': http.setCookies } : {});
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, res, e, isAdmin);
     }
   }
 

@@ -35,6 +35,8 @@ export interface ServeOptions {
   variable?: (name: string) => string | undefined;
   /** The time scheduled events are judged by; default the system clock (tests move their own). */
   clock?: Clock;
+  /** `--enable-allowlist`: non-admin GraphQL requests must send allow-listed documents. */
+  enableAllowlist?: boolean;
 }
 
 export interface RunningServer {
@@ -95,7 +97,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
     scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env });
-    server = createHttpServer(engine, { auth, logger, env });
+    server = createHttpServer(engine, { auth, logger, env, enableAllowlist: opts.enableAllowlist });
     let address;
     try {
       address = await listen(server, opts.port, opts.host);

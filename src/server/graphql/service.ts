@@ -8,6 +8,7 @@ import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
 import { checkActionCombination } from './action-output.js';
+import { checkAllowlist } from './allowlist.js';
 import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, executeQuery } from './execute.js';
@@ -37,6 +38,8 @@ export interface GraphqlHttpContext {
   rawHeaders: string[];
   /** Filled with the `Set-Cookie` values of synchronous action handlers' answers (§1.4). */
   setCookies: string[];
+  /** A stored query (a REST endpoint's): the allow list does not apply to it. */
+  stored?: boolean;
 }
 
 /** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
@@ -47,7 +50,8 @@ export class GraphqlService {
   readonly stats = { prepared: 0, compiled: 0 };
 
   /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
-  constructor(private readonly source: SchemaSource, private readonly env: Env = process.env) {}
+  /** `allowlist`: non-admin requests must send an allow-listed document (issue 20). */
+  constructor(private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false) {}
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string> {
     try {
@@ -69,6 +73,7 @@ export class GraphqlService {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     const { cache } = await this.source.freshCache();
+    if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const schema = this.schemas.get(cache, caller.role);
     let entry = this.plans.get(cache, caller.role, req.query, req.operationName);
     if (!entry) {

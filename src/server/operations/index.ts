@@ -12,6 +12,8 @@ import { eventTriggerOperations } from './event-triggers.js';
 import { inheritedRoleOperations } from './inherited-roles.js';
 import { eventLogOperations } from './event-logs.js';
 import { cronTriggerOperations } from './cron-triggers.js';
+import { queryCollectionOperations } from './query-collections.js';
+import { restEndpointOperations } from './rest-endpoints.js';
 import { op, type Operation } from './operation.js';
 
 export interface Envelope {
@@ -68,6 +70,8 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...inheritedRoleOperations,
     ...eventLogOperations,
     ...cronTriggerOperations,
+    ...queryCollectionOperations,
+    ...restEndpointOperations,
     ...metadataOperations,
     bulk: op(bulk),
   }),
