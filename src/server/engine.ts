@@ -10,7 +10,8 @@ import { OpContext } from './context.js';
 import { retireCronTriggers } from './workers/scheduled-store.js';
 import { introspect } from './db-catalog.js';
 import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored, writeTableEntry } from './catalog.js';
-import { resolve, type SchemaCache } from './schema-cache.js';
+import type { SchemaCache } from './schema-cache.js';
+import { resolve } from './resolve.js';
 import { archiveOrphanEvents, installedTriggers, syncTriggers } from './triggers.js';
 import { accessDenied, needsLock, OPERATIONS, parseEnvelope, requireArgs } from './operations/index.js';
 

@@ -279,7 +279,8 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       const caller = await auth.resolveCaller(req.headers, null);
       isAdmin = caller.role === 'admin';
       const method = req.method ?? 'GET';
-      const match = matchRest((await engine.freshCache()).cache.metadata, path, method);
+      const { cache } = await engine.freshCache();
+      const match = matchRest(cache.metadata, path, method, cache.inconsistentIds);
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, t.bodyIdle);
       const text = restRequest(match, new URL(req.url ?? '/', 'http://x').searchParams, body);
       const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true };

@@ -19,7 +19,7 @@ export interface RestMatch {
 const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource does not exist');
 
 /** The endpoint serving `path` (after the prefix) for `method`; 404 when none, 405 when only other methods. */
-export function matchRest(md: Metadata, path: string, method: string): RestMatch {
+export function matchRest(md: Metadata, path: string, method: string, inconsistent: ReadonlySet<string> = new Set()): RestMatch {
   const segments = path.split('/').map((s) => {
     try {
       return decodeURIComponent(s);
@@ -29,6 +29,8 @@ export function matchRest(md: Metadata, path: string, method: string): RestMatch
   });
   let otherMethod = false;
   for (const endpoint of md.rest_endpoints.values()) {
+    // An inconsistent endpoint is not served, like any inconsistent object.
+    if (inconsistent.has(`rest_endpoint::${endpoint.name}`)) continue;
     const pattern = endpoint.url.split('/');
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};

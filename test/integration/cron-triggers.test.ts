@@ -140,6 +140,20 @@ describe('cron triggers', () => {
   });
 });
 
+describe('crash safety', () => {
+  it('an event locked by an instance that died (no advisory lock) is delivered at once by another', async () => {
+    const clock = new TestClock();
+    const h = await hook();
+    const [row] = await e.db.query<{ id: string }>(`INSERT INTO engine_catalog.scheduled_events (scheduled_time, definition, locked, locked_by)
+      VALUES ($1::timestamptz, $2::jsonb, now(), 12345) RETURNING id::text AS id`, [new Date(clock.t - 5_000).toISOString(), JSON.stringify({ webhook: h.url, payload: { p: 1 } })]);
+    await scheduler(e.db, e.engine, clock);
+    const r = await eventually(() => h.received[0], 10_000, 'delivery');
+    expect(r.body).toMatchObject({ id: row?.id, name: null, payload: { p: 1 } });
+    await eventually(async () => (await rows(e.db))[0]?.status === 'delivered', 10_000, 'recorded');
+    expect(h.received).toHaveLength(1);
+  });
+});
+
 describe('cron trigger operations', () => {
   it('create, replace, get and delete; export carries the trigger; errors change nothing', async () => {
     await e.ok(cron('a', 'http://127.0.0.1:1/x'));

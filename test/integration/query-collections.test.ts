@@ -93,7 +93,7 @@ describe('REST endpoints', () => {
     // A variable that does not coerce is reported as on /v1/graphql.
     const bad = await rest('articles/abc');
     expect(bad.status).toBe(200);
-    expect(bad.body.errors[0].extensions.code).toBe('validation-failed');
+    expect((bad.body as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('validation-failed');
     expect(await rest('articles', { method: 'POST' })).toEqual({ status: 405, body: { code: 'method-not-allowed', path: '$', error: 'method POST is not allowed for this endpoint' } });
     expect(await rest('nothing/here')).toEqual({ status: 404, body: { code: 'not-found', path: '$', error: 'resource does not exist' } });
     expect((await post(`${e.url}/api/rest/articles/2`, '[1]')).body).toEqual({ code: 'parse-failed', path: '$', error: 'the request body must be a JSON object of variables' });
@@ -124,5 +124,27 @@ describe('REST endpoints', () => {
     expect(exported.rest_endpoints).toEqual([{ name: 'article', url: 'articles/:id', methods: ['GET'], definition: { query: { collection_name: 'public', query_name: 'by_id' } } }]);
     await e.ok({ type: 'replace_metadata', args: exported });
     expect(await e.ok({ type: 'export_metadata', args: {} })).toEqual(exported);
+  });
+
+  it('an endpoint whose query no longer validates is inconsistent like any other object, and not served', async () => {
+    await setup();
+    await e.ok(endpoint('article', 'articles/:id', ['GET'], 'by_id'));
+    const record = {
+      definition: { name: 'article', url: 'articles/:id', methods: ['GET'], definition: { query: { collection_name: 'public', query_name: 'by_id' } } },
+      reason: 'in rest endpoint "article": query "by_id" of collection "public" is not valid: Cannot query field "article" on type "query_root".',
+      type: 'rest_endpoint',
+    };
+    const before = await e.state();
+    const r = await e.query({ type: 'untrack_table', args: { table: 'article', cascade: true } });
+    expect([r.status, r.body]).toEqual([400, { code: 'unexpected', path: '$.args', error: 'cannot continue due to new inconsistent metadata', internal: [record] }]);
+    expect(await e.state()).toEqual(before);
+    const doc = await e.ok({ type: 'export_metadata', args: {} });
+    const without = { ...doc, tables: doc.tables.filter((t: { table: { name: string } }) => t.table.name !== 'article') };
+    const lenient = await e.ok({ type: 'replace_metadata', args: { metadata: without, allow_inconsistent_metadata: true } });
+    expect(lenient.is_consistent).toBe(false);
+    expect(lenient.inconsistent_objects).toContainEqual(record);
+    expect(await rest('articles/1')).toEqual({ status: 404, body: { code: 'not-found', path: '$', error: 'resource does not exist' } });
+    await e.ok({ type: 'drop_inconsistent_metadata', args: {} });
+    expect((await e.ok({ type: 'export_metadata', args: {} })).rest_endpoints).toBeUndefined();
   });
 });
