@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.engine/**', 'scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.engine/**', '.quickstart/**', 'scratch/**', 'bench/.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -12,6 +12,8 @@ import * as graphqlBench from './graphql.mjs';
 import * as memory from './memory.mjs';
 import * as serveStartup from './serve-startup.mjs';
 import * as actions from './actions.mjs';
+import * as mutations from './mutations.mjs';
+import * as peer from './peer-postgraphile.mjs';
 
 const t0 = Date.now();
 const load = loadavg()[0];
@@ -25,10 +27,13 @@ progress(`${QUICK ? 'quick' : 'full'} run; postgres: ${external.label}`);
 const rows = [];
 const add = (row) => {
   rows.push(row);
-  progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ${row.unit ?? 'ms'}`}${row.comparison ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
+  progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ${row.unit ?? 'ms'}`}${row.comparison && row.text === undefined ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
 };
 const failures = [];
-for (const [name, mod] of [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup]]) {
+// `--only <text>`: just the benchmarks whose name contains it (e.g. `--only graphql`).
+const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : '';
+const all = [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup], ['peer: PostGraphile v5 (issues 13, 14)', peer]];
+for (const [name, mod] of all.filter(([n]) => n.includes(only))) {
   progress(`# ${name}`);
   try {
     await mod.run({ quick: QUICK, kinds, add });
@@ -54,6 +59,8 @@ console.log(`value: p50 of ${r.runs} runs (replace/export), ${s.runs} (one chang
 const ev = events.SIZES[QUICK ? 'quick' : 'full'];
 console.log(`event delivery: commit → webhook over ${ev.commits} single-row INSERTs (autocommit, by a database client), timed from sending the statement to the ` +
   `webhook's receipt; events/s: ${count(ev.events)} events from one statement, until all are recorded delivered; the webhook answers at once.`);
+console.log(`peer: engine vs PostGraphile ${peer.POSTGRAPHILE_VERSION} (each its own process) on the external PostgreSQL, ${count(10_000)} authors × 10 articles, ` +
+  `autocannon at ${peer.settings(QUICK).connections} connections for ${peer.settings(QUICK).seconds} s per query; \`npm run bench:peer\` prints its side-by-side table (p50/p99 too).`);
 console.log('peak RSS: the CLI process\'s peak resident set size (VmHWM), one run each; the 50 MB file is refused unread (metadata-too-large).');
 console.log('ratio: value / goal (≤ 1.00 is within the goal); for a comparison (A vs B) it is A / B (×), and the goal says what is judged.');
 console.log();

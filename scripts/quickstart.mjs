@@ -3,6 +3,7 @@
 // Usage: node scripts/quickstart.mjs [--dir DIR]   (default DIR: .quickstart/ in the repository, replaced on every run)
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
@@ -20,6 +21,8 @@ const JWT_SECRET = JSON.stringify({ type: 'HS256', key: JWT_KEY });
 const SEED = "INSERT INTO author (name, user_id) VALUES ('Ann', 'u1'), ('Bob', 'u2'); " +
   "INSERT INTO article (author_id, title, published) VALUES (1, 'Hello', true), (1, 'Draft by Ann', false), (2, 'Draft by Bob', false)";
 const QUERY = '{ article(order_by: {id: asc}) { title published } }';
+// The example's synchronous action, called through the engine once its generated handler runs.
+const MUTATION = 'mutation { publishArticle(articleId: 1) { articleId publishedAt } }';
 
 const SECOND_ACTION = `type Mutation {
   requestReview(articleId: Int!, note: String): ReviewRequest
@@ -91,6 +94,35 @@ function serve() {
   return { child, url };
 }
 
+/** A port that was free a moment ago: the handler will listen there, and the engine is told so at start-up. */
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** `PORT=<port> node handlers/<action>.js &`, the generated handler as its header says; resolves once it listens. */
+function startHandler(action, port) {
+  const file = join('handlers', `${action}.js`);
+  command(`PORT=${port} node ${file} &`);
+  const child = spawn(process.execPath, [file], { cwd: project, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = new Promise((done, fail) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      process.stdout.write(chunk);
+      out += chunk;
+      if (/listening on \d+/.test(out)) done();
+    });
+    child.on('exit', (code) => fail(new Error(`the handler exited with ${code} before it listened`)));
+  });
+  return { child, ready };
+}
+
 function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
@@ -149,6 +181,20 @@ async function queries(url) {
   await curl(url, '/v1/graphql', { Authorization: `Bearer ${token}` }, { query: QUERY }, { Authorization: 'Bearer $TOKEN' });
 }
 
+/** The example's action end to end: its handler generated, started, and called through the engine. */
+async function action(url, port) {
+  await engine(['actions', 'codegen', 'publishArticle', '--framework', 'javascript-node-http', '--output-dir', 'handlers']);
+  const handler = startHandler('publishArticle', port);
+  try {
+    await handler.ready;
+    say(dim('\n# the engine POSTs {action, input, session_variables, request_query} to the handler; the generated stub answers sample values'));
+    await curl(url, '/v1/graphql', { 'X-Engine-Admin-Secret': SECRET }, { query: MUTATION });
+  } finally {
+    command('kill %2   ' + dim('# stop the handler'));
+    await stop(handler.child);
+  }
+}
+
 async function main() {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('the CLI is not built: run `npm run build` first');
   say(bold('engine quickstart') + dim(` — "engine" below is node ${shown(BIN)}; once installed, npx engine`));
@@ -157,6 +203,9 @@ async function main() {
   say(dim(`\nCopied ${shown(EXAMPLE)} to ${shown(project)}; the commands run there.`));
   command(`export ENGINE_ADMIN_SECRET=${SECRET}   ${dim('# config.yaml reads it: admin_secret: ${ENGINE_ADMIN_SECRET}')}`);
   command(`export ENGINE_GRAPHQL_JWT_SECRET='${JWT_SECRET}'   ${dim('# end users authenticate with tokens signed by this key')}`);
+  const handlerPort = await freePort();
+  env.ACTION_BASE_URL = `http://127.0.0.1:${handlerPort}`;
+  command(`export ACTION_BASE_URL=${env.ACTION_BASE_URL}   ${dim('# the engine calls action handlers at {{ACTION_BASE_URL}}/<action>')}`);
 
   const engineProcess = serve();
   try {
@@ -170,6 +219,7 @@ async function main() {
     await engine(['metadata', 'export']);
     await engine(['migrate', 'status']);
     await queries(url);
+    await action(url, handlerPort);
     await summary(url);
   } finally {
     command('kill %1   ' + dim('# stop the engine'));

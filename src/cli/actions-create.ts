@@ -108,6 +108,14 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
 
   // Step 3: the definition's source.
   const client = await engineClient(config, out);
+  const derive = async (operation: string) => {
+    const { getIntrospectionQuery } = await import('graphql');
+    const { schemaFromIntrospection, deriveAction } = await import('../project/action-derive.js');
+    const schema = schemaFromIntrospection(await client.introspect(getIntrospectionQuery()));
+    const derived = deriveAction(name, operation, schema);
+    for (const w of derived.warnings) out.warn(w.code, w.message);
+    return { file: '<derived>', text: derived.sdl };
+  };
   let source: { file: string; text: string };
   let editorFile: string | null = null;
   if (f.sdl !== undefined) {
@@ -119,16 +127,33 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
       source = { file: shownPath(p), text };
     }
   } else if (f.deriveFrom !== undefined) {
-    const { getIntrospectionQuery } = await import('graphql');
-    const { schemaFromIntrospection, deriveAction } = await import('../project/action-derive.js');
-    const schema = schemaFromIntrospection(await client.introspect(getIntrospectionQuery()));
-    const derived = deriveAction(name, f.deriveFrom, schema);
-    for (const w of derived.warnings) out.warn(w.code, w.message);
-    source = { file: '<derived>', text: derived.sdl };
+    source = await derive(f.deriveFrom);
   } else if (interactive(out)) {
-    const e = fromEditor(name);
-    editorFile = e.path;
-    source = { file: shownPath(e.file), text: e.text };
+    // Issue 19 item 8: the three ways to give a definition, then whether to generate its handler.
+    const p = await import('./prompts.js');
+    const how = await p.choicePrompt('How do you want to define the action?', [
+      { value: 'editor', name: 'Open the editor', description: `${process.env['VISUAL'] || process.env['EDITOR'] || 'vi'} with a template` },
+      { value: 'paste', name: 'Paste SDL', description: 'type Mutation { … } and its types; end with two empty lines' },
+      { value: 'derive', name: 'Derive from an existing mutation', description: "a mutation of the engine's GraphQL schema" },
+    ] as const);
+    if (how === 'editor') {
+      const e = fromEditor(name);
+      editorFile = e.path;
+      source = { file: shownPath(e.file), text: e.text };
+    } else if (how === 'paste') {
+      const text = await p.pasteText(`Paste the SDL of action "${name}" (type Mutation { ${name}(…): … } and the types it uses):`);
+      if (text === '') throw new CliError('aborted', 'aborted: the action definition was empty or unchanged', 1);
+      source = { file: '<pasted>', text };
+    } else {
+      source = await derive(await p.textPrompt('The mutation to derive from (e.g. mutation ($name: String!) { insert_user_one(object: {name: $name}) { id } })'));
+    }
+    if (!codegen && await p.confirmPrompt('Generate handler code for this action?')) {
+      const { availableFrameworks, loadFramework } = await import('../project/codegen.js');
+      const framework = await p.choicePrompt('Framework', availableFrameworks().map((n) => ({ value: n, name: n })));
+      const outputDir = config.actions.codegen.outputDir ?? resolve(config.projectDir ?? '.', await p.textPrompt('Output directory', { default: 'handlers' }));
+      const manifest = loadFramework(framework);
+      if (manifest) codegen = { manifest, outputDir };
+    }
   } else {
     throw new CliError('definition-required', "no action definition: pass --sdl FILE (or --sdl - to read stdin) or --derive-from '<operation>'", 64);
   }

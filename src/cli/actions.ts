@@ -69,8 +69,8 @@ export function registerActions(program: Command, run: CommandRunner): void {
     if (!outputDir) throw new CliError('codegen-not-configured', 'no codegen output directory configured', 1, { hint });
     const manifest = await framework(name, f.framework !== undefined);
 
-    const { buildMetadata } = await import('../project/metadata-dir.js');
-    const built = buildMetadata(config.metadataDirectory);
+    const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
+    const built = buildMetadata(config.metadataDirectory, process.cwd(), layoutOf(config.version));
     printProblems(out, built.problems.warnings);
     if (!built.document) {
       printProblems(out, built.problems.errors);

@@ -14,9 +14,9 @@ function printProblems(out: Output, problems: { severity: string; code: string; 
 }
 
 /** Builds the project metadata; its warnings are shown, its errors too and then the command fails. */
-async function buildOrFail(out: Output, dir: string) {
-  const { buildMetadata } = await import('../project/metadata-dir.js');
-  const built = buildMetadata(dir);
+export async function buildOrFail(out: Output, dir: string, configVersion?: number) {
+  const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
+  const built = buildMetadata(dir, process.cwd(), configVersion === undefined ? undefined : layoutOf(configVersion));
   printProblems(out, built.problems.warnings);
   if (!built.document) {
     printProblems(out, built.problems.errors);
@@ -33,7 +33,7 @@ function invalid(problems: { severity: string; file?: string; line?: number; col
 }
 
 /** A rejected apply, mapped back to the project's files: each offending object with its own lines (§5.3 step 8). */
-function rejected(out: Output, e: import('../project/apply.js').ApplyRejectedError, built: import('../project/metadata-dir.js').BuildResult): number {
+export function rejected(out: Output, e: import('../project/apply.js').ApplyRejectedError, built: import('../project/metadata-dir.js').BuildResult): number {
   const objects = e.objects.map((o) => ({ kind: o.kind, name: o.name, ...(o.position ?? {}), reason: o.reason }));
   if (out.mode === 'json') {
     const first = e.objects[0]?.position;
@@ -107,9 +107,13 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const dir = config.metadataDirectory;
     const restored = recoverDirectory(dir);
     if (restored) out.warn('restored', restored);
-    const files = renderFiles(document, readExistingFiles(dir), (n, file) =>
-      out.warn('comments-dropped', `${shownPath(`${dir}/${file}`)}: ${n} comment line(s) were dropped because the objects they described no longer exist`));
-    const report = writeMetadataDir(dir, files, prune);
+    const dropped = (n: number, file: string) =>
+      out.warn('comments-dropped', `${shownPath(`${dir}/${file}`)}: ${n} comment line(s) were dropped because the objects they described no longer exist`);
+    let report;
+    if (config.version === 3) {
+      const { exportV3, readExistingV3 } = await import('../project/layout-v3/write.js');
+      report = exportV3(dir, document, readExistingV3(dir), prune, dropped);
+    } else report = writeMetadataDir(dir, renderFiles(document, readExistingFiles(dir), dropped), prune);
     const shown = shownPath(dir);
     for (const f of report.created) out.logger.info(`  created ${shown}/${f}`);
     for (const f of report.updated) out.logger.info(`  updated ${shown}/${f}`);
@@ -126,7 +130,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const f = apply.opts<{ dryRun?: boolean; exitCode?: boolean; allowInconsistent?: boolean; allowEmpty?: boolean }>();
     if (f.exitCode && !f.dryRun) throw new CliError('conflicting-flags', '--exit-code can only be used with --dry-run', 64);
     const { config, client } = await context(g, out, { project: true, version2: true });
-    const built = await buildOrFail(out, config.metadataDirectory);
+    const built = await buildOrFail(out, config.metadataDirectory, config.version);
     const { applyMetadata } = await import('../project/apply.js');
     const { renderDiffText, renderDiffJson } = await import('../metadata/diff.js');
     const { ApplyRejectedError } = await import('../project/apply.js');
@@ -172,7 +176,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const side = async (dir: string | undefined, fallback: 'engine' | 'project') => {
       if (dir || fallback === 'project') {
         const path = dir ? resolve(dir) : (ctx?.config.metadataDirectory as string);
-        const built = await buildOrFail(out, path);
+        const built = await buildOrFail(out, path, dir ? undefined : ctx?.config.version);
         const { shownPath } = await import('../project/environment.js');
         return { doc: built.document, label: `${shownPath(path)}/`, json: { type: 'directory', path: shownPath(path) }, origins: built.origins };
       }
@@ -196,8 +200,8 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
   run(validate, async (g, out) => {
     const { loadConfig } = await import('../project/config.js');
     const config = loadConfig({ project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: true });
-    const { buildMetadata } = await import('../project/metadata-dir.js');
-    const built = buildMetadata(config.metadataDirectory);
+    const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
+    const built = buildMetadata(config.metadataDirectory, process.cwd(), layoutOf(config.version));
     const problems = [...config.warnings.map((w) => ({ ...w, severity: 'warning' as const })), ...built.problems.sorted()];
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.length - errors;
@@ -218,7 +222,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
   run(build, async (g, out) => {
     const { loadConfig } = await import('../project/config.js');
     const config = loadConfig({ project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: true });
-    const built = await buildOrFail(out, config.metadataDirectory);
+    const built = await buildOrFail(out, config.metadataDirectory, config.version);
     if (g.output === 'yaml') {
       const { toYaml } = await import('../project/metadata-export.js');
       return void out.data(toYaml(built.document).trimEnd());

@@ -13,6 +13,9 @@ import { registerMigrate } from './migrate.js';
 import { registerConfigUpgrade } from './config-upgrade.js';
 import { registerCompletion } from './completion.js';
 import { registerEvents } from './events.js';
+import { registerDeploy } from './deploy.js';
+import { registerTrack } from './track.js';
+import { registerSeed } from './seed.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
 let exitCode = 0;
@@ -99,9 +102,12 @@ registerServe(program, runner);
 registerVersion(program, runner);
 registerInit(program, runner);
 registerMetadata(program, runner);
+registerTrack(program.commands.find((c) => c.name() === 'metadata') as Command, runner);
 registerActions(program, runner);
 registerMigrate(program, runner);
 registerEvents(program, runner);
+registerDeploy(program, runner);
+registerSeed(program, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);
 

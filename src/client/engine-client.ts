@@ -81,6 +81,8 @@ interface Call {
   sentResourceVersion?: number | null;
   /** The shape a 2xx body must have; any JSON when absent. */
   shape?: (body: unknown) => boolean;
+  /** A 2xx body is text, not JSON (pg_dump). */
+  text?: boolean;
 }
 
 type Outcome =
@@ -255,6 +257,12 @@ export class EngineClient {
     return r.body as Record<string, unknown>;
   }
 
+  /** `POST /v1alpha1/pg_dump` (a read): the database's schema as SQL, made by pg_dump on the engine's side. */
+  async pgDump(opts: string[]): Promise<string> {
+    const r = await this.send({ method: 'POST', path: '/v1alpha1/pg_dump', operation: 'pg_dump', body: { opts, clean_output: true }, read: true, text: true });
+    return r.body as string;
+  }
+
   /** Any operation on `POST /v1/query`; `read` decides whether it is retried. A 2xx body may be any JSON. */
   async query(type: string, args: unknown, opts: { read: boolean }): Promise<QueryResult> {
     const call = this.queryCall(type, args, opts.read);
@@ -361,6 +369,7 @@ export class EngineClient {
     }
     if (status === 401) throw unauthorizedError(this.endpoint, this.adminSecret !== undefined, call.operation, body, this.mask);
     const invalid = () => invalidResponseError(url, status, text, call.operation, this.mask, body);
+    if (call.text && status >= 200 && status < 300) return { status, body: text, resourceVersion };
     if (status === 404 || !json) throw invalid();
     if (status >= 400) {
       const engineError = asEngineError(body);

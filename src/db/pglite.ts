@@ -74,6 +74,11 @@ export class PgliteDatabase implements Database {
     return new PgliteDatabase(db, textParsers, extensions);
   }
 
+  /** The PGlite instance itself, for tools that speak its wire protocol (pg_dump, src/db/dump.ts). */
+  get instance(): PGlite {
+    return this.db;
+  }
+
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
     return this.q.query<T>(sql, params);
   }

@@ -76,6 +76,11 @@ export class PostgresDatabase implements Database {
     }
   }
 
+  /** The connection URL, for tools run beside the pool (pg_dump, src/db/dump.ts). */
+  get connectionUrl(): string {
+    return this.url;
+  }
+
   /** A dedicated connection outside the pool: LISTEN and session advisory locks live as long as it does. */
   async openSession(): Promise<Session> {
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });

@@ -119,8 +119,18 @@ const fieldsOf = (def: TypeDef | undefined): { name: string; type: string }[] =>
   (def?.fields ?? []).flatMap((f) => (typeof f['name'] === 'string' && typeof f['type'] === 'string' ? [{ name: f['name'], type: f['type'] }] : []));
 
 /** The sample output value of cli.md §7.2. */
-function sample(t: TypeNode, types: Types, seen: Set<string>): Json {
-  if (t.kind === Kind.NON_NULL_TYPE) return sample(t.type, types, seen);
+/**
+ * Samples of non-null custom and PostgreSQL scalars, so that the generated stub's answer passes the engine's check
+ * (a null for a non-null field is an error); any other scalar samples as "".
+ */
+const SCALAR_SAMPLE: Record<string, Json> = {
+  timestamptz: '1970-01-01T00:00:00Z', timestamp: '1970-01-01T00:00:00', date: '1970-01-01', time: '00:00:00',
+  uuid: '00000000-0000-0000-0000-000000000000', smallint: 0, integer: 0, bigint: 0, int2: 0, int4: 0, int8: 0, numeric: 0,
+  float4: 0, float8: 0, boolean: false, bool: false, json: {}, jsonb: {},
+};
+
+function sample(t: TypeNode, types: Types, seen: Set<string>, nonNull = false): Json {
+  if (t.kind === Kind.NON_NULL_TYPE) return sample(t.type, types, seen, true);
   if (t.kind === Kind.LIST_TYPE) return [];
   const name = t.name.value;
   const group = types.groupOf(name);
@@ -133,6 +143,7 @@ function sample(t: TypeNode, types: Types, seen: Set<string>): Json {
     const inner = new Set(seen).add(name);
     return Object.fromEntries(fieldsOf(types.def(name)).map((f) => [f.name, sample(parseType(f.type), types, inner)]));
   }
+  if (group === 'scalars' && nonNull) return SCALAR_SAMPLE[name] ?? '';
   return null;
 }
 

@@ -50,9 +50,9 @@ export function checkHandlerBaseUrl(text: string): Check<string> {
   return fail(`${URL_REASON} or a {{NAME}} template`);
 }
 
-export function checkVersion(text: string): Check<1 | 2> {
+export function checkVersion(text: string): Check<1 | 2 | 3> {
   const versions: readonly string[] = CONFIG_VERSIONS;
-  return versions.includes(text) ? ok(Number(text) as 1 | 2) : fail(`expected ${CONFIG_VERSIONS.join(' or ')}, got ${text}`);
+  return versions.includes(text) ? ok(Number(text) as 1 | 2 | 3) : fail(`expected ${CONFIG_VERSIONS.join(', ').replace(/, (?=[^,]*$)/, ' or ')}, got ${text}`);
 }
 
 export function checkKind(text: string): Check<ActionKind> {

@@ -30,7 +30,8 @@ export interface ProjectConfig {
   baseDir: string;
   /** Absolute path of the `.env` file that was read, or null. */
   envFile: string | null;
-  version: 1 | 2;
+  /** 3: the metadata directory is in the incumbent's `databases/` layout (layout-v3/). */
+  version: 1 | 2 | 3;
   /** The engine base URL, without a trailing `/`. */
   endpoint: string;
   /** Absent when none is configured (or it is empty). */
@@ -65,7 +66,7 @@ export interface LoadConfigOptions {
   logLevel?: string;
   /** `config-not-found` without a project. */
   requireProject: boolean;
-  /** `config-version-unsupported` for a version-1 project (cli.md §1.4). */
+  /** `config-version-unsupported` for a version-1 project (cli.md §1.4); versions 2 and 3 pass. */
   requireVersion2?: boolean;
   /**
    * The command does not talk to the engine: `endpoint` and `admin_secret` are not used, so an unset `${VAR}` or an
@@ -210,7 +211,7 @@ export function loadConfig(opts: LoadConfigOptions): ProjectConfig {
   }
 
   const version = value('version', checkVersion, DEFAULTS.version);
-  if (opts.requireVersion2 && src.configFile && version !== 2) {
+  if (opts.requireVersion2 && src.configFile && version === 1) {
     const where = sources.version === 'file' || sources.version === 'default' ? shownPath(src.configFile, src.cwd) : variableFor('version');
     throw new CliError('config-version-unsupported', `this command needs config version 2, but ${where} has version ${version}`, 1, {
       hint: "run 'engine migrate config' to upgrade the project",

@@ -8,6 +8,7 @@ import { mergeActions } from './actions-sdl.js';
 import { shownPath } from './environment.js';
 import { Problems, type Position } from './problems.js';
 import { projectFileSize, readProjectFile, unreadable, unreadableReason } from './project-file.js';
+import { databaseFiles, dropShadowed, isLayoutV3, readLayoutV3 } from './layout-v3/read.js';
 import { checkUnsupported } from './unsupported.js';
 import { knownTableKeys, objectOrigins, validateMetadata, type MetadataSources } from './validate.js';
 import { parseYaml, positionAt, type YamlSource } from './yaml-source.js';
@@ -34,6 +35,12 @@ export const METADATA_FILES = {
 export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles', 'restEndpoints']);
 
 export type MetadataFileKey = keyof typeof METADATA_FILES;
+
+/** The top-level names a layout reads (version 3 keeps tables and functions under `databases/`). */
+export function metadataFileNames(layout: 2 | 3): string[] {
+  const names = Object.entries(METADATA_FILES).filter(([key]) => layout === 2 || (key !== 'tables' && key !== 'functions')).map(([, [name]]) => name);
+  return layout === 3 ? [...names, 'databases'] : names;
+}
 
 export interface BuildResult {
   /** The canonical metadata document, or null when there were errors. */
@@ -72,8 +79,9 @@ function read(dir: string, name: string, cwd: string): { file: string; text: str
  * compact JSON are of similar size (the benchmark project's tables.yaml is 1.4 × its compact JSON), so a project near the limit
  * is refused here or there, never after gigabytes of parsing.
  */
-export function checkMetadataSize(dir: string, cwd = process.cwd()): void {
-  const sizes = Object.values(METADATA_FILES).map(([name]) => ({ path: join(dir, name), size: projectFileSize(join(dir, name), cwd) ?? 0 }));
+export function checkMetadataSize(dir: string, cwd = process.cwd(), more: readonly string[] = []): void {
+  const paths = [...Object.values(METADATA_FILES).map(([name]) => join(dir, name)), ...more];
+  const sizes = paths.map((path) => ({ path, size: projectFileSize(path, cwd) ?? 0 }));
   const total = sizes.reduce((s, f) => s + f.size, 0);
   if (total <= ENGINE_MAX_BODY_BYTES) return;
   const largest = sizes.reduce((a, b) => (b.size > a.size ? b : a));
@@ -99,13 +107,20 @@ export function requireMetadataDir(dir: string, cwd = process.cwd()): void {
   }
 }
 
+/** The metadata layout of a config version: 3 is the incumbent's `databases/` layout, 1 and 2 the flat one. */
+export type Layout = 2 | 3;
+
+export const layoutOf = (configVersion: number): Layout => (configVersion === 3 ? 3 : 2);
+
 /**
  * Builds the metadata document from a directory (cli.md §4.5): every file parsed and validated with all problems
- * collected, the actions merged, the whole brought into canonical form (engine-api.md §6).
+ * collected, the actions merged, the whole brought into canonical form (engine-api.md §6). The layout is the
+ * project's (its config version); a directory given without a project says it in its version.yaml.
  */
-export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
+export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout): BuildResult {
   requireMetadataDir(dir, cwd);
-  checkMetadataSize(dir, cwd);
+  const v3 = (layout ?? (isLayoutV3(dir, cwd) ? 3 : 2)) === 3;
+  checkMetadataSize(dir, cwd, v3 ? databaseFiles(dir, cwd) : []);
   const problems = new Problems();
   const sources = new Map<string, YamlSource>();
   const yaml = (key: Exclude<MetadataFileKey, 'actionsGraphql'>): YamlSource | undefined => {
@@ -114,14 +129,17 @@ export function buildMetadata(dir: string, cwd = process.cwd()): BuildResult {
     if (src) sources.set(key, src);
     return src ?? undefined;
   };
+  // Version 3: version.yaml says 3 and is checked with the databases (validation would expect 2).
+  const own = v3 ? readLayoutV3(dir, cwd, problems, sources) : { version: yaml('version'), tables: yaml('tables'), functions: yaml('functions') };
   const src: MetadataSources = {
-    version: yaml('version'), tables: yaml('tables'), functions: yaml('functions'), allowList: yaml('allowList'),
+    version: v3 ? undefined : own.version, tables: own.tables, functions: own.functions, allowList: yaml('allowList'),
     remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'), inheritedRoles: yaml('inheritedRoles'),
     restEndpoints: yaml('restEndpoints'),
   };
   const actionsYaml = yaml('actionsYaml');
   validateMetadata(src, problems);
-  checkUnsupported(dir, src, problems, Object.values(METADATA_FILES).map(([name]) => name), cwd);
+  dropShadowed(problems);
+  checkUnsupported(dir, src, problems, metadataFileNames(v3 ? 3 : 2), cwd, v3 ? 3 : 2);
   const tableNames = new Set((Array.isArray(src.tables?.value) ? (src.tables?.value as unknown[]) : []).flatMap((t) => {
     const q = isObject(t) ? t['table'] : undefined;
     if (typeof q === 'string') return [`public.${q}`];

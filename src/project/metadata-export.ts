@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parse, stringify } from 'yaml';
 import { CliError } from '../errors.js';
@@ -87,7 +87,7 @@ export function renderFiles(
 }
 
 /** Whether rendered content holds only the empty value of its file (comments aside), so that `--prune` removes it. */
-function isEmptyContent(key: MetadataFileKey, content: string | undefined): boolean {
+export function isEmptyContent(key: MetadataFileKey, content: string | undefined): boolean {
   if (content === undefined) return true;
   if (key === 'actionsGraphql' || key === 'version') return false;
   const empty = METADATA_FILES[key][1];
@@ -129,11 +129,10 @@ export function recoverDirectory(dir: string): string | null {
 }
 
 /**
- * Writes the rendered files into `dir` atomically (cli.md §4.11): a sibling temporary directory gets the new
- * files and every unmanaged entry of the old one, then replaces it with two renames.
+ * What `writeMetadataDir` writes: each file's name and content, or null for a file to remove (pruned, or an optional
+ * file that would only say "nothing here").
  */
-export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string | undefined>, prune: boolean): ExportReport {
-  const report: ExportReport = { created: [], updated: [], removed: [], unchanged: [] };
+export function plannedFiles(dir: string, files: Map<MetadataFileKey, string | undefined>, prune: boolean): Map<string, string | null> {
   const next = new Map<string, string | null>();
   for (const [key, content] of files) {
     const [name, empty] = METADATA_FILES[key];
@@ -142,9 +141,23 @@ export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string
     const skipIt = OPTIONAL_FILES.has(key) && isEmptyContent(key, content) && readProjectFile(join(dir, name)) === undefined;
     next.set(name, pruneIt || skipIt ? null : (content ?? empty));
   }
+  return next;
+}
+
+/** Writes the rendered files into `dir` atomically (cli.md §4.11). */
+export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string | undefined>, prune: boolean): ExportReport {
+  return writeTree(dir, plannedFiles(dir, files, prune));
+}
+
+/**
+ * Writes files into `dir` atomically (cli.md §4.11): a sibling temporary directory gets a copy of the old one, the new
+ * files (`next`: path relative to `dir`, `/`-separated, → content; null removes it and the directories it leaves
+ * empty), then replaces it with two renames. Nothing is written when no file changes.
+ */
+export function writeTree(dir: string, next: ReadonlyMap<string, string | null>): ExportReport {
+  const report: ExportReport = { created: [], updated: [], removed: [], unchanged: [] };
   for (const [name, content] of next) {
-    const path = join(dir, name);
-    const old = readProjectFile(path) ?? null;
+    const old = readProjectFile(join(dir, name)) ?? null;
     if (content === null) {
       if (old !== null) report.removed.push(name);
     } else if (old === null) report.created.push(name);
@@ -153,12 +166,19 @@ export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string
   }
   if (report.created.length + report.updated.length + report.removed.length === 0 && existsSync(dir)) return report;
   const tmp = tmpName(dir, 'tmp');
-  mkdirSync(tmp, { recursive: true });
   try {
-    if (existsSync(dir)) {
-      for (const e of readdirSync(dir)) if (!next.has(e)) cpSync(join(dir, e), join(tmp, e), { recursive: true });
+    if (existsSync(dir)) cpSync(dir, tmp, { recursive: true });
+    else mkdirSync(tmp, { recursive: true });
+    for (const [name, content] of next) {
+      const path = join(tmp, name);
+      if (content !== null) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, content);
+        continue;
+      }
+      rmSync(path, { force: true });
+      for (let d = dirname(path); d.startsWith(`${tmp}${sep}`) && readdirSync(d).length === 0; d = dirname(d)) rmSync(d, { recursive: true });
     }
-    for (const [name, content] of next) if (content !== null) writeFileSync(join(tmp, name), content);
     if (!existsSync(dir)) {
       renameSync(tmp, dir);
       return report;

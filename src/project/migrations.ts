@@ -119,7 +119,7 @@ export function nextVersion(dir: string, now: number = Date.now()): bigint {
  * Creates `<dir>/<version>_<name>/` with `up.sql` (`upSql`) and `down.sql` (cli.md §5.13). The files are written into a
  * temporary sibling that is then renamed, so an interrupted run leaves no half-written migration.
  */
-export function createMigration(dir: string, name: string, upSql: string, now?: number): { version: bigint; directory: string } {
+export function createMigration(dir: string, name: string, upSql: string, now?: number, downSql?: string): { version: bigint; directory: string } {
   const version = nextVersion(dir, now);
   if (version > MAX_VERSION) throw invalid(dir, `migration version ${version} is larger than ${MAX_VERSION}`);
   mkdirSync(dir, { recursive: true });
@@ -127,7 +127,7 @@ export function createMigration(dir: string, name: string, upSql: string, now?: 
   const tmp = mkdtempSync(join(dir, `.${version}_${name}.tmp-`));
   try {
     writeFileSync(join(tmp, 'up.sql'), upSql);
-    writeFileSync(join(tmp, 'down.sql'), `-- Write the down migration for ${name} here.\n`);
+    writeFileSync(join(tmp, 'down.sql'), downSql ?? `-- Write the down migration for ${name} here.\n`);
     renameSync(tmp, directory);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
@@ -204,7 +204,14 @@ export const stateDelete = (version: bigint): string =>
 export type Selection =
   | { kind: 'up'; count: number | null }
   | { kind: 'down'; count: number | 'all' }
-  | { kind: 'version'; version: bigint; direction: Direction };
+  | { kind: 'version'; version: bigint; direction: Direction }
+  /** Up or down to exactly `version`: pending ones up to it applied, applied ones above it rolled back. */
+  | { kind: 'goto'; version: bigint };
+
+export interface PlanOptions {
+  /** Only the state rows change (the incumbent's `--skip-execution`): no SQL runs, so down needs no files. */
+  skipExecution?: boolean;
+}
 
 export interface Step {
   migration: { version: bigint; name: string };
@@ -233,7 +240,12 @@ function readSql(path: string | null): string | null {
  * migration's directory and its `down.sql`: deleting the state row of a migration whose effect cannot be undone
  * would leave the database claiming a state it is not in, so without them it is `migration-files-missing`.
  */
-export function plan(local: LocalMigration[], applied: AppliedMigration[], selection: Selection, dir: string): Step[] {
+export function plan(local: LocalMigration[], applied: AppliedMigration[], selection: Selection, dir: string, opts: PlanOptions = {}): Step[] {
+  const steps = planSteps(local, applied, selection, dir, opts);
+  return opts.skipExecution ? steps.map((s) => ({ ...s, file: null, sql: null })) : steps;
+}
+
+function planSteps(local: LocalMigration[], applied: AppliedMigration[], selection: Selection, dir: string, opts: PlanOptions): Step[] {
   const appliedSet = new Set(applied.map((a) => a.version));
   const localBy = new Map(local.map((m) => [m.version, m]));
   const latest = applied.reduce<bigint | null>((max, a) => (max === null || a.version > max ? a.version : max), null);
@@ -242,6 +254,10 @@ export function plan(local: LocalMigration[], applied: AppliedMigration[], selec
   });
   const down = (version: bigint): Step => {
     const m = localBy.get(version);
+    if (opts.skipExecution) {
+      const name = m?.name ?? applied.find((a) => a.version === version)?.name ?? '';
+      return { migration: { version, name }, direction: 'down', file: null, sql: null, outOfOrder: false };
+    }
     if (!m || m.down === null) {
       throw new CliError('migration-files-missing', `cannot roll back ${version}: no local files for this version`, 1);
     }
@@ -257,6 +273,12 @@ export function plan(local: LocalMigration[], applied: AppliedMigration[], selec
   }
   const v = selection.version;
   const m = localBy.get(v);
+  if (selection.kind === 'goto') {
+    if (!m && !appliedSet.has(v)) throw new CliError('migration-not-found', `migration ${v} not found in ${shownPath(dir)}/`, 1);
+    const rollBack = [...applied].sort(byVersion).reverse().filter((a) => a.version > v).map((a) => down(a.version));
+    const forward = local.filter((l) => !appliedSet.has(l.version) && l.version <= v).map(up);
+    return [...rollBack, ...forward];
+  }
   if (selection.direction === 'up') {
     if (!m) throw new CliError('migration-not-found', `migration ${v} not found in ${shownPath(dir)}/`, 1);
     if (appliedSet.has(v)) throw new CliError('migration-already-applied', `migration ${v} is already applied`, 1);

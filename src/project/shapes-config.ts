@@ -5,7 +5,7 @@
  */
 import { object, opt, text } from './shapes-core.js';
 
-export const CONFIG_VERSIONS = ['1', '2'] as const;
+export const CONFIG_VERSIONS = ['1', '2', '3'] as const;
 export const ACTION_KINDS = ['synchronous', 'asynchronous'] as const;
 /** The engine's own paths (engine-api.md §1.1): an endpoint must be the base URL in front of them. */
 export const ENGINE_PATHS = ['/v1/query', '/v1/metadata', '/v1/graphql', '/v1/version', '/healthz'] as const;
@@ -19,7 +19,7 @@ export const CONFIG = object({
   title: 'config.yaml',
   description: 'The project configuration (cli.md §2). Any string value may hold ${VAR} references to the environment or .env.',
   keys: {
-    version: opt(text({ values: CONFIG_VERSIONS }), 'The config version: 1 when absent; engine init writes 2.'),
+    version: opt(text({ values: CONFIG_VERSIONS }), 'The config version: 1 when absent; engine init writes 2; 3 is the layout with metadata/databases/.'),
     endpoint: opt(text({
       pattern: `^${HTTP}[^\\s/?#]+[^\\s?#]*$`,
       notPattern: `^[^:]*://[^/]+.*(?:${ENGINE_PATHS.join('|')})/*$`,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isObject } from '../metadata/json.js';
 import { shownPath } from './environment.js';
 import type { Problems } from './problems.js';
-import { readProjectFile, unreadable, unreadableReason } from './project-file.js';
+import { readProjectFile, statProjectPath, unreadable, unreadableReason } from './project-file.js';
 import type { MetadataSources } from './validate.js';
 import { positionAt, type YamlSource } from './yaml-source.js';
 
@@ -13,7 +13,7 @@ import { positionAt, type YamlSource } from './yaml-source.js';
  * `diff` and `apply` all build through this check.
  */
 
-/** Files of the incumbent's metadata directory (version 2 layout) that hold features engine does not have yet. */
+/** Files of the incumbent's metadata directory (versions 2 and 3) that hold features engine does not have yet. */
 const UNSUPPORTED_FILES: Record<string, string> = {
   'api_limits.yaml': 'API limits',
   'network.yaml': 'network settings (TLS allow list)',
@@ -26,10 +26,10 @@ const UNSUPPORTED_FILES: Record<string, string> = {
 
 const HINT = 'remove it from the metadata directory, or keep it on a branch until engine supports it';
 
-export function checkUnsupported(dir: string, src: MetadataSources, problems: Problems, known: readonly string[], cwd: string): void {
+export function checkUnsupported(dir: string, src: MetadataSources, problems: Problems, known: readonly string[], cwd: string, layout: 2 | 3 = 2): void {
   remoteSchemas(src.remoteSchemas, problems);
   remoteRelationships(src.tables, problems);
-  files(dir, problems, new Set(known), cwd);
+  files(dir, problems, new Set(known), cwd, layout);
 }
 
 function notSupported(problems: Problems, feature: string, at: { file: string; line: number; column: number }): void {
@@ -55,9 +55,11 @@ function carriesNothing(text: string): boolean {
   return meaningful.length === 0 || (meaningful.length === 1 && ['[]', '{}', 'null', '~'].includes(meaningful[0] as string));
 }
 
-function files(dir: string, problems: Problems, known: Set<string>, cwd: string): void {
+function files(dir: string, problems: Problems, known: Set<string>, cwd: string, layout: 2 | 3): void {
   for (const name of readdirSync(dir).sort()) {
-    if (known.has(name) || name.startsWith('.')) continue;
+    // Version 3 reads `databases/` as a directory only: anything else by that name is ignored, and said so.
+    const v3Databases = layout === 3 && name === 'databases' && !(statProjectPath(join(dir, name), cwd)?.isDirectory() ?? false);
+    if ((known.has(name) && !v3Databases) || name.startsWith('.')) continue;
     const path = join(dir, name);
     const at = { file: shownPath(path, cwd), line: 1, column: 1 };
     let stat: Stats | undefined;
@@ -66,8 +68,9 @@ function files(dir: string, problems: Problems, known: Set<string>, cwd: string)
     } catch (e) {
       throw unreadable(path, unreadableReason(e), cwd);
     }
-    if (name === 'databases' && stat?.isDirectory()) {
-      notSupported(problems, 'the config version 3 layout (metadata/databases/)', { ...at, file: `${at.file}/` });
+    if (name === 'databases' && stat?.isDirectory() && layout === 2) {
+      // Read as version 2, the version 3 tables would be dropped: the project says the wrong version.
+      problems.error('config-version-mismatch', `${at.file}/ is the config version 3 layout, but the project is at config version 2; its tables and functions would be ignored; set "version: 3" in config.yaml and in version.yaml`, { ...at, file: `${at.file}/` });
       continue;
     }
     const feature = UNSUPPORTED_FILES[name];

@@ -35,12 +35,19 @@ function appendToBlock(text: string, map: YAMLMap, lines: string[], indent: numb
   return { start: at, end: at, text: prefix + lines.map((l) => `${' '.repeat(indent)}${l}${eol}`).join('') };
 }
 
+/** What the upgrade sets: the version, and (from version 1) the keys version 2 needs. */
+interface Target {
+  version: 2 | 3;
+  /** Only `version` changes (version 2 → 3). */
+  onlyVersion: boolean;
+}
+
 /** The next splice to make, or null when everything is done; throws 'layout' when splicing cannot do it. */
-function nextSplice(text: string, doc: Document, eol: string): Splice | null {
+function nextSplice(text: string, doc: Document, eol: string, to: Target): Splice | null {
   const root = doc.contents as Node | null;
   if (isNullNode(root)) {
     const { at, prefix } = lineAfter(text, text.length, eol);
-    return { start: at, end: at, text: `${prefix}version: 2${eol}` };
+    return { start: at, end: at, text: `${prefix}version: ${to.version}${eol}` };
   }
   if (!isMap(root) || root.flow) throw new Error('layout');
   const first = root.items[0]?.key as Node | undefined;
@@ -48,15 +55,16 @@ function nextSplice(text: string, doc: Document, eol: string): Splice | null {
   const version = pairOf(root, 'version');
   if (!version) {
     const at = first?.range ? lineStart(text, first.range[0]) : 0;
-    return { start: at, end: at, text: `${' '.repeat(indent)}version: 2${eol}` };
+    return { start: at, end: at, text: `${' '.repeat(indent)}version: ${to.version}${eol}` };
   }
   const vNode = version.value as Node | null;
   if (!isScalar(vNode) || !vNode.range) throw new Error('layout');
-  if (vNode.value !== 2 || vNode.source !== '2') {
+  if (vNode.value !== to.version || vNode.source !== String(to.version)) {
     if (vNode.range[0] === vNode.range[1]) throw new Error('layout');
     const end = text[vNode.range[1] - 1] === '\n' ? vNode.range[1] - 1 : vNode.range[1];
-    return { start: vNode.range[0], end, text: '2' };
+    return { start: vNode.range[0], end, text: String(to.version) };
   }
+  if (to.onlyVersion) return null;
   if (!pairOf(root, 'metadata_directory')) return appendToBlock(text, root, ['metadata_directory: metadata'], indent, eol);
   const actions = pairOf(root, 'actions');
   const missing = (m: YAMLMap | null) => (Object.keys(ACTION_DEFAULTS) as (keyof typeof ACTION_DEFAULTS)[]).filter((k) => !m || !pairOf(m, k));
@@ -90,9 +98,10 @@ function nextSplice(text: string, doc: Document, eol: string): Splice | null {
 }
 
 /** The value config.yaml must have afterwards: the old one with the upgrade's keys set. */
-function expected(before: Document): string {
+function expected(before: Document, to: Target): string {
   const js = (before.toJS() ?? {}) as Record<string, unknown>;
-  js['version'] = 2;
+  js['version'] = to.version;
+  if (to.onlyVersion) return sortedJson(js);
   if (!('metadata_directory' in js)) js['metadata_directory'] = 'metadata';
   const actions = js['actions'];
   const a = (actions === null || actions === undefined ? {} : actions) as Record<string, unknown>;
@@ -118,18 +127,22 @@ const valueOf = (text: string): string | null => {
   return doc.errors.length > 0 ? null : sortedJson(doc.toJS() ?? {});
 };
 
-/** The new text of config.yaml (cli.md §5.16 step 6). */
-export function upgradeConfigText(text: string): string {
+/**
+ * The new text of config.yaml (cli.md §5.16 step 6), at config version `version`; `onlyVersion` when the project is at
+ * version 2 already (2 → 3 changes nothing else).
+ */
+export function upgradeConfigText(text: string, version: 2 | 3 = 2, onlyVersion = false): string {
+  const to: Target = { version, onlyVersion };
   const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
   const body = text.slice(bom.length);
   const eol = body.includes('\r\n') ? '\r\n' : '\n';
   const before = parseDocument(body, PARSE);
   if (before.errors.length > 0) throw new Error(`config.yaml does not parse: ${before.errors[0]?.message ?? ''}`);
-  const want = expected(before);
+  const want = expected(before, to);
   let next = body;
   try {
     for (let i = 0; i < 8; i++) {
-      const s = nextSplice(next, parseDocument(next, PARSE), eol);
+      const s = nextSplice(next, parseDocument(next, PARSE), eol, to);
       if (!s) break;
       next = next.slice(0, s.start) + s.text + next.slice(s.end);
     }
@@ -138,10 +151,12 @@ export function upgradeConfigText(text: string): string {
     if (!(e instanceof Error) || e.message !== 'layout') throw e;
   }
   const doc = parseDocument(body, PARSE);
-  doc.set('version', 2);
-  if (!doc.has('metadata_directory')) doc.set('metadata_directory', 'metadata');
-  if (!isMap(doc.get('actions'))) doc.set('actions', doc.createNode({}));
-  for (const [k, v] of Object.entries(ACTION_DEFAULTS)) if (!doc.hasIn(['actions', k])) doc.setIn(['actions', k], v);
+  doc.set('version', version);
+  if (!onlyVersion) {
+    if (!doc.has('metadata_directory')) doc.set('metadata_directory', 'metadata');
+    if (!isMap(doc.get('actions'))) doc.set('actions', doc.createNode({}));
+    for (const [k, v] of Object.entries(ACTION_DEFAULTS)) if (!doc.hasIn(['actions', k])) doc.setIn(['actions', k], v);
+  }
   const out = doc.toString({ lineWidth: 0 });
   if (valueOf(out) !== want) throw new Error('could not update config.yaml');
   return bom + out;

@@ -8,11 +8,14 @@ import { atomicWrite } from './codegen.js';
 import { shownPath } from './environment.js';
 import { METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from './metadata-dir.js';
 import { checkServerMetadata, renderFiles, toYaml, writeMetadataDir } from './metadata-export.js';
+import { DATABASES_DIR, DATABASES_FILE } from './layout-v3/read.js';
+import { exportV3, noExisting } from './layout-v3/write.js';
 import { upgradeConfigText } from './upgrade-config.js';
 import { describeMigrations, migrationsExist, planMigrations, type MigrationsPlan } from './upgrade-steps.js';
 
 /**
- * `engine migrate config` (cli.md §5.16): upgrades a config version 1 project to version 2. Everything is planned
+ * `engine migrate config` (cli.md §5.16): upgrades a config version 1 project to version 2 (or 3 with `--to 3`: the
+ * metadata is then written in the `databases/` layout, layout-v3/). Everything is planned
  * (and every YAML step parsed) before anything is touched; then backup (3), migrations (4), metadata (5), config (6)
  * and report (7), any failure of which restores the project from the backup (8).
  */
@@ -24,6 +27,8 @@ export interface UpgradeInput {
   metadataDir: string;
   /** For the `<v>` of dates in the backup name; default now. */
   now?: Date;
+  /** The config version to reach: 2 (default), or 3 straight away (the metadata written in the `databases/` layout). */
+  to?: 2 | 3;
 }
 
 export interface UpgradePlan {
@@ -44,7 +49,7 @@ export interface UpgradeWarning { code: string; message: string }
 const projectPath = (projectDir: string) => (p: string): string => relative(projectDir, p).split(sep).join('/') || '.';
 
 /** `.engine-backup/<UTC YYYYMMDDTHHMMSSZ>/`, with `-2`, `-3`… when taken. */
-function backupDirFor(projectDir: string, now: Date): string {
+export function backupDirFor(projectDir: string, now: Date): string {
   const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
   const base = join(projectDir, '.engine-backup', stamp);
   let dir = base;
@@ -61,7 +66,7 @@ export function planUpgrade(input: UpgradeInput, warn: (w: UpgradeWarning) => vo
   if (existsSync(dir)) {
     const names = statSync(dir).isDirectory() ? readdirSync(dir) : [];
     const files = Object.values(METADATA_FILES).map(([name]) => name);
-    if (!statSync(dir).isDirectory() || names.some((n) => (files as string[]).includes(n))) {
+    if (!statSync(dir).isDirectory() || names.some((n) => (files as string[]).includes(n) || (input.to === 3 && n === DATABASES_DIR))) {
       throw new CliError('metadata-dir-exists', `metadata directory "${shownPath(dir)}" already contains metadata files`, 1);
     }
   }
@@ -73,7 +78,7 @@ export function planUpgrade(input: UpgradeInput, warn: (w: UpgradeWarning) => vo
   const configText = readFileSync(input.configFile, 'utf8');
   return {
     input, backup, report, migrations, metadataSource: candidates[0] ?? null, metadataFiles: candidates,
-    configText, newConfigText: upgradeConfigText(configText),
+    configText, newConfigText: upgradeConfigText(configText, input.to ?? 2),
   };
 }
 
@@ -90,17 +95,24 @@ export function describePlan(plan: UpgradePlan): string[] {
     ...(mig.length > 0 ? mig : ['nothing to convert']).map((l) => `   ${l}`),
     `3. Write the metadata directory ${mdDir}/ from ${source}:`,
     ...(Object.entries(METADATA_FILES) as [MetadataFileKey, readonly [string, string]][])
-      .filter(([key]) => !OPTIONAL_FILES.has(key)).map(([, [name]]) => `   create ${mdDir}/${name}`),
+      .filter(([key]) => !OPTIONAL_FILES.has(key) && (input.to !== 3 || (key !== 'tables' && key !== 'functions'))).map(([, [name]]) => `   create ${mdDir}/${name}`),
+    ...(input.to === 3 ? V3_FILES.map((f) => `   create ${mdDir}/${f}`) : []),
     ...plan.metadataFiles.map((f) => `   remove ${shown(f)}`),
-    `4. Update ${shown(input.configFile)}: ${configChanges(plan.configText).join(', ')}`,
+    `4. Update ${shown(input.configFile)}: ${configChanges(plan.configText, input.to ?? 2).join(', ')}`,
     `5. Write the report ${shown(plan.report)}`,
   ];
 }
 
+/** What the version 3 layout adds (tables and functions one file each). */
+const V3_FILES = [
+  `${DATABASES_DIR}/${DATABASES_FILE}`, `${DATABASES_DIR}/default/tables/tables.yaml`,
+  `${DATABASES_DIR}/default/tables/<schema>_<table>.yaml (one per table)`, `${DATABASES_DIR}/default/functions/ (when there are functions)`,
+];
+
 /** The keys step 6 sets, for the dry run. */
-function configChanges(text: string): string[] {
+function configChanges(text: string, to: 2 | 3): string[] {
   const js = (parseDocument(text).toJS() ?? {}) as Record<string, unknown>;
-  const out = ['version: 2'];
+  const out = [`version: ${to}`];
   if (!('metadata_directory' in js)) out.push('metadata_directory: metadata');
   const a = isObject(js['actions']) ? js['actions'] : {};
   if (!('kind' in a)) out.push('actions.kind: synchronous');
@@ -148,7 +160,7 @@ export function metadataFromEngine(raw: unknown): JsonObject {
 }
 
 /** Makes `target` hold exactly the files of `source` (bytes), writing only what differs. */
-function syncTree(source: string, target: string): void {
+export function syncTree(source: string, target: string): void {
   mkdirSync(target, { recursive: true });
   const want = new Set(readdirSync(source));
   for (const e of readdirSync(target)) if (!want.has(e)) rmSync(join(target, e), { recursive: true, force: true });
@@ -166,7 +178,7 @@ function syncTree(source: string, target: string): void {
   }
 }
 
-const reasonOf = (e: unknown): string => {
+export const reasonOf = (e: unknown): string => {
   if (e instanceof EngineError) {
     const l = e.location;
     return l.file ? `${l.file}${l.line ? `:${l.line}:${l.column ?? 1}` : ''}: ${e.message}` : e.message;
@@ -229,7 +241,8 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
     }
     // 5. Metadata.
     const doc = plan.metadataSource ? metadataFromFile(plan.metadataSource) : metadataFromEngine(await hooks.engineMetadata());
-    writeMetadataDir(input.metadataDir, renderFiles(doc), false);
+    if (input.to === 3) exportV3(input.metadataDir, doc, noExisting(), false);
+    else writeMetadataDir(input.metadataDir, renderFiles(doc), false);
     for (const f of plan.metadataFiles) {
       rmSync(f);
       result.removed.push(rel(f));
@@ -265,6 +278,6 @@ function restore(plan: UpgradePlan, migBackup: string, hadMigrations: boolean, m
   if (hadMigrations) syncTree(migBackup, input.migrationsDir);
   else rmSync(input.migrationsDir, { recursive: true, force: true });
   if (!metadataDirExisted) rmSync(input.metadataDir, { recursive: true, force: true });
-  else for (const [name] of Object.values(METADATA_FILES)) rmSync(join(input.metadataDir, name), { force: true });
+  else for (const name of [...Object.values(METADATA_FILES).map(([n]) => n), DATABASES_DIR]) rmSync(join(input.metadataDir, name), { recursive: true, force: true });
   rmSync(plan.report, { force: true });
 }

@@ -15,6 +15,12 @@ export interface YamlSource {
   lines: LineCounter;
   /** The plain JS value (aliases resolved); undefined for an empty file. */
   value: unknown;
+  /**
+   * For a value assembled from several files (`!include`, config version 3): where a path of `value` is written, the
+   * file and the path inside it. Positions are then those of that file (a `key` position at an include point stays on
+   * the including file's key).
+   */
+  through?: (path: (string | number)[], key: boolean) => { src: YamlSource; path: (string | number)[] };
 }
 
 function fullParse(text: string): { doc: Document; lines: LineCounter } {
@@ -100,6 +106,10 @@ export function nodeAt(src: YamlSource, path: (string | number)[]): Node | null 
 
 /** The position of the value at `path` (of its key when `key` is set), or of the deepest existing ancestor. */
 export function positionAt(src: YamlSource, path: (string | number)[], key = false): Position {
+  if (src.through) {
+    const at = src.through(path, key);
+    return positionAt(at.src, at.path, key);
+  }
   const big = typeof path[0] === 'number' && src.text.length > SLICE_ABOVE;
   if (big && path.length === 1 && !key) {
     // An item itself (where every table, function, … is reported): where its content starts on the `-` line.
@@ -200,7 +210,7 @@ export function lazyPosition(src: YamlSource, path: (string | number)[], key = f
   const get = () => (p ??= positionAt(src, path, key));
   return {
     get file() {
-      return src.file;
+      return src.through ? src.through(path, key).src.file : src.file;
     },
     get line() {
       return get().line;

@@ -6,6 +6,8 @@ export const STARTUP_LOCK_KEY = 0x656e67696e65;
 export const EVENTS_CHANNEL = 'engine_events';
 /** The channel create_scheduled_event notifies. */
 export const SCHEDULED_CHANNEL = 'engine_scheduled_events';
+/** The channel an insert into action_log notifies (at commit), waking the action workers. */
+export const ACTIONS_CHANNEL = 'engine_actions';
 
 /* The catalog of engine-api.md §3.2; every statement is idempotent so that any instance may run it. */
 const CATALOG_DDL = `
@@ -81,6 +83,26 @@ CREATE TABLE IF NOT EXISTS engine_catalog.scheduled_event_invocation_logs (
 CREATE TABLE IF NOT EXISTS engine_catalog.cron_trigger_state (
   trigger_name text PRIMARY KEY,
   generated_until timestamptz NOT NULL);
+-- Beyond §3.2: the worker instance processing the row (src/server/workers/instance.ts), and the mutation's text,
+-- sent as request_query (engine-api.md §5.2.4). Added by ALTER so that older data directories open unchanged.
+ALTER TABLE engine_catalog.action_log ADD COLUMN IF NOT EXISTS locked_by integer NULL;
+ALTER TABLE engine_catalog.action_log ADD COLUMN IF NOT EXISTS request_query text NULL;
+CREATE INDEX IF NOT EXISTS action_log_pending_idx ON engine_catalog.action_log (created_at)
+  WHERE status IN ('created', 'processing');
+-- Wakes the action workers at commit (one notification per transaction: PostgreSQL folds identical ones).
+CREATE OR REPLACE FUNCTION engine_catalog.wake_action_workers() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_notify('engine_actions', '');
+  RETURN NULL;
+END
+$fn$;
+DO $do$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'action_log_wake'
+                   AND tgrelid = 'engine_catalog.action_log'::regclass) THEN
+    CREATE TRIGGER action_log_wake AFTER INSERT ON engine_catalog.action_log
+      FOR EACH STATEMENT EXECUTE FUNCTION engine_catalog.wake_action_workers();
+  END IF;
+END $do$;
 CREATE TABLE IF NOT EXISTS engine_catalog.schema_migrations (
   version bigint PRIMARY KEY,
   name text NOT NULL,

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { Authenticator, type HookRequest } from './auth/index.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
+import { pgDumpRequest } from './pg-dump.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
 import { matchRest, REST_PREFIX, restRequest } from './rest.js';
@@ -55,7 +56,7 @@ export interface HttpOptions {
   enableAllowlist?: boolean;
 }
 
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
+function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -231,6 +232,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }));
     if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
     if (path?.startsWith(REST_PREFIX)) return restEndpoint(req, res, path.slice(REST_PREFIX.length));
+    if (req.method === 'POST' && path === '/v1alpha1/pg_dump') return pgDumpEndpoint(req, res);
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
       return sendError(req, res, notFound(), false);
     }
@@ -241,6 +243,20 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       const body = await readJson(req, t.bodyIdle);
       const out = await engine.execute(body, caller.role, caller.sessionVariables);
       send(res, 200, out.body, { 'X-Engine-Resource-Version': String(out.resourceVersion) });
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, res, e, isAdmin);
+    }
+  }
+
+  async function pgDumpEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers);
+      isAdmin = caller.role === 'admin';
+      if (!isAdmin) throw new ApiError(400, 'access-denied', '$', 'restricted access : admin only');
+      const sql = await pgDumpRequest(engine.db, await readJson(req, t.bodyIdle));
+      res.writeHead(200, { 'Content-Type': 'application/sql; charset=utf-8', 'Content-Length': Buffer.byteLength(sql) }).end(sql);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       sendError(req, res, e, isAdmin);

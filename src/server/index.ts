@@ -10,10 +10,13 @@ import { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
 import type { Clock } from './clock.js';
+import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
+import { GraphqlService } from './graphql/service.js';
+import { ActionWorker } from './workers/action-worker.js';
 import { EventProcessor } from './workers/event-processor.js';
 import { ScheduledQueue } from './workers/scheduled-queue.js';
 
-/** How stale another instance's metadata change may be when the processor picks a trigger's definition. */
+/** How stale another instance's metadata change may be when the processor picks a trigger's definition (or the action worker an action's). */
 const TRIGGERS_MAX_AGE_MS = 100;
 
 export interface ServeOptions {
@@ -90,6 +93,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   let server: Server | undefined;
   let processor: EventProcessor | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
+  let worker: ActionWorker | undefined;
   try {
     const engine = await Engine.start(db, logger, opts.clock);
     const lookup = opts.variable;
@@ -97,7 +101,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
     scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env });
-    server = createHttpServer(engine, { auth, logger, env, enableAllowlist: opts.enableAllowlist });
+    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false);
+    // The admin schema holds every consistent asynchronous action. It follows the stored metadata (§2.1): this
+    // instance's changes at once, another instance's within TRIGGERS_MAX_AGE_MS (one statement fewer per claim).
+    let known = { at: 0, version: -1, targets: new Map<string, AsyncTarget>() };
+    const targets = async (): Promise<Map<string, AsyncTarget>> => {
+      if (Date.now() - known.at < TRIGGERS_MAX_AGE_MS && known.version === engine.resourceVersion) return known.targets;
+      const map = asyncTargets(await graphql.schemaFor('admin'));
+      known = { at: Date.now(), version: engine.resourceVersion, targets: map };
+      return map;
+    };
+    worker = await ActionWorker.start(db, { targets, logger, env });
+    server = createHttpServer(engine, { auth, logger, env, graphql });
     let address;
     try {
       address = await listen(server, opts.port, opts.host);
@@ -111,14 +126,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const running = server;
     const events = processor;
     const scheduled = scheduler;
+    const actions = worker;
     return {
       url: `http://${host}:${address.port}`,
       engine,
       database: db.kind,
       dataDir,
       async close() {
-        // Deliveries finish (≤ 10 s) while requests drain; both before the database closes (cli.md §5.17).
-        await Promise.all([closeServer(running), events.stop(), scheduled.stop()]);
+        // Deliveries and action calls finish (≤ 10 s) while requests drain; all before the database closes (cli.md §5.17).
+        await Promise.all([closeServer(running), events.stop(), actions.stop(), scheduled.stop()]);
         await db.close();
         release();
       },
@@ -127,6 +143,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (server?.listening) await closeServer(server);
     await processor?.stop().catch(() => {});
     await scheduler?.stop().catch(() => {});
+    await worker?.stop().catch(() => {});
     await db.close().catch(() => {});
     release();
     throw e;

@@ -312,12 +312,24 @@ describe.skipIf(!SCRIPT)('engine actions create in an interactive run (editor)',
     delete env['CI'];
     delete env['VISUAL'];
     const cmd = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn(SCRIPT as string, ['-qec', cmd, '/dev/null'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(SCRIPT as string, ['-qec', cmd, '/dev/null'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    // The questions before and after the editor (issue 19 item 8): "Open the editor" (the first choice), then no codegen.
+    const answers: [string, string][] = [['How do you want to define the action?', '\r'], ['Generate handler code', 'n\r']];
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const next = answers[0];
+      if (next && stdout.includes(next[0])) {
+        answers.shift();
+        child.stdin.write(next[1]);
+      }
+    });
     return new Promise((resolve, reject) => {
       child.on('error', reject);
-      child.on('close', (code, signal) => resolve({ code, signal, stdout: stdout.replace(/\r\n/g, '\n'), stderr: '' }));
+      child.on('close', (code, signal) => {
+        child.stdin.destroy();
+        resolve({ code, signal, stdout: stdout.replace(/\r\n/g, '\n'), stderr: '' });
+      });
     });
   }
 

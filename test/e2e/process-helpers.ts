@@ -40,7 +40,12 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 export function run(args: string[], cwd: string, env: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return runNode([BIN, ...args], cwd, env);
+}
+
+/** `node <argv…>` (a script of the test's own, e.g. a generated action handler), tracked like `run`. */
+export function runNode(argv: string[], cwd: string, env: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, argv, { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));

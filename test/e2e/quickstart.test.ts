@@ -48,6 +48,7 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
     expect(commands).toEqual([
       'export ENGINE_ADMIN_SECRET=quickstart-secret',
       `export ENGINE_GRAPHQL_JWT_SECRET='{"type":"HS256","key":"quickstart-jwt-key-of-at-least-32-bytes"}'`,
+      expect.stringMatching(/^export ACTION_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/),
       'engine serve --port 0 --data-dir .engine/data &',
       expect.stringMatching(/^export ENGINE_GRAPHQL_ENDPOINT=http:\/\/127\.0\.0\.1:\d+$/),
       'engine migrate apply',
@@ -60,6 +61,10 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
       `curl -s $ENGINE_GRAPHQL_ENDPOINT/v1/graphql -H "X-Engine-Admin-Secret: quickstart-secret" -d '{"query":"{ article(order_by: {id: asc}) { title published } }"}'`,
       expect.stringMatching(/^TOKEN=[\w-]+\.[\w-]+\.[\w-]+$/),
       `curl -s $ENGINE_GRAPHQL_ENDPOINT/v1/graphql -H "Authorization: Bearer $TOKEN" -d '{"query":"{ article(order_by: {id: asc}) { title published } }"}'`,
+      'engine actions codegen publishArticle --framework javascript-node-http --output-dir handlers',
+      expect.stringMatching(/^PORT=\d+ node handlers\/publishArticle\.js &$/),
+      `curl -s $ENGINE_GRAPHQL_ENDPOINT/v1/graphql -H "X-Engine-Admin-Secret: quickstart-secret" -d '{"query":"mutation { publishArticle(articleId: 1) { articleId publishedAt } }"}'`,
+      'kill %2',
       'kill %1',
     ]);
   });
@@ -75,6 +80,14 @@ describe.skipIf(process.env['ENGINE_TEST_DATABASE_URL'])('npm run quickstart (em
   it('shows a query as the admin next to the same query with a JWT: the token\'s user sees published articles and their drafts', () => {
     const answers = [...run.stdout.matchAll(/^\{"data":\{"article":(.*)\}\}$/gm)].map((m) => (JSON.parse(m[1] as string) as { title: string }[]).map((a) => a.title));
     expect(answers).toEqual([['Hello', 'Draft by Ann', 'Draft by Bob'], ['Hello', 'Draft by Bob']]);
+  });
+
+  it('generates the example action\'s handler, starts it, and calls the action through the engine: the handler\'s answer comes back', () => {
+    expect(project('handlers/publishArticle.js')).toContain('async function publishArticle(args, sessionVariables)');
+    // The port the handler listens on is the one the engine was told (ACTION_BASE_URL).
+    const exported = /^\$ export ACTION_BASE_URL=http:\/\/127\.0\.0\.1:(\d+)/m.exec(run.stdout)?.[1];
+    expect(run.stdout).toContain(`listening on ${exported}`);
+    expect(run.stdout).toContain('\n{"data":{"publishArticle":{"articleId":0,"publishedAt":"1970-01-01T00:00:00Z"}}}\n');
   });
 
   it('summarises what the engine holds, the second action included', () => {

@@ -54,6 +54,26 @@ describe('a valid token', () => {
     expect(JSON.parse(name)).toEqual({ 'x-engine-role': 'user', 'x-engine-user-id': '2', 'x-engine-org': '7', 'x-engine-teams': '["a","b"]', 'x-engine-meta': '{"k":1}' });
   });
 
+  it("a token's session variables drive insert presets and the update filter (§0): user 1 writes as user 1 whatever the headers say", async () => {
+    const h = { ...bearer(await userToken(1)), 'x-engine-user-id': '2' };
+    expect(await q(e, 'mutation { insert_article_one(object: {title: "By token"}) { author_id } }', h)).toEqual({ data: { insert_article_one: { author_id: 1 } } });
+    expect(await q(e, 'mutation { update_article(where: {}, _set: {content: "t"}) { affected_rows returning { id } } }', h))
+      .toEqual({ data: { update_article: { affected_rows: 3, returning: [{ id: 1 }, { id: 2 }, { id: 4 }] } } });
+    const rows = await e.db.query<{ id: number; content: string | null }>('SELECT id, content FROM article ORDER BY id');
+    expect(rows.filter((r) => r.content === 't').map((r) => r.id)).toEqual([1, 2, 4]);
+  });
+
+  it('a token cannot enable backend-only insert permissions, whatever its claims or headers say (issue 12)', async () => {
+    await e.ok({ type: 'drop_insert_permission', args: { table: 'article', role: 'user' } });
+    await e.ok({ type: 'create_insert_permission', args: { table: 'article', role: 'user', permission: { columns: ['title'], set: { author_id: 'X-Engine-User-Id' }, check: {}, backend_only: true } } });
+    const payload = { [NS]: { ...claims(1, ['user']), 'x-engine-use-backend-only-permissions': 'true' } };
+    const h = { ...bearer(await sign(payload, HS_KEY, { iss: 'https://issuer.test', aud: 'engine-tests' })), 'x-engine-use-backend-only-permissions': 'true' };
+    expect(await q(e, 'mutation { insert_article_one(object: {title: "B"}) { id } }', h))
+      .toEqual({ errors: [{ message: 'field "insert_article_one" not found in type: \'mutation_root\'', extensions: { path: '$.selectionSet.insert_article_one', code: 'validation-failed' } }] });
+    expect(await q(e, 'mutation { insert_article_one(object: {title: "B"}) { author_id } }', { 'x-engine-admin-secret': SECRET, 'x-engine-role': 'user', 'x-engine-user-id': '1', 'x-engine-use-backend-only-permissions': 'true' }))
+      .toEqual({ data: { insert_article_one: { author_id: 1 } } });
+  });
+
   it('allowed_skew accepts a token expired 10 s ago (skew 30 s)', async () => {
     expect(ids(await q(e, ARTICLES, bearer(await userToken(2, { exp: -10 }))))).toEqual([1, 3]);
   });

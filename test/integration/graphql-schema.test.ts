@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildClientSchema, getIntrospectionQuery, printType, type GraphQLSchema } from 'graphql';
+import { buildClientSchema, getIntrospectionQuery, GraphQLSchema, printType, validateSchema } from 'graphql';
+import { buildRoleSchema } from '../../src/server/graphql/schema.js';
 import { ADMIN, ANON, as, gql, NOBODY, q, USER2, useExampleEngine, type Headers } from './graphql-fixture.js';
 
 // graphql-api.md §2 (schema generation) and §3 (visibility): introspection per role, the standard introspection query
@@ -107,6 +108,32 @@ describe('§2.11 role user, through a client schema built from getIntrospectionQ
     expect(Object.keys(nobody.getQueryType()?.getFields() ?? {})).toEqual(['no_queries_available']);
     expect(nobody.getMutationType()).toBeFalsy();
     expect(Object.keys(nobody.getTypeMap()).filter((t) => !t.startsWith('__')).sort()).toEqual(['Boolean', 'String', 'query_root']);
+  });
+});
+
+describe('generated schemas and the cached introspection answer', () => {
+  it('every role\'s schema passes graphql-js schema validation (the engine builds them with assumeValid)', () => {
+    for (const role of ['admin', 'user', 'anonymous', 'nobody']) {
+      const s = buildRoleSchema(e.engine.schemaCache, role);
+      expect(validateSchema(new GraphQLSchema({ ...s.toConfig(), assumeValid: false })).map(String)).toEqual([]);
+    }
+  });
+
+  it('a repeated introspection query answers the same bytes; a metadata change answers the new schema', async () => {
+    const query = getIntrospectionQuery();
+    const first = await gql(e, { query }, ADMIN);
+    const again = await gql(e, { query }, ADMIN);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('content-length')).toBe(String(Buffer.byteLength(first.text)));
+    expect(again.text).toBe(first.text);
+    expect(first.text).not.toContain('"name":"extra"');
+    const user = await gql(e, { query }, USER2);
+    expect(user.text).not.toBe(first.text);
+    await e.ok({ type: 'run_sql', args: { sql: 'ALTER TABLE article ADD COLUMN extra text' } });
+    const changed = await gql(e, { query }, ADMIN);
+    expect(changed.status).toBe(200);
+    expect(changed.text).toContain('"name":"extra"');
+    expect(changed.body).toEqual(JSON.parse(changed.text));
   });
 });
 

@@ -15,7 +15,7 @@ import { as, USER2, useExampleEngine, type Headers } from './graphql-fixture.js'
 
 const e = useExampleEngine();
 
-let second: { url: string; server: Server; log: string[]; service: GraphqlService };
+let second: { url: string; server: Server; log: string[]; params: unknown[][]; service: GraphqlService };
 
 beforeEach(async () => {
   const counting = countingDatabase(e.db);
@@ -23,7 +23,7 @@ beforeEach(async () => {
   const service = new GraphqlService(engine);
   const server = createHttpServer(engine, { logger: { ...silentLogger, error: (m: string) => console.error(m) }, graphql: service });
   const addr = await listen(server, 0, '127.0.0.1');
-  second = { url: `http://127.0.0.1:${addr.port}`, server, log: counting.log, service };
+  second = { url: `http://127.0.0.1:${addr.port}`, server, log: counting.log, params: counting.params, service };
   counting.log.length = 0;
 });
 
@@ -175,5 +175,41 @@ describe('§7.1 synchronous actions', () => {
     } finally {
       await hook.close();
     }
+  });
+});
+
+describe('§7.1–§7.3 mutations: one statement per root field, checks in it', () => {
+  const inTx = (s: string[]) => s.filter((x) => !isVersionCheck(x));
+  const SET_CONFIG = "SELECT set_config('engine.session_variables', $1, true)";
+
+  it('1,000 inserted objects with a check through a relationship and returning: one statement', async () => {
+    const objects = Array.from({ length: 1000 }, (_, i) => ({ title: `t${i}`, content: String(i) }));
+    const { body, statements } = await run('mutation ($o: [article_insert_input!]!) { insert_article(objects: $o) { affected_rows returning { id author { name } } } }', as('user', 1), { o: objects });
+    expect(body.data.insert_article.affected_rows).toBe(1000);
+    expect(body.data.insert_article.returning).toHaveLength(1000);
+    expect(body.data.insert_article.returning[999].author).toEqual({ name: 'Ann' });
+    expect(inTx(statements)).toEqual(['BEGIN', SET_CONFIG, expect.stringMatching(/^WITH "m" AS \(INSERT /), 'COMMIT']);
+  });
+
+  it('a failed check costs no extra statement and the session variables are the first statement\'s parameter', async () => {
+    second.log.length = 0;
+    const { body, statements } = await run('mutation { insert_article_one(object: {title: "Mine"}) { id } }', as('user', 3));
+    expect(body.errors[0].message).toBe('check constraint of an insert permission has failed');
+    expect(inTx(statements)).toEqual(['BEGIN', SET_CONFIG, expect.stringMatching(/^WITH "m" AS \(INSERT /), 'COMMIT']);
+  });
+
+  it('three root fields: three statements in one transaction, in document order', async () => {
+    const { body, statements } = await run(`mutation { a: update_article(where: {id: {_eq: 2}}, _set: {title: "T"}, _inc: {views: 1}) { affected_rows }
+      b: delete_article_by_pk(id: 2) { title views } c: insert_author_one(object: {name: "Dee"}) { id } }`);
+    expect(body).toEqual({ data: { a: { affected_rows: 1 }, b: { title: 'T', views: '1' }, c: { id: 4 } } });
+    expect(inTx(statements)).toEqual(['BEGIN', SET_CONFIG, expect.stringMatching(/^WITH "m" AS \(UPDATE /), expect.stringMatching(/^WITH "m" AS \(DELETE /), expect.stringMatching(/^WITH "m" AS \(INSERT /), 'COMMIT']);
+  });
+
+  it('SQL text never contains a value: objects, presets, session variables and checks are parameters', async () => {
+    const { statements } = await run('mutation ($c: String) { insert_article(objects: [{title: "zz_literal", content: $c}]) { returning { id } } update_article(where: {title: {_eq: "zz_where"}}, _set: {content: "zz_set"}) { affected_rows } }', { ...as('user', 1), 'x-engine-extra': 'zz_session' }, { c: 'zz_variable' });
+    const sql = statements.filter((s) => s.startsWith('WITH') || s.startsWith('SELECT set_config'));
+    expect(sql).toHaveLength(3);
+    for (const s of sql) expect(s).not.toMatch(/zz_/);
+    expect(second.params.flat().join(' ')).toMatch(/zz_session/);
   });
 });

@@ -90,19 +90,6 @@ describe('§6.1 validation errors (rows 6, 12–25)', () => {
   });
 });
 
-describe('table mutations and asynchronous actions are in the schema but not executed yet', () => {
-  it('answers not-supported and changes nothing', async () => {
-    const before = await e.state();
-    await expectBody({ query: 'mutation { delete_article(where: {}) { affected_rows } }' },
-      gqlErr('mutations are not supported by this version of the engine', '$.selectionSet.delete_article', 'not-supported'));
-    await expectBody({ query: 'mutation { export_articles(format: "csv") }' },
-      gqlErr('actions are not supported by this version of the engine', '$.selectionSet.export_articles', 'not-supported'), USER2);
-    await expectBody({ query: '{ export_articles(id: "5f0c2a7e-3b1d-4c55-9a43-0d2c6e1f7b90") { id } }' },
-      gqlErr('actions are not supported by this version of the engine', '$.selectionSet.export_articles', 'not-supported'), USER2);
-    expect(await e.state()).toEqual(before);
-  });
-});
-
 describe('limits on hostile documents', () => {
   it('depth 200 is refused with a clear error; depth 32 is answered', async () => {
     const nest = (n: number) => `{ author_by_pk(id: 1) { ${'articles { author { '.repeat(n)}id${' } }'.repeat(n)} } }`;

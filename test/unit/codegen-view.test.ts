@@ -36,7 +36,8 @@ describe('codegen view', () => {
 
   const customTypes = {
     input_objects: [{ name: 'In', fields: [{ name: 'tags', type: '[String]!' }, { name: 'at', type: 'timestamptz' }, { name: 'e', type: 'Color' }] }],
-    objects: [{ name: 'Out', fields: [{ name: 'id', type: 'Int!' }, { name: 'ok', type: 'Boolean' }, { name: 'c', type: 'Color!' }, { name: 'j', type: 'json' }] }],
+    objects: [{ name: 'Out', fields: [{ name: 'id', type: 'Int!' }, { name: 'ok', type: 'Boolean' }, { name: 'c', type: 'Color!' }, { name: 'j', type: 'json' },
+      { name: 'at', type: 'timestamptz!' }, { name: 'x', type: 'Custom!' }] }],
     scalars: [{ name: 'json' }],
     enums: [{ name: 'Color', values: [{ value: 'RED' }, { value: 'GREEN' }] }, { name: 'Unused', values: [{ value: 'X' }] }],
   };
@@ -54,8 +55,9 @@ describe('codegen view', () => {
     expect(v.inputObjects[0]?.fields.map((f) => f.tsType)).toEqual(['Array<string | null>', 'timestamptz | null', 'Color | null']);
     expect(v.objects.map((t) => t.name)).toEqual(['Out']);
     expect(v.enums).toEqual([{ name: 'Color', values: [{ value: 'RED', last: false }, { value: 'GREEN', last: true }], tsUnion: '"RED" | "GREEN"' }]);
-    expect(v.scalars).toEqual([{ name: 'json' }, { name: 'timestamptz' }]);
-    expect(JSON.parse(v.sampleOutput)).toEqual({ id: 0, ok: false, c: 'RED', j: null });
+    expect(v.scalars).toEqual([{ name: 'Custom' }, { name: 'json' }, { name: 'timestamptz' }]);
+    // Non-null scalars sample as a value: the engine refuses null for them (engine-api.md §5.2.2).
+    expect(JSON.parse(v.sampleOutput)).toEqual({ id: 0, ok: false, c: 'RED', j: null, at: '1970-01-01T00:00:00Z', x: '' });
   });
 
   it('a list output samples as [] and is a list', () => {

@@ -10,12 +10,12 @@ describe('validation (§2.5)', () => {
   const invalid = (yaml: string) => failure(() => load({ cwd: root, project: 'proj', ...(project(yaml), {}) }));
 
   it('file values: config-invalid with file:line:col of the value', () => {
-    expect(invalid('version: 3\n')).toEqual({
-      code: 'config-invalid', message: 'invalid value for "version": expected 1 or 2, got 3', exit: 1,
+    expect(invalid('version: 4\n')).toEqual({
+      code: 'config-invalid', message: 'invalid value for "version": expected 1, 2 or 3, got 4', exit: 1,
       file: 'proj/config.yaml', line: 1, column: 10,
     });
-    expect(invalid('version: 2.0\n').message).toBe('invalid value for "version": expected 1 or 2, got 2.0');
-    expect(invalid('version: [2]\n').message).toBe('invalid value for "version": expected 1 or 2, got [2]');
+    expect(invalid('version: 2.0\n').message).toBe('invalid value for "version": expected 1, 2 or 3, got 2.0');
+    expect(invalid('version: [2]\n').message).toBe('invalid value for "version": expected 1, 2 or 3, got [2]');
     expect(invalid('# c\nendpoint:   ftp://x\n')).toMatchObject({
       message: 'invalid value for "endpoint": expected an http:// or https:// URL', line: 2, column: 13,
     });
@@ -49,7 +49,7 @@ describe('validation (§2.5)', () => {
   it('environment values: config-invalid naming the variable, from the process or .env', () => {
     project('version: 2\n');
     expect(failure(() => load({ env: { ENGINE_GRAPHQL_VERSION: '7' } }))).toEqual({
-      code: 'config-invalid', message: 'invalid value for "version" from ENGINE_GRAPHQL_VERSION: expected 1 or 2, got 7', exit: 1,
+      code: 'config-invalid', message: 'invalid value for "version" from ENGINE_GRAPHQL_VERSION: expected 1, 2 or 3, got 7', exit: 1,
     });
     write('proj/.env', 'ENGINE_GRAPHQL_ACTIONS_KIND=later\n');
     expect(failure(() => load()).message)

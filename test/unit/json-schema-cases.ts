@@ -206,7 +206,7 @@ export const INVALID: Invalid[] = [
   ['relationship name', 'actions', 'custom_types:\n  objects: [{name: O, relationships: [{name: 1r, type: object, remote_table: t, field_mapping: {a: b}}]}]\n', 'name-invalid'],
   ['field_mapping to a number', 'actions', 'custom_types:\n  objects: [{name: O, relationships: [{name: r, type: object, remote_table: t, field_mapping: {a: 1}}]}]\n', 'metadata-invalid'],
   ['relationship without field_mapping', 'actions', 'custom_types:\n  objects: [{name: O, relationships: [{name: r, type: array, remote_table: t}]}]\n', 'metadata-invalid'],
-  ['config version 3', 'config', 'version: 3\n', 'config-invalid'],
+  ['config version 4', 'config', 'version: 4\n', 'config-invalid'],
   ['config version a list', 'config', 'version: [2]\n', 'config-invalid'],
   ['endpoint not http', 'config', 'endpoint: ftp://x\n', 'config-invalid'],
   ['endpoint an API path', 'config', 'endpoint: http://h/v1/graphql\n', 'config-invalid'],

@@ -36,7 +36,7 @@ describe('unsupported features (issue 12 item 5)', () => {
     ]);
   });
 
-  it('reports files of features engine lacks when they hold anything, and the version 3 layout', () => {
+  it('reports files of features engine lacks when they hold anything, and the version 3 layout in a version 2 project', () => {
     expect(build({
       'api_limits.yaml': 'rate_limit: {global: {max_reqs_per_min: 10}}\n',
       'opentelemetry.yaml': '# nothing\n{}\n',
@@ -45,7 +45,7 @@ describe('unsupported features (issue 12 item 5)', () => {
       'databases/': '',
     })).toEqual([
       `error feature-not-supported metadata/api_limits.yaml:1:1 engine does not support API limits yet; ${HINT}`,
-      `error feature-not-supported metadata/databases/:1:1 engine does not support the config version 3 layout (metadata/databases/) yet; ${HINT}`,
+      'error config-version-mismatch metadata/databases/:1:1 metadata/databases/ is the config version 3 layout, but the project is at config version 2; its tables and functions would be ignored; set "version: 3" in config.yaml and in version.yaml',
     ]);
   });
 

@@ -4,6 +4,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 export interface Caller {
   role: string;
   sessionVariables: Record<string, string>;
+  /**
+   * Backend-only insert permissions apply: the caller holds the admin secret (or none is configured) and sent
+   * `X-Engine-Use-Backend-Only-Permissions: true`. Never true for a token, a hook or the unauthorized role.
+   */
+  backendOnly?: boolean;
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -29,5 +34,6 @@ export function headerCaller(headers: IncomingHttpHeaders): Caller {
     }
   }
   sessionVariables['x-engine-role'] = role;
-  return { role, sessionVariables };
+  const backendOnly = sessionVariables['x-engine-use-backend-only-permissions']?.trim().toLowerCase() === 'true';
+  return backendOnly ? { role, sessionVariables, backendOnly } : { role, sessionVariables };
 }

@@ -28,6 +28,8 @@ export interface ActionRequest {
   sessionVariables: Record<string, string>;
   /** Filled with the handler's `Set-Cookie` values, which the response passes on. */
   setCookies: string[];
+  /** Cancels the call (a stopping engine's asynchronous calls). */
+  signal?: AbortSignal;
 }
 
 export function forwardedHeaders(raw: string[]): NameValue[] {
@@ -71,7 +73,7 @@ export async function callAction(action: Action, inputText: string, req: ActionR
   const body = actionBody(action, inputText, req);
   const request: Json = { url: target.url, body: JSON.parse(body) as Json, headers: target.headers.map((h) => ({ name: h.name, value: h.value })) };
   const res = await callHttp({
-    url: target.url, headers: target.headers, body, timeoutSec: d.timeout, maxBodyBytes: ACTION_MAX_RESPONSE_BYTES, overflow: 'fail',
+    url: target.url, headers: target.headers, body, timeoutSec: d.timeout, maxBodyBytes: ACTION_MAX_RESPONSE_BYTES, overflow: 'fail', signal: req.signal,
   });
   if (res.kind === 'error') throw unexpected('http exception when calling webhook', { error: res.message, request });
   const parsed = parseJson(res.body);

@@ -4,12 +4,12 @@ import {
   type OperationDefinitionNode, type SelectionSetNode, type FragmentDefinitionNode,
 } from 'graphql';
 import type { ApiError } from '../../errors.js';
-import type { Json } from '../../metadata/json.js';
+import { setOwn, type Json } from '../../metadata/json.js';
 import type { Action } from '../../metadata/types.js';
 import { gqlError, validationFailed } from './errors.js';
 import { fieldInfo } from './field-info.js';
 import type { SelectionContext } from './selection.js';
-import { isPlainObject, jsonText, NumLit, resolveVars, type GValue } from './values.js';
+import { isPlainObject, jsonText, NumLit, parseJsonDigits, resolveVars, type GValue } from './values.js';
 
 /**
  * The GraphQL side of a synchronous action (graphql-api.md §4.1, §5.1): the combination rule, the `input` object,
@@ -75,6 +75,36 @@ export function actionInput(action: Action, field: Field, node: FieldNode, sel: 
   return jsonText(out);
 }
 
+/**
+ * The `input` object with bound variables left in place (an asynchronous action's plan serves every value of them):
+ * a bound variable is a scalar, which a list position wraps like any single value.
+ */
+export function actionInputValue(action: Action, field: Field, node: FieldNode, sel: SelectionContext): GValue {
+  const given = sel.args(node);
+  const out: Record<string, GValue> = {};
+  for (const a of action.definition.arguments) {
+    const def = field.args.find((x) => x.name === a.name);
+    if (given.has(a.name) && def) out[a.name] = coerceInput(given.get(a.name) as GValue, def.type);
+  }
+  return out;
+}
+
+/**
+ * The `input` JSON text of a stored asynchronous call (jsonb keeps neither key order): arguments in declaration
+ * order, input objects in their type's field order, digits as stored; keys no longer declared follow as stored.
+ */
+export function storedInputText(action: Action, field: Field, stored: string): string {
+  const v = parseJsonDigits(stored);
+  if (!isPlainObject(v)) return stored;
+  const out: Record<string, GValue> = {};
+  for (const a of action.definition.arguments) {
+    const def = field.args.find((x) => x.name === a.name);
+    if (a.name in v) out[a.name] = def ? coerceInput(v[a.name] as GValue, def.type) : (v[a.name] as GValue);
+  }
+  for (const [k, x] of Object.entries(v)) if (!Object.hasOwn(out, k)) setOwn(out, k, x);
+  return jsonText(out);
+}
+
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks a value of an object-typed position (the answer, or a nested object field) per §5.2.2. */
@@ -113,7 +143,7 @@ function checkObject(type: GraphQLObjectType, o: Record<string, Json>, fail: (m:
 }
 
 /** The answer checked against the field's output type; errors carry `internal` `{"webhook_response":…}` for admin. */
-export function checkAnswer(field: Field, answer: Json): void {
+export function checkAnswer(field: Pick<Field, 'type'>, answer: Json): void {
   checkValue(field.type, answer, (m) => gqlError('unexpected', '$', m, { webhook_response: answer }));
 }
 

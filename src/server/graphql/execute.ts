@@ -9,9 +9,9 @@ import { addRelationships, checkRelationships } from './action-relationships.js'
 import type { RoleView } from './visibility.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
-import { bind, checkBound } from './sql-builder.js';
+import { bind, checkBound, sessionJsonText, type RequestValues } from './sql-builder.js';
 
-/** Runs a query operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
+/** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 
 const CONSTRAINT: Record<string, string> = {
   '23505': 'Uniqueness violation. ', '23503': 'Foreign key violation. ', '23502': 'Not-NULL violation. ',
@@ -38,10 +38,10 @@ export function databaseError(e: unknown, key: string, sql: string, args: (strin
  * Binds every statement's parameters before any SQL runs: first the checks of bound variables' values (§1.3 step 8),
  * then the parameters, where a missing session variable fails (step 9).
  */
-export function bindAll(plans: RootPlan[], session: Record<string, string>, vars: Record<string, unknown>): Map<string, (string | null)[]> {
+export function bindAll(plans: RootPlan[], session: Record<string, string>, vars: Record<string, unknown>, request?: RequestValues): Map<string, (string | null)[]> {
   for (const p of plans) if (p.kind === 'sql') checkBound(p.params, vars);
   const out = new Map<string, (string | null)[]>();
-  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session, vars));
+  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session, vars, request));
   return out;
 }
 
@@ -94,18 +94,26 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   if (statements.length > 0) {
+    // A mutation: one READ COMMITTED transaction whose first statement records who writes, for event triggers (§4.1).
+    const mutation = x.sel.op.operation === 'mutation';
     await x.db.transaction(async (tx) => {
+      if (mutation) await tx.query("SELECT set_config('engine.session_variables', $1, true)", [sessionJsonText(x.action.sessionVariables)]);
       for (const p of statements) {
         const args = x.args.get(p.key) ?? [];
-        let rows: { root: string | null }[];
+        let rows: { root: string | null; fail?: string | null }[];
         try {
-          rows = await tx.query<{ root: string | null }>(p.sql, args, { name: p.name });
+          rows = await tx.query<{ root: string | null; fail?: string | null }>(p.sql, args, { name: p.name });
         } catch (e) {
           throw databaseError(e, p.key, p.sql, args) ?? e;
         }
+        const fail = rows[0]?.fail;
+        if (fail && p.checks) {
+          // Thrown inside the transaction: it rolls back every earlier root field with this one.
+          throw gqlError('permission-error', fail === 'insert' ? p.checks.insert : p.checks.update, `check constraint of an ${fail} permission has failed`);
+        }
         values.set(p.key, rows[0]?.root ?? 'null');
       }
-    }, { readOnlySnapshot: true, utc: true });
+    }, { readOnlySnapshot: !mutation, utc: true });
   }
   return `{"data":{${x.plans.map((p) => `${JSON.stringify(p.key)}:${values.get(p.key) ?? 'null'}`).join(',')}}}`;
 }

@@ -1,7 +1,26 @@
-import type { GraphQLField } from 'graphql';
-import type { Action } from '../../metadata/types.js';
+import type { GraphQLField, GraphQLOutputType } from 'graphql';
+import type { Action, PermissionDef } from '../../metadata/types.js';
+import type { ResolvedTable } from '../schema-cache.js';
 import type { DbColumn, DbFunction } from '../db-catalog.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
+
+/**
+ * A table as one role may write it (graphql-api.md §2.7): its permissions (none for admin), the columns each kind
+ * may write, and its select view (null when the role cannot select it: then nothing is returned).
+ */
+export interface MutationTable {
+  rt: ResolvedTable;
+  /** The table's GraphQL name `T`. */
+  name: string;
+  view: TableView | null;
+  insert: PermissionDef | undefined;
+  update: PermissionDef | undefined;
+  delete: PermissionDef | undefined;
+  /** Every column in attnum order, domains as their base type (presets may name any of them). */
+  allColumns: DbColumn[];
+  insertColumns: DbColumn[];
+  updateColumns: DbColumn[];
+}
 
 /** Where the rows of a list, aggregate or object field come from. */
 export type RowSource =
@@ -31,8 +50,14 @@ export type FieldInfo =
   | { kind: 'constant'; json: string }
   /** A synchronous action's root field: the engine calls its handler (graphql-api.md §5.1). */
   | { kind: 'action'; action: Action }
+  /** An asynchronous action's mutation field (answers an action_log id) and its query field (§5.3). */
+  | { kind: 'async_action'; action: Action; output: GraphQLOutputType }
+  | { kind: 'async_result'; action: Action }
   /** A relationship of an action's output object type to a table. */
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
+  | { kind: 'insert'; table: MutationTable; one: boolean }
+  | { kind: 'update'; table: MutationTable; byPk: boolean }
+  | { kind: 'delete'; table: MutationTable; byPk: boolean }
   /** Mutations, asynchronous actions, action-output relationships: in the schema, executed by later versions. */
   | { kind: 'unsupported'; what: 'mutation' | 'action' };
 

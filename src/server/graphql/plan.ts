@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { Action } from '../../metadata/types.js';
 import { outputRelationships } from './action-output.js';
+import { asyncStatement } from './async-action.js';
 import { gqlError } from './errors.js';
 import { SelectionCompiler } from './compile.js';
 import { fieldInfo } from './field-info.js';
+import { MutationCompiler } from './mutation-sql.js';
 import type { SelectionContext } from './selection.js';
 import { StatementBuilder, type PlanParam } from './sql-builder.js';
 import type { RoleView } from './visibility.js';
@@ -12,7 +14,7 @@ import type { RoleView } from './visibility.js';
 /** What each root field of an operation does (graphql-api.md §4.1). */
 export type RootPlan =
   /** `name`: the prepared statement's name, derived from the text so that it always denotes the same text. */
-  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[] }
+  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths }
   /** Answered without SQL: `__typename`, `no_queries_available`. */
   | { key: string; kind: 'json'; json: string }
   /**
@@ -23,9 +25,17 @@ export type RootPlan =
   /** A synchronous action: its handler is called when the operation runs (§5.1). */
   | { key: string; kind: 'action'; action: Action; field: GraphQLField<unknown, unknown>; nodes: FieldNode[] };
 
+/** Where a failed insert or update check is reported (graphql-api.md §6.1 rows 31, 32); the statement says which failed. */
+export interface CheckPaths {
+  insert: string;
+  update: string;
+}
+
 export const MUTATIONS_NOT_SUPPORTED = 'mutations are not supported by this version of the engine';
 export const ACTIONS_NOT_SUPPORTED = 'actions are not supported by this version of the engine';
 export const ACTION_RELATIONSHIPS_NOT_SUPPORTED = 'relationships of object types nested in an action output are not supported by this version of the engine';
+
+const statementName = (sql: string): string => `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
 
 /** Compiles every root field: one SQL statement per database root field (§7.1). */
 export function planOperation(schema: GraphQLSchema, role: RoleView, sel: SelectionContext): RootPlan[] {
@@ -59,7 +69,21 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
       plans.push({ key, kind: 'json', json: i.json });
       continue;
     }
+    if (i.kind === 'async_action' || i.kind === 'async_result') {
+      const st = asyncStatement(i, field, nodes, role, sel, path);
+      plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: st.params });
+      continue;
+    }
     const b = new StatementBuilder(role.cache);
+    if (i.kind === 'insert' || i.kind === 'update' || i.kind === 'delete') {
+      const m = new MutationCompiler(b, role, sel);
+      const st = i.kind === 'insert' ? m.insert(field, i.table, i.one, nodes, path)
+        : i.kind === 'update' ? m.update(field, i.table, i.byPk, nodes, path) : m.delete(field, i.table, i.byPk, nodes, path);
+      const objects = `${path}.args.${i.kind === 'insert' && i.one ? 'object' : 'objects'}`;
+      const checks = st.checked ? { insert: objects, update: i.kind === 'insert' ? objects : path } : undefined;
+      plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: b.params, ...(checks ? { checks } : {}) });
+      continue;
+    }
     const c = new SelectionCompiler(b, role, sel);
     let expr: string;
     if (i.kind === 'rows') expr = c.rowsJson(field, i.view, i.source, nodes, null, path);
@@ -67,7 +91,7 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     else if (i.kind === 'by_pk') expr = c.byPk(field, i.view, nodes, path);
     else throw new Error(`root field ${name} of kind ${i.kind} cannot be compiled`);
     const sql = `SELECT (${expr})::text AS "root"`;
-    plans.push({ key, kind: 'sql', sql, name: `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`, params: b.params });
+    plans.push({ key, kind: 'sql', sql, name: statementName(sql), params: b.params });
   }
   return plans;
 }

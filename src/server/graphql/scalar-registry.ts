@@ -7,10 +7,17 @@ import { columnScalar, customScalar } from './scalars.js';
  */
 export class ScalarRegistry {
   private readonly byName = new Map<string, GraphQLScalarType>(specifiedScalarTypes.map((s) => [s.name, s]));
+  /** Asked for every column, argument and comparison of a schema: the few type names are resolved once each. */
+  private readonly byTypeName = new Map<string, GraphQLScalarType>();
 
   column(typeName: string): GraphQLScalarType {
-    const s = columnScalar(typeName);
-    return this.byName.get(s.name) ?? this.add(s);
+    let known = this.byTypeName.get(typeName);
+    if (!known) {
+      const s = columnScalar(typeName);
+      known = this.byName.get(s.name) ?? this.add(s);
+      this.byTypeName.set(typeName, known);
+    }
+    return known;
   }
 
   /** A scalar named by a custom type or action: a known one, else a custom scalar accepting any value. */

@@ -12,11 +12,9 @@ import type { TableView } from './visibility.js';
 
 /**
  * Custom types and action fields for one role (graphql-api.md §2.9). The types are built on demand, so a role's
- * schema holds only those its visible actions reach. Synchronous actions are executed (action-call.ts); asynchronous
- * ones answer `not-supported` for now.
+ * schema holds only those its visible actions reach. Synchronous actions are executed by action-call.ts, asynchronous
+ * ones compile to statements on action_log (async-action.ts).
  */
-
-const UNSUPPORTED = info({ kind: 'unsupported', what: 'action' });
 
 interface CtField { name: string; type: string; description?: string }
 interface CtRel { name: string; type: 'object' | 'array'; remote_table: QualifiedName; field_mapping: Record<string, string> }
@@ -116,8 +114,11 @@ export class ActionTypes {
       }),
     });
     return {
-      mutation: { [a.name]: { type: new GraphQLNonNull(uuid), args, description, extensions: UNSUPPORTED } },
-      query: { [a.name]: { type: result, args: { id: { type: new GraphQLNonNull(uuid) } }, description, extensions: UNSUPPORTED } },
+      mutation: { [a.name]: {
+        type: new GraphQLNonNull(uuid), args, description,
+        extensions: info({ kind: 'async_action', action: a, output: this.ref(a.definition.output_type) as GraphQLOutputType }),
+      } },
+      query: { [a.name]: { type: result, args: { id: { type: new GraphQLNonNull(uuid) } }, description, extensions: info({ kind: 'async_result', action: a }) } },
     };
   }
 

@@ -5,17 +5,14 @@ import {
 import { NUMERIC } from '../bool-exp/operators.js';
 import type { DbColumn } from '../db-catalog.js';
 import type { ResolvedTable } from '../schema-cache.js';
-import { info } from './field-info.js';
+import { info, type MutationTable } from './field-info.js';
 import { isGraphqlName } from './names.js';
+import type { TableNames } from './table-names.js';
 import type { TableTypes } from './schema-tables.js';
 import { asBase, type TableView } from './visibility.js';
 
-/**
- * The mutation root fields of one table for one role (graphql-api.md §2.7, §3). They are part of the schema so that
- * clients and tooling see the whole API; executing them answers `not-supported` until mutations are implemented.
- */
+/** The mutation root fields of one table for one role (graphql-api.md §2.7, §3), compiled by mutation-sql.ts. */
 
-const UNSUPPORTED = info({ kind: 'unsupported', what: 'mutation' });
 const PLACEHOLDER_INPUT = { _PLACEHOLDER: { type: GraphQLBoolean } };
 const nn = <T extends GraphQLNullableType>(t: T) => new GraphQLNonNull(t);
 
@@ -27,7 +24,9 @@ function inputColumns(rt: ResolvedTable, columns: string[] | '*' | undefined, pr
     .map(asBase);
 }
 
-export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, view: TableView | null): GraphQLFieldConfigMap<unknown, unknown> {
+export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNames, view: TableView | null): GraphQLFieldConfigMap<unknown, unknown> {
+  const name = names.type;
+  const d = names.comments;
   const role = tt.role;
   const admin = role.admin;
   const ins = admin ? ((rt.db.updatable & 8) !== 0 ? {} : undefined) : role.permission(rt, 'insert');
@@ -55,6 +54,13 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, 
   const pkArgs = () => Object.fromEntries((pk ?? []).map((c) => [c.name, { type: nn(scalar(c)) }]));
   const boolExp = view ? tt.boolExp(view) : null;
   const updCols = upd ? inputColumns(rt, upd.columns, upd.set) : [];
+  const insCols = ins ? inputColumns(rt, ins.columns, ins.set) : [];
+  const table: MutationTable = {
+    rt, name, view,
+    insert: admin ? undefined : ins, update: admin ? undefined : upd, delete: admin ? undefined : del,
+    allColumns: [...rt.db.columns.values()].sort((a, b) => a.num - b.num).map(asBase),
+    insertColumns: insCols, updateColumns: updCols,
+  };
   const constraints = rt.db.uniques.filter((u) => isGraphqlName(u.name));
   let onConflict: GraphQLInputObjectType | null = null;
   if (upd && constraints.length > 0 && boolExp) {
@@ -74,24 +80,24 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, name: string, 
     });
   }
   if (ins) {
-    const insertInput = inputType('insert_input', inputColumns(rt, ins.columns, ins.set));
+    const insertInput = inputType('insert_input', insCols);
     const conflictArg: GraphQLFieldConfigArgumentMap = onConflict ? { on_conflict: { type: onConflict } } : {};
-    out[`insert_${name}`] = { type: response, args: { objects: { type: nn(new GraphQLList(nn(insertInput))) }, ...conflictArg }, extensions: UNSUPPORTED };
-    if (view) out[`insert_${name}_one`] = { type: tt.objectType(view), args: { object: { type: nn(insertInput) }, ...conflictArg }, extensions: UNSUPPORTED };
+    out[names.insert] = { type: response, description: d.insert, args: { objects: { type: nn(new GraphQLList(nn(insertInput))) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: false }) };
+    if (view) out[names.insert_one] = { type: tt.objectType(view), description: d.insert_one, args: { object: { type: nn(insertInput) }, ...conflictArg }, extensions: info({ kind: 'insert', table, one: true }) };
   }
   if (upd && boolExp) {
     const setArg: GraphQLFieldConfigArgumentMap = updCols.length > 0 ? { _set: { type: inputType('set_input', updCols) } } : {};
     const incCols = updCols.filter((c) => NUMERIC.has(c.typeName));
     const incArg: GraphQLFieldConfigArgumentMap = incCols.length > 0 ? { _inc: { type: inputType('inc_input', incCols) } } : {};
-    out[`update_${name}`] = { type: response, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: UNSUPPORTED };
+    out[names.update] = { type: response, description: d.update, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: info({ kind: 'update', table, byPk: false }) };
     if (view && pk) {
       const pkInput = new GraphQLInputObjectType({ name: `${name}_pk_columns_input`, fields: () => Object.fromEntries(pk.map((c) => [c.name, { type: nn(scalar(c)) }])) });
-      out[`update_${name}_by_pk`] = { type: tt.objectType(view), args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: UNSUPPORTED };
+      out[names.update_by_pk] = { type: tt.objectType(view), description: d.update_by_pk, args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: info({ kind: 'update', table, byPk: true }) };
     }
   }
   if (del && boolExp) {
-    out[`delete_${name}`] = { type: response, args: { where: { type: nn(boolExp) } }, extensions: UNSUPPORTED };
-    if (view && pk) out[`delete_${name}_by_pk`] = { type: tt.objectType(view), args: pkArgs(), extensions: UNSUPPORTED };
+    out[names.delete] = { type: response, description: d.delete, args: { where: { type: nn(boolExp) } }, extensions: info({ kind: 'delete', table, byPk: false }) };
+    if (view && pk) out[names.delete_by_pk] = { type: tt.objectType(view), description: d.delete_by_pk, args: pkArgs(), extensions: info({ kind: 'delete', table, byPk: true }) };
   }
   return out;
 }

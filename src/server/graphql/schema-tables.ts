@@ -5,7 +5,8 @@ import {
 } from 'graphql';
 import { NUMERIC, TEXT_LIKE } from '../bool-exp/operators.js';
 import type { DbColumn } from '../db-catalog.js';
-import { info, type AggOp, type RowSource } from './field-info.js';
+import type { AggOp, RowSource } from './field-info.js';
+import { ext as info, NO_EXTENSIONS } from './extensions.js';
 import { gqlName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
@@ -17,10 +18,11 @@ const list = <T extends GraphQLOutputType | GraphQLInputType>(t: T) => new Graph
 const PLACEHOLDER_FIELD = { _PLACEHOLDER: { type: GraphQLBoolean, extensions: info({ kind: 'constant', json: 'null' }) } };
 
 export const ORDER_BY = new GraphQLEnumType({
+  extensions: NO_EXTENSIONS,
   name: 'order_by',
   values: {
-    asc: { value: 'ASC NULLS LAST' }, asc_nulls_first: { value: 'ASC NULLS FIRST' }, asc_nulls_last: { value: 'ASC NULLS LAST' },
-    desc: { value: 'DESC NULLS FIRST' }, desc_nulls_first: { value: 'DESC NULLS FIRST' }, desc_nulls_last: { value: 'DESC NULLS LAST' },
+    asc: { value: 'ASC NULLS LAST', extensions: NO_EXTENSIONS }, asc_nulls_first: { value: 'ASC NULLS FIRST', extensions: NO_EXTENSIONS }, asc_nulls_last: { value: 'ASC NULLS LAST', extensions: NO_EXTENSIONS },
+    desc: { value: 'DESC NULLS FIRST', extensions: NO_EXTENSIONS }, desc_nulls_first: { value: 'DESC NULLS FIRST', extensions: NO_EXTENSIONS }, desc_nulls_last: { value: 'DESC NULLS LAST', extensions: NO_EXTENSIONS },
   },
 });
 
@@ -41,6 +43,9 @@ export class TableTypes {
   private readonly objects = new Map<string, GraphQLObjectType>();
   private readonly inputs = new Map<string, GraphQLInputObjectType>();
   private readonly enums = new Map<string, GraphQLEnumType>();
+  /** Per table: `[T!]!` and the list arguments, shared by every field that returns its rows (graphql-js only reads them). */
+  private readonly lists = new Map<string, GraphQLOutputType>();
+  private readonly args = new Map<string, GraphQLFieldConfigArgumentMap>();
 
   constructor(readonly role: RoleView, readonly scalars: ScalarRegistry) {}
 
@@ -48,6 +53,7 @@ export class TableTypes {
     const known = this.objects.get(v.name);
     if (known) return known;
     const t = new GraphQLObjectType({
+      extensions: NO_EXTENSIONS,
       name: v.name,
       description: v.rt.db.comment ?? undefined,
       fields: () => this.objectFields(v),
@@ -57,7 +63,12 @@ export class TableTypes {
   }
 
   listOf(v: TableView): GraphQLOutputType {
-    return nn(list(nn(this.objectType(v))));
+    let t = this.lists.get(v.name);
+    if (!t) {
+      t = nn(list(nn(this.objectType(v))));
+      this.lists.set(v.name, t);
+    }
+    return t;
   }
 
   private objectFields(v: TableView): GraphQLFieldConfigMap<unknown, unknown> {
@@ -73,7 +84,7 @@ export class TableTypes {
     for (const r of v.arrRels) {
       const remote = this.role.table(r.remoteKey) as TableView;
       const source: RowSource = { kind: 'rel', rel: r };
-      f[r.name] = { type: nn(list(nn(this.objectType(remote)))), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'rows', view: remote, source }) };
+      f[r.name] = { type: this.listOf(remote), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'rows', view: remote, source }) };
       if (remote.aggregates && !f[`${r.name}_aggregate`] && !v.rt.fields.has(`${r.name}_aggregate`)) {
         f[`${r.name}_aggregate`] = { type: nn(this.aggregateType(remote)), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'aggregate', view: remote, source }) };
       }
@@ -93,7 +104,7 @@ export class TableTypes {
     }
     const remote = this.role.table(cf.target) as TableView;
     if (!cf.cf.returnsSet) return { type: this.objectType(remote), args, description, extensions: info({ kind: 'object', view: remote, source }) };
-    return { type: nn(list(nn(this.objectType(remote)))), args: { ...args, ...this.listArgs(remote) }, description, extensions: info({ kind: 'rows', view: remote, source }) };
+    return { type: this.listOf(remote), args: { ...args, ...this.listArgs(remote) }, description, extensions: info({ kind: 'rows', view: remote, source }) };
   }
 
   /** `args: F_args` (non-null when an argument is required), or nothing when the function has no user arguments. */
@@ -105,34 +116,39 @@ export class TableTypes {
       const fields: GraphQLInputFieldConfigMap = {};
       for (const { arg, required } of a.args) {
         const s = this.scalars.column(arg.typeName);
-        fields[arg.name] = { type: required ? nn(s) : s };
+        fields[arg.name] = { type: required ? nn(s) : s, extensions: NO_EXTENSIONS };
       }
-      t = new GraphQLInputObjectType({ name, fields });
+      t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields });
       this.inputs.set(name, t);
     }
-    return { args: { type: a.args.some((x) => x.required) ? nn(t) : t } };
+    return { args: { type: a.args.some((x) => x.required) ? nn(t) : t, extensions: NO_EXTENSIONS } };
   }
 
   /** distinct_on, limit, offset, order_by, where: sorted by name. */
   listArgs(v: TableView): GraphQLFieldConfigArgumentMap {
-    return {
-      distinct_on: { type: list(nn(this.selectColumn(v))) },
-      limit: { type: GraphQLInt },
-      offset: { type: GraphQLInt },
-      order_by: { type: list(nn(this.orderBy(v))) },
-      where: { type: this.boolExp(v) },
-    };
+    let a = this.args.get(v.name);
+    if (!a) {
+      a = {
+        distinct_on: { type: list(nn(this.selectColumn(v))), extensions: NO_EXTENSIONS },
+        limit: { type: GraphQLInt, extensions: NO_EXTENSIONS },
+        offset: { type: GraphQLInt, extensions: NO_EXTENSIONS },
+        order_by: { type: list(nn(this.orderBy(v))), extensions: NO_EXTENSIONS },
+        where: { type: this.boolExp(v), extensions: NO_EXTENSIONS },
+      };
+      this.args.set(v.name, a);
+    }
+    return a;
   }
 
   selectColumn(v: TableView): GraphQLEnumType {
     const name = `${v.name}_select_column`;
     let e = this.enums.get(name);
     if (!e) {
-      const values: Record<string, { value: string }> = {};
+      const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
       for (const c of v.columns) {
-        if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.name)) values[c.name] = { value: c.name };
+        if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.name)) values[c.name] = { value: c.name, extensions: NO_EXTENSIONS };
       }
-      e = new GraphQLEnumType({ name, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null } } });
+      e = new GraphQLEnumType({ extensions: NO_EXTENSIONS, name, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } } });
       this.enums.set(name, e);
     }
     return e;
@@ -143,12 +159,13 @@ export class TableTypes {
     let t = this.inputs.get(name);
     if (!t) {
       const self: GraphQLInputObjectType = new GraphQLInputObjectType({
+        extensions: NO_EXTENSIONS,
         name,
         fields: () => {
-          const f: GraphQLInputFieldConfigMap = { _and: { type: list(nn(self)) }, _not: { type: self }, _or: { type: list(nn(self)) } };
-          for (const c of v.columns) f[c.name] = { type: this.comparisonExp(c.typeName) };
+          const f: GraphQLInputFieldConfigMap = { _and: { type: list(nn(self)), extensions: NO_EXTENSIONS }, _not: { type: self, extensions: NO_EXTENSIONS }, _or: { type: list(nn(self)), extensions: NO_EXTENSIONS } };
+          for (const c of v.columns) f[c.name] = { type: this.comparisonExp(c.typeName), extensions: NO_EXTENSIONS };
           for (const r of [...v.objRels, ...v.arrRels].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-            f[r.name] = { type: this.boolExp(this.role.table(r.remoteKey) as TableView) };
+            f[r.name] = { type: this.boolExp(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
           }
           return f;
         },
@@ -167,20 +184,20 @@ export class TableTypes {
       const base = typeName.replace(/\(.*\)$/, '');
       const f: GraphQLInputFieldConfigMap = {};
       if (base !== 'json') {
-        for (const op of ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte']) f[op] = { type: s };
-        f['_in'] = { type: list(nn(s)) };
-        f['_nin'] = { type: list(nn(s)) };
+        for (const op of ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte']) f[op] = { type: s, extensions: NO_EXTENSIONS };
+        f['_in'] = { type: list(nn(s)), extensions: NO_EXTENSIONS };
+        f['_nin'] = { type: list(nn(s)), extensions: NO_EXTENSIONS };
       }
-      f['_is_null'] = { type: GraphQLBoolean };
-      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = { type: GraphQLString };
+      f['_is_null'] = { type: GraphQLBoolean, extensions: NO_EXTENSIONS };
+      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = { type: GraphQLString, extensions: NO_EXTENSIONS };
       if (base === 'jsonb') {
-        f['_contains'] = { type: s };
-        f['_contained_in'] = { type: s };
-        f['_has_key'] = { type: GraphQLString };
-        f['_has_keys_any'] = { type: list(nn(GraphQLString)) };
-        f['_has_keys_all'] = { type: list(nn(GraphQLString)) };
+        f['_contains'] = { type: s, extensions: NO_EXTENSIONS };
+        f['_contained_in'] = { type: s, extensions: NO_EXTENSIONS };
+        f['_has_key'] = { type: GraphQLString, extensions: NO_EXTENSIONS };
+        f['_has_keys_any'] = { type: list(nn(GraphQLString)), extensions: NO_EXTENSIONS };
+        f['_has_keys_all'] = { type: list(nn(GraphQLString)), extensions: NO_EXTENSIONS };
       }
-      t = new GraphQLInputObjectType({ name, fields: f });
+      t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: f });
       this.inputs.set(name, t);
     }
     return t;
@@ -191,12 +208,13 @@ export class TableTypes {
     let t = this.inputs.get(name);
     if (!t) {
       t = new GraphQLInputObjectType({
+        extensions: NO_EXTENSIONS,
         name,
         fields: () => {
           const f: GraphQLInputFieldConfigMap = {};
-          for (const c of v.columns) if (c.typeName !== 'json') f[c.name] = { type: ORDER_BY };
-          for (const r of v.objRels) f[r.name] = { type: this.orderBy(this.role.table(r.remoteKey) as TableView) };
-          return Object.keys(f).length > 0 ? f : { _PLACEHOLDER: { type: GraphQLBoolean } };
+          for (const c of v.columns) if (c.typeName !== 'json') f[c.name] = { type: ORDER_BY, extensions: NO_EXTENSIONS };
+          for (const r of v.objRels) f[r.name] = { type: this.orderBy(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
+          return Object.keys(f).length > 0 ? f : { _PLACEHOLDER: { type: GraphQLBoolean, extensions: NO_EXTENSIONS } };
         },
       });
       this.inputs.set(name, t);
@@ -209,6 +227,7 @@ export class TableTypes {
     let t = this.objects.get(name);
     if (!t) {
       const fields = new GraphQLObjectType({
+        extensions: NO_EXTENSIONS,
         name: `${v.name}_aggregate_fields`,
         fields: () => {
           const f: GraphQLFieldConfigMap<unknown, unknown> = {
@@ -222,10 +241,11 @@ export class TableTypes {
         },
       });
       t = new GraphQLObjectType({
+        extensions: NO_EXTENSIONS,
         name,
         fields: () => ({
           aggregate: { type: fields, extensions: info({ kind: 'agg_fields' }) },
-          nodes: { type: nn(list(nn(this.objectType(v)))), extensions: info({ kind: 'agg_nodes' }) },
+          nodes: { type: this.listOf(v), extensions: info({ kind: 'agg_nodes' }) },
         }),
       });
       this.objects.set(name, t);
@@ -240,6 +260,6 @@ export class TableTypes {
       if (rt) f[c.name] = { type: this.scalars.column(rt) as GraphQLScalarType, extensions: info({ kind: 'agg_col', op, column: c }) };
     }
     if (Object.keys(f).length === 0) return null;
-    return new GraphQLObjectType({ name: `${v.name}_${op}_fields`, fields: f });
+    return new GraphQLObjectType({ extensions: NO_EXTENSIONS, name: `${v.name}_${op}_fields`, fields: f });
   }
 }

@@ -11,6 +11,7 @@ import { functionId } from '../kinds/functions.js';
 import type { SchemaCache } from '../schema-cache.js';
 import { info, type RowSource } from './field-info.js';
 import { gqlName, isGraphqlName } from './names.js';
+import { rootFieldNames, tableNames } from './table-names.js';
 import { ActionTypes } from './schema-actions.js';
 import { mutationFields } from './schema-mutations.js';
 import { TableTypes } from './schema-tables.js';
@@ -22,7 +23,6 @@ import { fnArgs, RoleView, type FnArgs } from './visibility.js';
 const TABLE_TYPES = ['', '_aggregate', '_aggregate_fields', '_sum_fields', '_avg_fields', '_max_fields', '_min_fields', '_bool_exp',
   '_order_by', '_select_column', '_insert_input', '_set_input', '_inc_input', '_pk_columns_input', '_on_conflict', '_constraint',
   '_update_column', '_mutation_response'];
-const TABLE_ROOTS = (t: string) => [t, `${t}_aggregate`, `${t}_by_pk`, `insert_${t}`, `insert_${t}_one`, `update_${t}`, `update_${t}_by_pk`, `delete_${t}`, `delete_${t}_by_pk`];
 
 interface TrackedFunction { entry: FunctionEntry; fn: DbFunction; name: string; args: FnArgs; returns: string }
 
@@ -40,9 +40,10 @@ function claims(cache: SchemaCache): Claims {
   const tables = new Set<string>();
   for (const entry of sortedTables(cache.metadata)) {
     const key = qnKey(entry.table);
-    const name = gqlName(entry.table);
+    const names = tableNames(entry);
+    const name = names.type;
     if (!cache.tables.has(key) || !isGraphqlName(name)) continue;
-    const rs = TABLE_ROOTS(name);
+    const rs = rootFieldNames(names);
     const ts = TABLE_TYPES.map((s) => name + s);
     if (!free(rs, ts)) continue;
     take(rs, ts);
@@ -72,12 +73,37 @@ function claims(cache: SchemaCache): Claims {
   return { tables, functions, actions };
 }
 
+/** The claims depend only on the schema cache: computed once for all its roles. */
+const claimsByCache = new WeakMap<SchemaCache, Claims>();
+
+function cachedClaims(cache: SchemaCache): Claims {
+  let c = claimsByCache.get(cache);
+  if (!c) {
+    c = claims(cache);
+    claimsByCache.set(cache, c);
+  }
+  return c;
+}
+
+/**
+ * A field map with thousands of keys: a null-prototype object is a hash table from the start, where a literal would
+ * go through a hidden-class transition per key (most of a large schema's build time and garbage).
+ */
+const fieldMap = (): GraphQLFieldConfigMap<unknown, unknown> => Object.create(null) as GraphQLFieldConfigMap<unknown, unknown>;
+
+/** The same map with its keys in code-point order (GraphQL names are ASCII: UTF-16 order is code-point order). */
+function sorted(m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigMap<unknown, unknown> {
+  const out = fieldMap();
+  for (const k of Object.keys(m).sort()) out[k] = m[k] as GraphQLFieldConfigMap<unknown, unknown>[string];
+  return out;
+}
+
 /** Builds the schema of one role. */
-export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = claims(cache)): GraphQLSchema {
-  const view = new RoleView(cache, role);
+export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false): GraphQLSchema {
+  const view = new RoleView(cache, role, backendOnly);
   const tt = new TableTypes(view, new ScalarRegistry());
-  const query: GraphQLFieldConfigMap<unknown, unknown> = {};
-  const mutation: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const query = fieldMap();
+  const mutation = fieldMap();
   const table: RowSource = { kind: 'table' };
   for (const key of c.tables) {
     const v = view.table(key);
@@ -85,14 +111,15 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
     if (!rt) continue;
     if (v) {
       // §2.10: a table's comment describes its type T, not its root fields.
-      query[v.name] = { type: tt.listOf(v), args: tt.listArgs(v), extensions: info({ kind: 'rows', view: v, source: table }) };
-      if (v.aggregates) query[`${v.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), extensions: info({ kind: 'aggregate', view: v, source: table }) };
+      const n = tableNames(rt.entry);
+      query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
+      if (v.aggregates) query[n.select_aggregate] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
       if (v.pk) {
         const args = Object.fromEntries(v.pk.map((col) => [col.name, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
-        query[`${v.name}_by_pk`] = { type: tt.objectType(v), args, extensions: info({ kind: 'by_pk', view: v }) };
+        query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
       }
     }
-    Object.assign(mutation, mutationFields(tt, rt, gqlName(rt.entry.table), v));
+    Object.assign(mutation, mutationFields(tt, rt, tableNames(rt.entry), v));
   }
   for (const f of c.functions) {
     const v = view.table(f.returns);
@@ -110,9 +137,6 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
     Object.assign(query, fields.query);
     Object.assign(mutation, fields.mutation);
   }
-  // GraphQL names are ASCII: UTF-16 order is code-point order.
-  const sorted = (m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigMap<unknown, unknown> =>
-    Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const queryRoot = new GraphQLObjectType({
     name: 'query_root',
     fields: Object.keys(query).length > 0 ? sorted(query) : {
@@ -122,7 +146,9 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cl
   const mutationRoot = Object.keys(mutation).length > 0 ? new GraphQLObjectType({ name: 'mutation_root', fields: sorted(mutation) }) : undefined;
   // §4.8: @skip and @include are the only executable directives; @oneOf (graphql 16.9+) is not part of this API.
   const directives = [GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective];
-  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, directives });
+  // Generated, so valid by construction (the tests validate it): graphql-js would otherwise check all of it again
+  // at the first request's document validation.
+  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, directives, assumeValid: true });
 }
 
 /** Roles named by some permission: every other role has the same (empty) schema, built once. */
@@ -132,6 +158,7 @@ function knownRoles(cache: SchemaCache): Set<string> {
     for (const list of [e.select_permissions, e.insert_permissions, e.update_permissions, e.delete_permissions]) for (const p of list) roles.add(p.role);
   }
   for (const a of cache.metadata.actions.values()) for (const p of a.permissions) roles.add(p.role);
+  for (const r of cache.metadata.inherited_roles.keys()) roles.add(r);
   return roles;
 }
 
@@ -142,17 +169,18 @@ export class SchemaStore {
   private roles = new Set<string>();
   private readonly schemas = new Map<string, GraphQLSchema>();
 
-  get(cache: SchemaCache, role: string): GraphQLSchema {
+  get(cache: SchemaCache, role: string, backendOnly = false): GraphQLSchema {
     if (cache !== this.cache) {
       this.cache = cache;
-      this.claims = claims(cache);
+      this.claims = cachedClaims(cache);
       this.roles = knownRoles(cache);
       this.schemas.clear();
     }
-    const key = this.roles.has(role) ? role : '\u0000';
+    // Backend-only permissions give a role's backend callers a schema of their own (insert fields may differ).
+    const key = `${this.roles.has(role) ? role : '\u0000'}${backendOnly ? '\u0001' : ''}`;
     let s = this.schemas.get(key);
     if (!s) {
-      s = buildRoleSchema(cache, role, this.claims ?? undefined);
+      s = buildRoleSchema(cache, role, this.claims ?? undefined, backendOnly);
       this.schemas.set(key, s);
     }
     return s;

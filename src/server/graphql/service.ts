@@ -9,11 +9,12 @@ import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
 import { checkActionCombination } from './action-output.js';
 import { checkAllowlist } from './allowlist.js';
+import { requestHeadersJson } from './async-action.js';
 import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, executeQuery } from './execute.js';
 import { selectionDepth } from './paths.js';
-import { planOperation } from './plan.js';
+import { planOperation, type RootPlan } from './plan.js';
 import { PlanCache, type CachedOperation } from './plan-cache.js';
 import { parseRequest } from './request.js';
 import { SchemaStore } from './schema.js';
@@ -48,12 +49,18 @@ export class GraphqlService {
   readonly plans = new PlanCache();
   /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
   readonly stats = { prepared: 0, compiled: 0 };
+  /**
+   * Whole response bodies of operations that read neither the database nor a handler nor a variable (introspection,
+   * `__typename`), as bytes: the standard introspection query's answer is megabytes at a thousand tables, built once
+   * per schema and sent as is. Keyed by the cached plans, so they go with the plan cache (any new schema cache).
+   */
+  private readonly bodies = new WeakMap<RootPlan[], Buffer>();
 
   /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
   /** `allowlist`: non-admin requests must send an allow-listed document (issue 20). */
   constructor(private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false) {}
 
-  async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string> {
+  async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     try {
       return await this.run(input, caller, http);
     } catch (e) {
@@ -69,17 +76,20 @@ export class GraphqlService {
     return this.schemas.get(cache, role);
   }
 
-  private async run(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string> {
+  private async run(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     const { cache } = await this.source.freshCache();
     if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
-    const schema = this.schemas.get(cache, caller.role);
-    let entry = this.plans.get(cache, caller.role, req.query, req.operationName);
+    const backendOnly = caller.backendOnly === true;
+    const schema = this.schemas.get(cache, caller.role, backendOnly);
+    // Plans are cached per schema: a backend caller's role key differs from the role's.
+    const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
+    let entry = this.plans.get(cache, planRole, req.query, req.operationName);
     if (!entry) {
       entry = prepare(schema, req.query, req.operationName);
       this.stats.prepared++;
-      this.plans.set(cache, caller.role, req.query, req.operationName, entry);
+      this.plans.set(cache, planRole, req.query, req.operationName, entry);
     }
     const { doc, op } = entry;
     const bad = checkVariables(schema, op, req.variables);
@@ -87,20 +97,34 @@ export class GraphqlService {
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
-    const role = new RoleView(cache, caller.role);
+    const role = new RoleView(cache, caller.role, backendOnly);
     let plans = entry.plans.get(varsKey);
     if (!plans) {
       plans = planOperation(schema, role, sel);
       this.stats.compiled++;
       PlanCache.remember(entry, varsKey, plans);
     }
-    const args = bindAll(plans, caller.sessionVariables, req.variables);
+    const known = this.bodies.get(plans);
+    if (known) return known;
+    // The headers are serialised only for an asynchronous action's statement, which binds them.
+    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query };
+    const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const body = await executeQuery({ db: this.source.db, schema, doc, sel, plans, args, action, role });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
+    if (constantAnswer(op, plans)) {
+      const bytes = Buffer.from(body);
+      this.bodies.set(plans, bytes);
+      return bytes;
+    }
     return body;
   }
+}
+
+/** The answer depends only on the schema and the document: a query of introspection and constants, without variables. */
+function constantAnswer(op: OperationDefinitionNode, plans: RootPlan[]): boolean {
+  return op.operation === 'query' && (op.variableDefinitions ?? []).length === 0 && plans.every((p) => p.kind === 'json' || p.kind === 'introspection');
 }
 
 /**

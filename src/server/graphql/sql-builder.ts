@@ -4,7 +4,7 @@ import { hasVarRef, NumLit, paramText, resolveVars, type GValue, type Variables,
 import type { Json } from '../../metadata/json.js';
 import { compareCodePoints } from '../../metadata/json.js';
 import { boolExpTable } from '../kinds/permissions.js';
-import { boolExpSchema, type SchemaCache } from '../schema-cache.js';
+import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
 import type { TableView } from './visibility.js';
 
 /**
@@ -12,7 +12,15 @@ import type { TableView } from './visibility.js';
  * bound variables (converted when the request binds), or a limit/offset from a bound variable (checked then).
  */
 export type PlanParam = Param | { kind: 'session-json' } | { kind: 'gvalue'; value: GValue; typeName: string }
-  | { kind: 'count'; variable: VarRef; path: string; cap: number | null };
+  | { kind: 'count'; variable: VarRef; path: string; cap: number | null }
+  /** What an asynchronous action stores of its HTTP request (engine-api.md §5.2.4): the headers, the document text. */
+  | { kind: 'request'; what: 'headers' | 'query' };
+
+/** The request values `request` parameters bind to: the client headers as JSON text, the GraphQL document. */
+export interface RequestValues {
+  headers: string;
+  query: string;
+}
 
 /**
  * One statement under construction: its parameters ($1…$n in order of appearance) and fresh aliases. Every value
@@ -51,6 +59,11 @@ export class StatementBuilder {
     return `$${this.params.length}::integer`;
   }
 
+  request(what: 'headers' | 'query', typeName: string): string {
+    this.params.push({ kind: 'request', what });
+    return `$${this.params.length}::${typeName}`;
+  }
+
   sessionJson(typeName: string): string {
     this.params.push({ kind: 'session-json' });
     return `$${this.params.length}::${typeName}`;
@@ -63,9 +76,20 @@ export class StatementBuilder {
   }
 
   boolExp(exp: Json, view: TableView, alias: string): string {
-    const c = compileBoolExp(exp, boolExpTable(view.rt), alias.slice(1, -1), this.boolExpSchema, this.params.length);
+    return this.boolExpOn(exp, view.rt, alias);
+  }
+
+  /** A permission BoolExp (filter or check) on `alias` (already quoted) of a row of `rt`. */
+  boolExpOn(exp: Json, rt: ResolvedTable, alias: string): string {
+    const c = compileBoolExp(exp, boolExpTable(rt), alias.slice(1, -1), this.boolExpSchema, this.params.length);
     this.params.push(...c.params);
     return c.sql;
+  }
+
+  /** A session variable's value cast to `typeName`, bound per request (a missing one fails before any SQL runs). */
+  session(name: string, typeName: string): string {
+    this.params.push({ kind: 'session', name, array: false });
+    return `$${this.params.length}::${typeName}`;
   }
 }
 
@@ -87,10 +111,11 @@ export function checkBound(params: PlanParam[], vars: Variables): void {
 }
 
 /** Binds a statement's parameters for one request; throws `missing session variable` (§4.2). */
-export function bind(params: PlanParam[], session: Record<string, string>, vars: Variables = {}): (string | null)[] {
+export function bind(params: PlanParam[], session: Record<string, string>, vars: Variables = {}, request: RequestValues = { headers: '[]', query: '' }): (string | null)[] {
   const json = sessionJsonText(session);
   return bindParams(params.map((p): Param => {
     if (p.kind === 'session-json') return { kind: 'value', text: json };
+    if (p.kind === 'request') return { kind: 'value', text: request[p.what] };
     if (p.kind === 'gvalue') return { kind: 'value', text: paramText(resolveVars(p.value, vars), p.typeName) };
     if (p.kind === 'count') return { kind: 'value', text: countValue(p, vars) };
     return p;

@@ -1,5 +1,6 @@
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
 import { arrayLiteral } from '../bool-exp/compile.js';
+import { setOwn } from '../../metadata/json.js';
 
 /**
  * Argument values as the compiler reads them: literals keep their written key order and numbers keep their
@@ -121,4 +122,59 @@ export function collectFields(
     }
   }
   return out;
+}
+
+const SCALAR = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+
+/**
+ * Parses JSON text keeping each number's written digits (as NumLit), for values stored as jsonb whose digits must
+ * reach a handler unchanged (JSON.parse turns 9007199254740993 into …992). The text is PostgreSQL's own output.
+ */
+export function parseJsonDigits(text: string): GValue {
+  let i = 0;
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  };
+  const value = (): GValue => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const o: Record<string, GValue> = {};
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return o;
+      }
+      for (;;) {
+        ws();
+        const k = value() as string;
+        ws();
+        i++; // ':'
+        setOwn(o, k, value());
+        ws();
+        if (text[i++] === '}') return o;
+      }
+    }
+    if (c === '[') {
+      i++;
+      const a: GValue[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return a;
+      }
+      for (;;) {
+        a.push(value());
+        ws();
+        if (text[i++] === ']') return a;
+      }
+    }
+    SCALAR.lastIndex = i;
+    const m = SCALAR.exec(text);
+    if (!m) throw new Error(`not JSON at ${i}`);
+    i += m[0].length;
+    return m[0].startsWith('"') || !/^-?\d/.test(m[0]) ? (JSON.parse(m[0]) as GValue) : new NumLit(m[0]);
+  };
+  return value();
 }

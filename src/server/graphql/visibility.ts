@@ -5,7 +5,8 @@ import type { DbColumn, DbFunction, DbFunctionArg } from '../db-catalog.js';
 import type { ResolvedComputedField } from '../kinds/computed-fields.js';
 import type { ResolvedRelationship } from '../kinds/relationships.js';
 import { permKey, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
-import { gqlName, isGraphqlName } from './names.js';
+import { isGraphqlName } from './names.js';
+import { tableNames } from './table-names.js';
 
 /** What one role may see of one table (graphql-api.md §3), computed once per (schema cache, role). */
 export interface TableView {
@@ -71,19 +72,50 @@ export function fnArgs(fn: DbFunction, tableArg: string | null | undefined, sess
   return { args, sessionArg, tableArg: table };
 }
 
+/** The roles an inherited role stands for, inherited members expanded (the metadata forbids cycles). */
+export function memberRoles(cache: SchemaCache, role: string, seen = new Set<string>()): string[] {
+  const ir = cache.metadata.inherited_roles.get(role);
+  if (!ir || seen.has(role)) return [role];
+  seen.add(role);
+  return [...new Set(ir.role_set.flatMap((r) => memberRoles(cache, r, seen)))];
+}
+
+/** Several select permissions as one: rows any of them shows, columns any of them lists (the incumbent's union). */
+function unionOfSelects(perms: PermissionDef[]): PermissionDef {
+  const columns = perms.some((p) => p.columns === '*') ? '*' : [...new Set(perms.flatMap((p) => (Array.isArray(p.columns) ? p.columns : [])))];
+  const limits = perms.map((p) => p.limit);
+  return {
+    columns,
+    computed_fields: [...new Set(perms.flatMap((p) => p.computed_fields ?? []))],
+    filter: { _or: perms.map((p) => p.filter ?? {}) },
+    allow_aggregations: perms.some((p) => p.allow_aggregations === true),
+    ...(limits.every((l): l is number => l !== undefined) ? { limit: Math.max(...limits) } : {}),
+  };
+}
+
 export class RoleView {
   readonly admin: boolean;
   private readonly views = new Map<string, TableView | null>();
 
-  constructor(readonly cache: SchemaCache, readonly role: string) {
+  /** `backendOnly`: the caller may use backend-only insert permissions (admin secret and the header, issue 12). */
+  constructor(readonly cache: SchemaCache, readonly role: string, readonly backendOnly = false) {
     this.admin = role === 'admin';
   }
 
   permission(rt: ResolvedTable, kind: PermKind): PermissionDef | undefined {
-    if (!rt.permissions.has(permKey(kind, this.role))) return undefined;
+    const own = this.direct(rt, kind, this.role);
+    if (own || kind !== 'select' || !this.cache.metadata.inherited_roles.has(this.role)) return own;
+    // An inherited role selects what any of its member roles selects (issue 12); its own permission, if any, wins.
+    const perms = memberRoles(this.cache, this.role).map((r) => this.direct(rt, 'select', r)).filter((p): p is PermissionDef => p !== undefined);
+    return perms.length <= 1 ? perms[0] : unionOfSelects(perms);
+  }
+
+  private direct(rt: ResolvedTable, kind: PermKind, role: string): PermissionDef | undefined {
+    if (!rt.permissions.has(permKey(kind, role))) return undefined;
     const list = kind === 'select' ? rt.entry.select_permissions : kind === 'insert' ? rt.entry.insert_permissions
       : kind === 'update' ? rt.entry.update_permissions : rt.entry.delete_permissions;
-    return list.find((p) => p.role === this.role)?.permission;
+    const perm = list.find((p) => p.role === role)?.permission;
+    return perm?.backend_only === true && !this.backendOnly ? undefined : perm;
   }
 
   /** The table as the role may select it, or null. */
@@ -98,7 +130,7 @@ export class RoleView {
   private build(key: string): TableView | null {
     const rt = this.cache.tables.get(key);
     if (!rt) return null;
-    const name = gqlName(rt.entry.table);
+    const name = tableNames(rt.entry).type;
     if (!isGraphqlName(name)) return null;
     const perm = this.admin ? undefined : this.permission(rt, 'select');
     if (!this.admin && !perm) return null;

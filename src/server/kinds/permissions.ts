@@ -26,10 +26,13 @@ export function permRecord(kind: PermKind, t: QualifiedName, p: Permission, reas
 
 const TIME_TYPES = new Set(['date', 'time without time zone', 'time with time zone', 'timestamp without time zone', 'timestamp with time zone']);
 
+/** `"NOW()"` (any case) on a date or time column: the transaction timestamp (§4.3.2). */
+export const isNowPreset = (v: Json, typeName: string): boolean => typeof v === 'string' && v.toUpperCase() === 'NOW()' && TIME_TYPES.has(typeName);
+
 /** A preset value (§4.3.2): a session-variable reference, "NOW()" on a time column, or a value of the column's type. */
 export function presetFits(v: Json, typeName: string): boolean {
   if (isSessionRef(v)) return true;
-  if (typeof v === 'string' && v.toUpperCase() === 'NOW()' && TIME_TYPES.has(typeName)) return true;
+  if (isNowPreset(v, typeName)) return true;
   if (v === null) return true;
   return valueFits(v, typeName);
 }
