@@ -1,4 +1,4 @@
-import type { EventRecord, InvocationRecord } from '../client/events.js';
+import type { EventRecord, InvocationRecord, ScheduledRecord } from '../client/events.js';
 
 /** Text output of `engine events list|show`: left-aligned columns two spaces apart, like the other listings. */
 
@@ -12,6 +12,11 @@ const table = (e: EventRecord) => (e.table.schema === 'public' ? e.table.name : 
 export function eventsTable(events: EventRecord[]): string {
   return columns([['ID', 'TRIGGER', 'OP', 'STATE', 'TRIES', 'CREATED', 'NEXT RETRY'],
     ...events.map((e) => [e.id, e.trigger_name, e.op, e.state, String(e.tries), e.created_at, e.next_retry_at ?? '-'])]);
+}
+
+export function scheduledTable(events: ScheduledRecord[]): string {
+  return columns([['ID', 'TYPE', 'TRIGGER', 'SCHEDULED', 'STATE', 'TRIES', 'NEXT RETRY'],
+    ...events.map((e) => [e.id, e.type, e.trigger_name ?? '-', e.scheduled_time, e.state, String(e.tries), e.next_retry_at ?? '-'])]);
 }
 
 /** One line per attempt: the response body's first line (cut at 80 characters) or the client error. */

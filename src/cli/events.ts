@@ -5,7 +5,7 @@ import type { CommandRunner } from './globals.js';
 
 /** `engine events list|show|redeliver|invoke`: inspect and drive event deliveries (issue 15; docs/decisions.md). */
 
-interface ListFlags { status?: string; limit?: string }
+interface ListFlags { status?: string; limit?: string; scheduled?: boolean }
 
 const invalid = (flag: string, v: string, reason: string) => new CliError('invalid-flag-value', `invalid value "${v}" for --${flag}: ${reason}`, 64);
 
@@ -15,12 +15,14 @@ export function registerEvents(program: Command, run: CommandRunner): void {
   const list = events.command('list').alias('ls').argument('[trigger]', 'only the events of this event trigger')
     .description('list events, newest first')
     .option('--status <status>', 'pending, delivered, error, archived or all (default all)')
-    .option('--limit <n>', 'at most this many events, 1 to 1000 (default 100)');
+    .option('--limit <n>', 'at most this many events, 1 to 1000 (default 100)')
+    .option('--scheduled', 'list scheduled events (cron triggers and one-off) instead; [trigger] is then a cron trigger');
   run(list, async (g, out) => {
     const f = list.opts<ListFlags>();
-    const { EVENT_STATUSES, MAX_EVENTS, listEvents } = await import('../client/events.js');
-    if (f.status !== undefined && !(EVENT_STATUSES as readonly string[]).includes(f.status)) {
-      throw invalid('status', f.status, `expected one of ${EVENT_STATUSES.join(', ')}`);
+    const { EVENT_STATUSES, SCHEDULED_STATUSES, MAX_EVENTS, listEvents, listScheduled } = await import('../client/events.js');
+    const statuses: readonly string[] = f.scheduled ? SCHEDULED_STATUSES : EVENT_STATUSES;
+    if (f.status !== undefined && !statuses.includes(f.status)) {
+      throw invalid('status', f.status, `expected one of ${statuses.join(', ')}`);
     }
     let limit: number | undefined;
     if (f.limit !== undefined) {
@@ -29,6 +31,16 @@ export function registerEvents(program: Command, run: CommandRunner): void {
     }
     const { context } = await import('./context.js');
     const { client } = await context(g, out, { project: false });
+    if (f.scheduled) {
+      const scheduled = await listScheduled(client, { trigger: list.args[0], status: f.status, limit });
+      if (out.mode === 'text') {
+        const { scheduledTable } = await import('./events-text.js');
+        if (scheduled.length === 0) out.logger.info('No scheduled events.');
+        else out.data(scheduledTable(scheduled));
+      }
+      out.success({ scheduled_events: scheduled });
+      return;
+    }
     const found = await listEvents(client, { trigger: list.args[0], status: f.status, limit });
     if (out.mode === 'text') {
       const { eventsTable } = await import('./events-text.js');

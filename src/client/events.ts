@@ -25,6 +25,29 @@ export interface InvocationRecord {
 }
 
 export const EVENT_STATUSES = ['pending', 'delivered', 'error', 'archived', 'all'] as const;
+/** `pending` is the engine's `scheduled`: not yet delivered, errored, dead or archived. */
+export const SCHEDULED_STATUSES = ['pending', 'scheduled', 'delivered', 'error', 'dead', 'archived', 'all'] as const;
+
+export interface ScheduledRecord {
+  id: string;
+  type: 'cron' | 'one_off';
+  trigger_name: string | null;
+  scheduled_time: string;
+  state: string;
+  tries: number;
+  created_at: string;
+  next_retry_at: string | null;
+  payload: unknown;
+}
+
+/** Scheduled events (get_scheduled_events), the latest scheduled time first. */
+export async function listScheduled(client: EngineClient, opts: { trigger?: string; status?: string; limit?: number }): Promise<ScheduledRecord[]> {
+  const args: Record<string, unknown> = {};
+  if (opts.trigger !== undefined) args['trigger_name'] = opts.trigger;
+  if (opts.status !== undefined) args['status'] = opts.status === 'pending' ? 'scheduled' : opts.status;
+  if (opts.limit !== undefined) args['limit'] = opts.limit;
+  return (await client.query('get_scheduled_events', args, { read: true })).body as ScheduledRecord[];
+}
 export const MAX_EVENTS = 1000;
 
 /** Reads are retried like the CLI's other reads (cli.md §3.6). */

@@ -9,11 +9,15 @@ import { parsePermission, permField, permissionJson } from './kinds/permissions.
 import { eventTriggerJson, parseEventTrigger } from './kinds/event-triggers.js';
 import { actionJson, customTypesJson, emptyCustomTypes, parseAction, parseCustomTypes } from './kinds/actions.js';
 import { checkInheritance, inheritedRoleJson, parseInheritedRole } from './kinds/inherited-roles.js';
+import { cronTriggerJson, parseCronTrigger, type CronTrigger } from './kinds/cron-triggers.js';
+import { parseAllowlistEntry, parseQueryCollection, queryCollectionJson, type QueryCollection } from './kinds/query-collections.js';
+import { checkRestCollisions, parseRestEndpoint, restEndpointJson, type RestEndpoint } from './kinds/rest-endpoints.js';
 import { emptyExtras, notEmptyExtras, parseExtras, parseTableExtras, type Extras } from './kinds/unsupported.js';
 import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type InheritedRole, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
 export const emptyMetadata = (): Metadata => ({
   tables: new Map(), functions: new Map(), actions: new Map(), custom_types: emptyCustomTypes(), inherited_roles: new Map(),
+  cron_triggers: new Map(), query_collections: new Map(), allowlist: [], rest_endpoints: new Map(),
 });
 
 export const newTableEntry = (table: QualifiedName): TableEntry => ({
@@ -28,8 +32,8 @@ export const newTableEntry = (table: QualifiedName): TableEntry => ({
   event_triggers: [],
 });
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles'];
-const UNSUPPORTED_LISTS = ['remote_schemas', 'query_collections', 'allowlist', 'cron_triggers'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles'];
+const UNSUPPORTED_LISTS = ['remote_schemas'];
 const TABLE_KEYS = [
   'table', 'is_enum', 'configuration', 'object_relationships', 'array_relationships', 'computed_fields',
   'remote_relationships', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions',
@@ -97,6 +101,10 @@ export interface ParsedDocument {
   actions: Action[];
   customTypes: CustomTypes;
   inheritedRoles: InheritedRole[];
+  cronTriggers: CronTrigger[];
+  queryCollections: QueryCollection[];
+  allowlist: string[];
+  restEndpoints: RestEndpoint[];
   extras: Extras;
 }
 
@@ -129,6 +137,10 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
     actions: list(o, 'actions', path).map((a, i) => parseAction(a, idx(actionsPath, i))),
     customTypes: ctV === undefined ? emptyCustomTypes() : parseCustomTypes(ctV, at(path, 'custom_types')),
     inheritedRoles: list(o, 'inherited_roles', path).map((r, i) => parseInheritedRole(r, idx(at(path, 'inherited_roles'), i))),
+    cronTriggers: list(o, 'cron_triggers', path).map((c, i) => parseCronTrigger(c, idx(at(path, 'cron_triggers'), i))),
+    queryCollections: list(o, 'query_collections', path).map((c, i) => parseQueryCollection(c, idx(at(path, 'query_collections'), i))),
+    allowlist: list(o, 'allowlist', path).map((c, i) => parseAllowlistEntry(c, idx(at(path, 'allowlist'), i))),
+    restEndpoints: list(o, 'rest_endpoints', path).map((r, i) => parseRestEndpoint(r, idx(at(path, 'rest_endpoints'), i))),
     extras: mode === 'project' ? parseExtras(o, path) : emptyExtras(),
   };
 }
@@ -150,6 +162,28 @@ export function checkDocumentDuplicates(d: ParsedDocument): void {
   d.actions.forEach((a, i) => checkDuplicates(a.permissions.map((p) => p.role), 'action permissions', idx(actionsPath, i)));
   checkDuplicates(d.inheritedRoles.map((r) => r.role_name), 'inherited roles', at(d.path, 'inherited_roles'));
   checkInheritance(d.inheritedRoles, at(d.path, 'inherited_roles'));
+  checkDuplicates(d.cronTriggers.map((c) => c.name), 'cron triggers', at(d.path, 'cron_triggers'));
+  checkDuplicates(d.queryCollections.map((c) => c.name), 'query collections', at(d.path, 'query_collections'));
+  checkDuplicates(d.allowlist, 'allowlist entries', at(d.path, 'allowlist'));
+  checkDuplicates(d.restEndpoints.map((r) => r.name), 'rest endpoints', at(d.path, 'rest_endpoints'));
+  checkReferences(d);
+}
+
+/** Allow-list entries and REST endpoints name collections (and queries) of the same document. */
+function checkReferences(d: ParsedDocument): void {
+  const collections = new Map(d.queryCollections.map((c) => [c.name, c]));
+  d.allowlist.forEach((name, i) => {
+    if (!collections.has(name)) throw badRequest('not-exists', at(idx(at(d.path, 'allowlist'), i), 'collection'), `query collection "${name}" does not exist`);
+  });
+  d.restEndpoints.forEach((r, i) => {
+    const p = at(at(idx(at(d.path, 'rest_endpoints'), i), 'definition'), 'query');
+    const c = collections.get(r.query.collection_name);
+    if (!c) throw badRequest('not-exists', at(p, 'collection_name'), `query collection "${r.query.collection_name}" does not exist`);
+    if (!c.queries.some((q) => q.name === r.query.query_name)) {
+      throw badRequest('not-exists', at(p, 'query_name'), `query "${r.query.query_name}" does not exist in collection "${c.name}"`);
+    }
+  });
+  checkRestCollisions(d.restEndpoints, at(d.path, 'rest_endpoints'));
 }
 
 export function toMetadata(d: ParsedDocument): Metadata {
@@ -159,6 +193,10 @@ export function toMetadata(d: ParsedDocument): Metadata {
   for (const a of d.actions) md.actions.set(a.name, a);
   md.custom_types = d.customTypes;
   for (const r of d.inheritedRoles) md.inherited_roles.set(r.role_name, r);
+  for (const c of d.cronTriggers) md.cron_triggers.set(c.name, c);
+  for (const c of d.queryCollections) md.query_collections.set(c.name, c);
+  md.allowlist = [...new Set(d.allowlist)];
+  for (const r of d.restEndpoints) md.rest_endpoints.set(r.name, r);
   if (notEmptyExtras(d.extras)) md.extras = d.extras;
   return md;
 }
@@ -199,14 +237,18 @@ function globalsJson(md: Metadata): JsonObject {
   const out: JsonObject = {};
   const functions = sortedFunctions(md);
   if (functions.length > 0) out['functions'] = functions.map(functionEntryJson);
-  for (const key of ['remote_schemas', 'query_collections', 'allowlist'] as const) {
-    if (md.extras && md.extras[key].length > 0) out[key] = md.extras[key];
-  }
+  if (md.extras && md.extras.remote_schemas.length > 0) out['remote_schemas'] = md.extras.remote_schemas;
+  const collections = [...md.query_collections.values()].sort(byName);
+  if (collections.length > 0) out['query_collections'] = collections.map(queryCollectionJson);
+  if (md.allowlist.length > 0) out['allowlist'] = [...md.allowlist].sort(compareCodePoints).map((c) => ({ collection: c }));
   const actions = [...md.actions.values()].sort(byName);
   if (actions.length > 0) out['actions'] = actions.map(actionJson);
   const ct = customTypesJson(md.custom_types);
   if (ct) out['custom_types'] = ct;
-  if (md.extras && md.extras.cron_triggers.length > 0) out['cron_triggers'] = md.extras.cron_triggers;
+  const crons = [...md.cron_triggers.values()].sort(byName);
+  if (crons.length > 0) out['cron_triggers'] = crons.map(cronTriggerJson);
+  const rest = [...md.rest_endpoints.values()].sort(byName);
+  if (rest.length > 0) out['rest_endpoints'] = rest.map(restEndpointJson);
   const inherited = [...md.inherited_roles.values()].sort((a, b) => compareCodePoints(a.role_name, b.role_name));
   if (inherited.length > 0) out['inherited_roles'] = inherited.map(inheritedRoleJson);
   return out;
@@ -240,7 +282,8 @@ export const globalsText = (md: Metadata): string => JSON.stringify(globalsJson(
 /** Copy-on-write clone: maps are copied, entries shared until replaced. */
 export const cloneMetadata = (md: Metadata): Metadata => ({
   tables: new Map(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
-  inherited_roles: new Map(md.inherited_roles),
+  inherited_roles: new Map(md.inherited_roles), cron_triggers: new Map(md.cron_triggers),
+  query_collections: new Map(md.query_collections), allowlist: [...md.allowlist], rest_endpoints: new Map(md.rest_endpoints),
   ...(md.extras ? { extras: md.extras } : {}),
 });
 

@@ -19,7 +19,7 @@ export interface MetadataObject {
 export const KIND_ORDER = [
   'table', 'object_relationship', 'array_relationship', 'remote_relationship', 'computed_field', 'event_trigger',
   'insert_permission', 'select_permission', 'update_permission', 'delete_permission', 'function', 'remote_schema',
-  'query_collection', 'cron_trigger', 'allowlist_entry', 'custom_type', 'action', 'action_permission', 'inherited_role',
+  'query_collection', 'cron_trigger', 'allowlist_entry', 'rest_endpoint', 'custom_type', 'action', 'action_permission', 'inherited_role',
 ] as const;
 export type ObjectKind = (typeof KIND_ORDER)[number];
 
@@ -140,6 +140,7 @@ const cronTriggerSpec = {
   headers,
   ...commentSpec,
 };
+const restEndpointSpec = { name: keep, url: keep, methods: asSet, definition: keep, ...commentSpec };
 
 const fieldSpec = { name: keep, type: keep, description: opt, arguments: drop };
 const customTypeSpecs: Record<string, Record<string, Fn>> = {
@@ -208,6 +209,8 @@ export function normaliseObject(kind: string, item: unknown, group?: string): un
       return shape(item, cronTriggerSpec);
     case 'allowlist_entry':
       return shape(item, { collection: keep });
+    case 'rest_endpoint':
+      return shape(item, restEndpointSpec);
     case 'custom_type':
       return { group, ...shape(item, customTypeSpecs[group ?? ''] ?? { name: keep }) };
     case 'action':
@@ -246,6 +249,7 @@ export function metadataObjects(doc: CanonicalDocument): MetadataObject[] {
   for (const q of items(doc['query_collections'])) add('query_collection', text(q['name']), q);
   for (const c of items(doc['cron_triggers'])) add('cron_trigger', text(c['name']), c);
   for (const a of items(doc['allowlist'])) add('allowlist_entry', text(a['collection']), a);
+  for (const r of items(doc['rest_endpoints'])) add('rest_endpoint', text(r['name']), r);
   const ct = asObj(doc['custom_types']);
   for (const group of CUSTOM_TYPE_GROUPS) {
     for (const t of items(ct[group])) add('custom_type', text(t['name']), t, group);

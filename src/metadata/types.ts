@@ -140,6 +140,11 @@ export interface Metadata {
   actions: Map<string, Action>;
   custom_types: CustomTypes;
   inherited_roles: Map<string, InheritedRole>;
+  cron_triggers: Map<string, import('./kinds/cron-triggers.js').CronTrigger>;
+  query_collections: Map<string, import('./kinds/query-collections.js').QueryCollection>;
+  /** Collection names, in insertion order. */
+  allowlist: string[];
+  rest_endpoints: Map<string, import('./kinds/rest-endpoints.js').RestEndpoint>;
   /** The §6.5 top-level keys, kept only by the project tool. */
   extras?: import('./kinds/unsupported.js').Extras;
 }

@@ -25,13 +25,14 @@ export const METADATA_FILES = {
   queryCollections: ['query_collections.yaml', '[]\n'],
   cronTriggers: ['cron_triggers.yaml', '[]\n'],
   inheritedRoles: ['inherited_roles.yaml', '[]\n'],
+  restEndpoints: ['rest_endpoints.yaml', '[]\n'],
 } as const;
 
 /**
  * Files written only when they hold something or already exist: `init` and `export` do not add them to every project
  * (inherited roles are rare, and the incumbent's projects may have the file or not).
  */
-export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles']);
+export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles', 'restEndpoints']);
 
 export type MetadataFileKey = keyof typeof METADATA_FILES;
 
@@ -133,6 +134,7 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout)
   const src: MetadataSources = {
     version: v3 ? undefined : own.version, tables: own.tables, functions: own.functions, allowList: yaml('allowList'),
     remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'), inheritedRoles: yaml('inheritedRoles'),
+    restEndpoints: yaml('restEndpoints'),
   };
   const actionsYaml = yaml('actionsYaml');
   validateMetadata(src, problems);
@@ -161,6 +163,7 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout)
     actions: merged.actions,
     custom_types: merged.custom_types ?? {},
     cron_triggers: (src.cronTriggers?.value ?? []) as JsonObject[],
+    rest_endpoints: (src.restEndpoints?.value ?? []) as JsonObject[],
     inherited_roles: (src.inheritedRoles?.value ?? []) as JsonObject[],
   };
   try {
@@ -176,6 +179,7 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout)
 const FILE_OF_KEY: Record<string, keyof MetadataSources> = {
   tables: 'tables', functions: 'functions', remote_schemas: 'remoteSchemas', query_collections: 'queryCollections',
   allowlist: 'allowList', cron_triggers: 'cronTriggers', inherited_roles: 'inheritedRoles',
+  rest_endpoints: 'restEndpoints',
 };
 
 /** Maps an engine-style path (`$.tables[3].select_permissions[0]…`) to a file position. */

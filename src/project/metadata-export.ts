@@ -14,7 +14,7 @@ export function toYaml(value: unknown): string {
   return stringify(value, { indent: 2, indentSeq: true, lineWidth: 0, singleQuote: false, blockQuote: 'literal' });
 }
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles'];
 
 /** The engine's metadata must be a version-2 document with only the keys of the format (cli.md §4.8 step 1). */
 export function checkServerMetadata(doc: unknown): JsonObject {
@@ -71,6 +71,7 @@ export function renderFiles(
   list('queryCollections', 'query_collections');
   list('cronTriggers', 'cron_triggers');
   list('inheritedRoles', 'inherited_roles');
+  list('restEndpoints', 'rest_endpoints');
   const actions = doc['actions'] as JsonObject[] | undefined;
   const customTypes = doc['custom_types'] as JsonObject | undefined;
   if ((actions?.length ?? 0) > 0 || customTypes) {

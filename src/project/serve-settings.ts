@@ -12,6 +12,7 @@ export interface ServeFlags {
   unauthorizedRole?: string;
   authHook?: string;
   authHookMode?: string;
+  enableAllowlist?: boolean;
 }
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
@@ -47,8 +48,19 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const unauthorizedRole = setting(env, flags.unauthorizedRole, 'ENGINE_GRAPHQL_UNAUTHORIZED_ROLE', 'unauthorized_role');
   const authHook = setting(env, flags.authHook, 'ENGINE_GRAPHQL_AUTH_HOOK', 'auth_hook');
   const authHookMode = setting(env, flags.authHookMode, 'ENGINE_GRAPHQL_AUTH_HOOK_MODE', 'auth_hook_mode');
+  let enableAllowlist = flags.enableAllowlist === true;
+  if (!enableAllowlist) {
+    const v = env.variable('ENGINE_GRAPHQL_ENABLE_ALLOWLIST');
+    if (v !== undefined && v !== '') {
+      if (!['true', 'false'].includes(v.trim().toLowerCase())) {
+        throw new CliError('config-invalid', `invalid value for "enable_allowlist" from ENGINE_GRAPHQL_ENABLE_ALLOWLIST: expected true or false`, 1);
+      }
+      enableAllowlist = v.trim().toLowerCase() === 'true';
+    }
+  }
   return {
     port, host, dataDir,
+    ...(enableAllowlist ? { enableAllowlist } : {}),
     ...(authHook ? { authHook } : {}),
     ...(authHookMode ? { authHookMode } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),

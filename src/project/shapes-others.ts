@@ -4,7 +4,7 @@
  * the JSON Schema (shapes-core.ts).
  */
 import {
-  bool, COMMENT, HEADERS, int, isObj, listOf, mapOf, named, object, oneOfValues, opaque, opt, qnameText, QNAME, req,
+  bool, COMMENT, HEADERS, int, isObj, listOf, mapOf, named, object, oneOfValues, opt, qnameText, QNAME, req,
   str, anything, union, type ObjectShape, type Obj,
 } from './shapes-core.js';
 import { ROLE } from './shapes-tables.js';
@@ -108,8 +108,31 @@ export const CRON_TRIGGER = object({
     schedule: req(str({ format: 'cronSchedule' })),
     include_in_metadata: req(bool()),
     payload: opt(anything('Sent to the webhook as given.')),
-    retry_conf: opt(opaque('Stored as given (engine-api.md §6.5).')),
+    retry_conf: opt(object({
+      title: 'retry_conf',
+      keys: {
+        num_retries: opt(int(0)), retry_interval_seconds: opt(int(1)), timeout_seconds: opt(int(1)), tolerance_seconds: opt(int(1)),
+      },
+    })),
     headers: HEADERS,
+    comment: COMMENT,
+  },
+});
+
+export const REST_ENDPOINT = object({
+  id: 'RestEndpoint',
+  title: 'REST endpoint',
+  naming: { entity: 'REST endpoint', by: 'name' },
+  keys: {
+    name: req(str()),
+    url: req(str({ description: 'Path under /api/rest/, with :name segments for variables.' })),
+    methods: req(listOf(oneOfValues(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']))),
+    definition: req(object({
+      title: 'definition',
+      keys: {
+        query: req(object({ title: 'query', keys: { collection_name: req(str()), query_name: req(str()) } })),
+      },
+    })),
     comment: COMMENT,
   },
 });

@@ -4,7 +4,7 @@
  */
 import { CONFIG } from './shapes-config.js';
 import { listOf, type Shape } from './shapes-core.js';
-import { ACTIONS_YAML, ALLOW_LIST_ENTRY, CRON_TRIGGER, FUNCTION, INHERITED_ROLE, QUERY_COLLECTION, REMOTE_SCHEMA, VERSION_YAML } from './shapes-others.js';
+import { ACTIONS_YAML, ALLOW_LIST_ENTRY, CRON_TRIGGER, FUNCTION, INHERITED_ROLE, QUERY_COLLECTION, REMOTE_SCHEMA, REST_ENDPOINT, VERSION_YAML } from './shapes-others.js';
 import { TABLE } from './shapes-tables.js';
 
 export interface FileShape {
@@ -26,6 +26,7 @@ export const FILE_SHAPES = {
     file: 'query_collections.yaml', description: 'Query collections (engine-api.md §6.5).', shape: listOf(QUERY_COLLECTION),
   },
   cron_triggers: { file: 'cron_triggers.yaml', description: 'Cron triggers (engine-api.md §6.5).', shape: listOf(CRON_TRIGGER) },
+  rest_endpoints: { file: 'rest_endpoints.yaml', description: 'REST endpoints: stored queries served at /api/rest/<url>.', shape: listOf(REST_ENDPOINT) },
   inherited_roles: {
     file: 'inherited_roles.yaml', description: 'Inherited roles: each the union of its member roles\' permissions.', shape: listOf(INHERITED_ROLE),
   },

@@ -78,6 +78,7 @@ function listObjects(src: MetadataSources): ObjectEntry[] {
   simple(src.allowList, 'allowlist_entry', key('collection'));
   simple(src.cronTriggers, 'cron_trigger', key('name'));
   simple(src.inheritedRoles, 'inherited_role', key('role_name'));
+  simple(src.restEndpoints, 'rest_endpoint', key('name'));
   const qc = src.queryCollections;
   if (qc) {
     items(qc).forEach((coll, i) => {

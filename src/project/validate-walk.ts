@@ -15,6 +15,7 @@ import {
   checkKeys, Ctx, envName, exactlyOne, isObj, list, mapping, optional, present, string, urlTemplate, type Path,
 } from './validate-core.js';
 import { cronProblems } from './validate-others.js';
+import { cronSchedule } from '../metadata/kinds/cron-triggers.js';
 
 /** Where a value is checked: the `<thing>` of the mapping holding it, and the nearest entry. */
 export interface Scope {
@@ -43,7 +44,10 @@ const FORMAT_CHECKS: Record<FormatId, (c: Ctx, s: string, path: Path, shape: Str
   urlTemplate: (c, s, path) => urlTemplate(c, s, path, c.label(path)),
   envName: (c, s, path) => envName(c, s, path, c.label(path)),
   cronSchedule: (c, s, path) => {
-    for (const message of cronProblems(s)) c.error('cron-schedule-invalid', message, path);
+    const problems = cronProblems(s);
+    for (const message of problems) c.error('cron-schedule-invalid', message, path);
+    const cron = problems.length === 0 ? cronSchedule(s) : null;
+    if (typeof cron === 'string') c.error('cron-schedule-invalid', cron, path);
   },
   graphqlQuery: (c, s, path, _shape, scope) => {
     try {

@@ -28,6 +28,7 @@ export interface MetadataSources {
   queryCollections?: YamlSource;
   cronTriggers?: YamlSource;
   inheritedRoles?: YamlSource;
+  restEndpoints?: YamlSource;
 }
 
 /** The keys of a table entry: the build leaves any other key out (they were warned about as `metadata-unknown-key`). */
@@ -54,5 +55,6 @@ export function validateMetadata(src: MetadataSources, problems: Problems): void
   });
   walk(src.cronTriggers, 'cron_triggers', 'cron_triggers');
   walk(src.inheritedRoles, 'inherited_roles', 'inherited_roles');
+  walk(src.restEndpoints, 'rest_endpoints', 'rest_endpoints');
   checkDuplicates(src, problems);
 }

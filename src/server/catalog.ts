@@ -4,6 +4,8 @@ import type { Queryable } from '../db/database.js';
 export const STARTUP_LOCK_KEY = 0x656e67696e65;
 /** The channel insert_event_log notifies. */
 export const EVENTS_CHANNEL = 'engine_events';
+/** The channel create_scheduled_event notifies. */
+export const SCHEDULED_CHANNEL = 'engine_scheduled_events';
 /** The channel an insert into action_log notifies (at commit), waking the action workers. */
 export const ACTIONS_CHANNEL = 'engine_actions';
 
@@ -53,6 +55,34 @@ CREATE TABLE IF NOT EXISTS engine_catalog.action_log (
   created_at timestamptz NOT NULL DEFAULT now(),
   status text NOT NULL DEFAULT 'created'
     CHECK (status IN ('created','processing','completed','error')));
+-- Beyond §3.2 (issue 20): cron events (trigger_name set, one row per scheduled time) and one-off scheduled
+-- events (trigger_name NULL, their webhook, headers, retry_conf, payload and comment in "definition").
+CREATE TABLE IF NOT EXISTS engine_catalog.scheduled_events (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  trigger_name text NULL,
+  scheduled_time timestamptz NOT NULL,
+  definition jsonb NULL,
+  status text NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled','delivered','error','dead','archived')),
+  tries integer NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  locked timestamptz NULL,
+  locked_by integer NULL,
+  next_retry_at timestamptz NULL);
+-- Each scheduled time of a cron trigger exists once, whichever instance generated it.
+CREATE UNIQUE INDEX IF NOT EXISTS scheduled_events_cron_time_idx ON engine_catalog.scheduled_events (trigger_name, scheduled_time)
+  WHERE trigger_name IS NOT NULL;
+CREATE INDEX IF NOT EXISTS scheduled_events_pending_idx ON engine_catalog.scheduled_events (scheduled_time) WHERE status = 'scheduled';
+CREATE TABLE IF NOT EXISTS engine_catalog.scheduled_event_invocation_logs (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  event_id uuid NOT NULL REFERENCES engine_catalog.scheduled_events (id) ON DELETE CASCADE,
+  trigger_name text NULL,
+  status integer NULL,
+  request jsonb NOT NULL, response jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now());
+-- Up to when each cron trigger's scheduled times have been written as events.
+CREATE TABLE IF NOT EXISTS engine_catalog.cron_trigger_state (
+  trigger_name text PRIMARY KEY,
+  generated_until timestamptz NOT NULL);
 -- Beyond §3.2: the worker instance processing the row (src/server/workers/instance.ts), and the mutation's text,
 -- sent as request_query (engine-api.md §5.2.4). Added by ALTER so that older data directories open unchanged.
 ALTER TABLE engine_catalog.action_log ADD COLUMN IF NOT EXISTS locked_by integer NULL;

@@ -7,7 +7,8 @@ import { documentJson } from '../metadata/document.js';
 import type { Metadata, QualifiedName } from '../metadata/types.js';
 import { introspect, refreshNames, type DbCatalog } from './db-catalog.js';
 import { recordJson, type InconsistentObject } from './inconsistency.js';
-import { resolve, type SchemaCache } from './schema-cache.js';
+import type { SchemaCache } from './schema-cache.js';
+import { resolve } from './resolve.js';
 
 /** The object an operation creates or redefines: rule 1 of engine-api.md §3.4 is about it. */
 export interface CreatedObject {
@@ -36,6 +37,8 @@ export class OpContext {
   fullTriggerSync = false;
   /** resource_version at the start of the request (replace_metadata's optimistic lock compares with it). */
   startVersion = 0;
+  /** The engine's clock (issue 20: schedule times are judged by it). */
+  now: () => Date = () => new Date();
   readonly tx: Queryable;
   readonly logger: Logger;
   readonly sessionVariables: Record<string, string>;

@@ -4,10 +4,14 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { Json } from '../metadata/json.js';
 import { documentText, globalsText, parseDocument, tableEntryText } from '../metadata/document.js';
 import type { EventTrigger, TableEntry } from '../metadata/types.js';
+import type { CronTrigger } from '../metadata/kinds/cron-triggers.js';
+import { systemClock, type Clock } from './clock.js';
 import { OpContext } from './context.js';
+import { retireCronTriggers } from './workers/scheduled-store.js';
 import { introspect } from './db-catalog.js';
 import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored, writeTableEntry } from './catalog.js';
-import { resolve, type SchemaCache } from './schema-cache.js';
+import type { SchemaCache } from './schema-cache.js';
+import { resolve } from './resolve.js';
 import { archiveOrphanEvents, installedTriggers, syncTriggers } from './triggers.js';
 import { accessDenied, needsLock, OPERATIONS, parseEnvelope, requireArgs } from './operations/index.js';
 
@@ -31,16 +35,19 @@ export class Engine {
   private versionChecked: number | null = null;
   readonly db: Database;
   private readonly logger: Logger;
+  /** The time scheduled events are judged by (create_scheduled_event's "in the past"). */
+  readonly clock: Clock;
 
-  private constructor(db: Database, cache: SchemaCache, version: number, logger: Logger) {
+  private constructor(db: Database, cache: SchemaCache, version: number, logger: Logger, clock: Clock) {
     this.db = db;
     this.cache = cache;
     this.version = version;
     this.logger = logger;
+    this.clock = clock;
   }
 
   /** Creates the catalog if missing and builds the schema cache, recording (not failing on) inconsistencies. */
-  static async start(db: Database, logger: Logger = silentLogger): Promise<Engine> {
+  static async start(db: Database, logger: Logger = silentLogger, clock: Clock = systemClock): Promise<Engine> {
     const { cache, version } = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [STARTUP_LOCK_KEY]);
       await ensureCatalog(tx);
@@ -49,7 +56,7 @@ export class Engine {
       await syncTriggers(tx, loaded.cache, loaded.cache, true);
       return loaded;
     });
-    return new Engine(db, cache, version, logger);
+    return new Engine(db, cache, version, logger, clock);
   }
 
   private static async load(tx: Queryable): Promise<{ cache: SchemaCache; version: number }> {
@@ -90,9 +97,13 @@ export class Engine {
       const before = this.cache;
       const ctx = new OpContext(tx, before, this.logger, sessionVariables);
       ctx.startVersion = version;
+      ctx.now = () => this.clock.now();
       const result = await operation.run(ctx, args);
       if (ctx.changed || ctx.refreshed) await syncTriggers(tx, before, ctx.cache, ctx.fullTriggerSync);
       if (lock) await archiveOrphanEvents(tx, ctx.cache);
+      if (ctx.changed && !sameKeys(before.metadata.cron_triggers, ctx.cache.metadata.cron_triggers)) {
+        await retireCronTriggers(tx, [...ctx.cache.metadata.cron_triggers.keys()]);
+      }
       if (ctx.changed) version = await this.store(tx, before, ctx.cache);
       return { body: JSON.stringify(result), version, cache: ctx.changed || ctx.refreshed ? ctx.cache : null };
     });
@@ -154,6 +165,19 @@ export class Engine {
    * (or a request of this one) moved the resource version. Events of the others wait (§5.3.2).
    */
   async consistentEventTriggers(maxAgeMs = 0): Promise<Map<string, EventTrigger>> {
+    const cache = await this.currentCache(maxAgeMs);
+    if (this.triggers?.cache !== cache) {
+      this.triggers = { cache, map: new Map([...installedTriggers(cache)].map(([name, it]) => [name, it.trigger])) };
+    }
+    return this.triggers.map;
+  }
+
+  /** The cron triggers as of the stored metadata (at most maxAgeMs old), for the scheduled-event processor. */
+  async cronTriggers(maxAgeMs = 0): Promise<Map<string, CronTrigger>> {
+    return (await this.currentCache(maxAgeMs)).metadata.cron_triggers;
+  }
+
+  private async currentCache(maxAgeMs: number): Promise<SchemaCache> {
     // Another instance's change is seen within maxAgeMs; this instance's own changes are adopted at their commit.
     const checked = Date.now();
     const version = this.versionChecked !== null && checked - this.versionChecked < maxAgeMs ? this.version : await readVersion(this.db);
@@ -163,15 +187,13 @@ export class Engine {
       // A request of this instance may have committed and swapped in a newer cache meanwhile: keep the newest.
       if (loaded.version >= this.version) this.adopt(loaded.cache, loaded.version);
     }
-    const cache = this.cache;
-    if (this.triggers?.cache !== cache) {
-      this.triggers = { cache, map: new Map([...installedTriggers(cache)].map(([name, it]) => [name, it.trigger])) };
-    }
-    return this.triggers.map;
+    return this.cache;
   }
 
   /** The engine does not own the database: whoever opened it closes it. */
   async stop(): Promise<void> {}
 }
+
+const sameKeys = (a: Map<string, unknown>, b: Map<string, unknown>): boolean => a.size === b.size && [...a.keys()].every((k) => b.has(k));
 
 export type { Json };

@@ -8,6 +8,7 @@ import { checkStorableStrings } from './storable-strings.js';
 import { pgDumpRequest } from './pg-dump.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
+import { matchRest, REST_PREFIX, restRequest } from './rest.js';
 import type { Env } from './outbound/index.js';
 import { ENGINE_MAX_BODY_BYTES } from '../limits.js';
 import { ENGINE_VERSION_HEADER, VERSION } from '../version.js';
@@ -51,6 +52,8 @@ export interface HttpOptions {
   graphql?: GraphqlService;
   /** Variables of action handler templates and headers, read at each call; default: the process environment. */
   env?: Env;
+  /** Non-admin GraphQL requests must send allow-listed documents (issue 20). */
+  enableAllowlist?: boolean;
 }
 
 function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}): void {
@@ -209,7 +212,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env);
+  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false);
   const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   const server = createServer(
     { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
@@ -229,6 +232,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     // The header tells the project tool that the endpoint is this engine, not another server with a /v1/version.
     if (req.method === 'GET' && path === '/v1/version') return send(res, 200, JSON.stringify({ version }), { [ENGINE_VERSION_HEADER]: version });
     if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
+    if (path?.startsWith(REST_PREFIX)) return restEndpoint(req, res, path.slice(REST_PREFIX.length));
     if (req.method === 'POST' && path === '/v1alpha1/pg_dump') return pgDumpEndpoint(req, res);
     if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
       return sendError(req, res, notFound(), false);
@@ -282,6 +286,25 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       opts.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) send(res, 500, INTERNAL_ERROR_BODY);
       else res.destroy();
+    }
+  }
+
+  /** Issue 20: a stored query run like a `/v1/graphql` request, authenticated and permitted the same way. */
+  async function restEndpoint(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers, null);
+      isAdmin = caller.role === 'admin';
+      const method = req.method ?? 'GET';
+      const { cache } = await engine.freshCache();
+      const match = matchRest(cache.metadata, path, method, cache.inconsistentIds);
+      const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, t.bodyIdle);
+      const text = restRequest(match, new URL(req.url ?? '/', 'http://x').searchParams, body);
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true };
+      send(res, 200, await graphql.handle({ text }, caller, http), http.setCookies.length > 0 ? { 'Set-Cookie': http.setCookies } : {});
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, res, e, isAdmin);
     }
   }
 

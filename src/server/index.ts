@@ -9,10 +9,12 @@ import { silentLogger, type Logger } from '../logger.js';
 import { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
+import type { Clock } from './clock.js';
 import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
 import { GraphqlService } from './graphql/service.js';
 import { ActionWorker } from './workers/action-worker.js';
 import { EventProcessor } from './workers/event-processor.js';
+import { ScheduledQueue } from './workers/scheduled-queue.js';
 
 /** How stale another instance's metadata change may be when the processor picks a trigger's definition (or the action worker an action's). */
 const TRIGGERS_MAX_AGE_MS = 100;
@@ -34,6 +36,10 @@ export interface ServeOptions {
   logger?: Logger;
   /** Looks up the variables of webhook and action handler templates and headers at each call; default: the process environment. */
   variable?: (name: string) => string | undefined;
+  /** The time scheduled events are judged by; default the system clock (tests move their own). */
+  clock?: Clock;
+  /** `--enable-allowlist`: non-admin GraphQL requests must send allow-listed documents. */
+  enableAllowlist?: boolean;
 }
 
 export interface RunningServer {
@@ -86,14 +92,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const { db, release, dataDir } = await openDatabase(opts, logger);
   let server: Server | undefined;
   let processor: EventProcessor | undefined;
+  let scheduler: { stop(): Promise<void> } | undefined;
   let worker: ActionWorker | undefined;
   try {
-    const engine = await Engine.start(db, logger);
+    const engine = await Engine.start(db, logger, opts.clock);
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
-    const graphql = new GraphqlService(engine, env);
+    scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env });
+    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false);
     // The admin schema holds every consistent asynchronous action. It follows the stored metadata (§2.1): this
     // instance's changes at once, another instance's within TRIGGERS_MAX_AGE_MS (one statement fewer per claim).
     let known = { at: 0, version: -1, targets: new Map<string, AsyncTarget>() };
@@ -117,6 +125,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const running = server;
     const events = processor;
+    const scheduled = scheduler;
     const actions = worker;
     return {
       url: `http://${host}:${address.port}`,
@@ -125,7 +134,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       dataDir,
       async close() {
         // Deliveries and action calls finish (≤ 10 s) while requests drain; all before the database closes (cli.md §5.17).
-        await Promise.all([closeServer(running), events.stop(), actions.stop()]);
+        await Promise.all([closeServer(running), events.stop(), actions.stop(), scheduled.stop()]);
         await db.close();
         release();
       },
@@ -133,6 +142,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   } catch (e) {
     if (server?.listening) await closeServer(server);
     await processor?.stop().catch(() => {});
+    await scheduler?.stop().catch(() => {});
     await worker?.stop().catch(() => {});
     await db.close().catch(() => {});
     release();

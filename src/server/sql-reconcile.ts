@@ -6,7 +6,7 @@ import type { QualifiedName } from '../metadata/types.js';
 import type { OpContext } from './context.js';
 import type { DbCatalog } from './db-catalog.js';
 import { dependencyLabels, dependencyMessage, dependentsOf, type Target } from './dependencies.js';
-import { resolve } from './schema-cache.js';
+import { resolve } from './resolve.js';
 
 interface CatalogChanges {
   droppedTables: QualifiedName[];

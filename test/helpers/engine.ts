@@ -17,6 +17,8 @@ export interface AuthOptions {
   logger?: Logger;
   /** The variables action handlers' templates and headers see (default: the process environment). */
   env?: Env;
+  /** Non-admin GraphQL requests must send allow-listed documents (issue 20). */
+  enableAllowlist?: boolean;
 }
 
 export const EXTERNAL_URL = process.env['ENGINE_TEST_DATABASE_URL'] || undefined;
@@ -79,7 +81,7 @@ export async function startOn(db: Database, adminSecret?: string, opts: AuthOpti
   // Internal failures are bugs: show their detail in the test output.
   const logger = opts.logger ?? { ...silentLogger, error: (m: string) => console.error(m) };
   const auth = await Authenticator.create({ ...opts.auth, adminSecret }, logger);
-  const server = createHttpServer(engine, { auth, logger, env: opts.env });
+  const server = createHttpServer(engine, { auth, logger, env: opts.env, enableAllowlist: opts.enableAllowlist });
   const addr = await listen(server, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${addr.port}`, engine, server, auth };
 }
@@ -114,7 +116,8 @@ DO $$ DECLARE f text; BEGIN
     EXECUTE format('DROP FUNCTION engine_catalog.%I()', f);
   END LOOP;
 END $$;
-TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_catalog.action_log, engine_catalog.schema_migrations;
+TRUNCATE engine_catalog.event_log, engine_catalog.event_invocation_logs, engine_catalog.action_log, engine_catalog.schema_migrations,
+  engine_catalog.scheduled_events, engine_catalog.scheduled_event_invocation_logs, engine_catalog.cron_trigger_state;
 UPDATE engine_catalog.metadata SET metadata = '{"version":2,"tables":[]}', resource_version = 1;
 `;
 

@@ -42,7 +42,7 @@ export const VALID: Input[] = [
   ['tables', '- table: a\n  insert_permissions: [{role: r, permission: {check: {}, set: {a: 1, b: true, c: null, d: NOW()}, backend_only: true}}]\n'],
   ['functions', '- search\n- {schema: s, name: f}\n- function: g\n- function: {schema: s, name: h}\n  configuration: {session_argument: session}\n'],
   ['cron_triggers', '- name: n\n  webhook: "{{CRON_URL}}/n"\n  schedule: "*/5 0-6,22 1 * 1-5/2"\n  include_in_metadata: true\n' +
-    '  payload: {a: [1]}\n  retry_conf: {anything: 1}\n  headers: [{name: a, value: b}]\n  comment: c\n'],
+    '  payload: {a: [1]}\n  retry_conf: {num_retries: 1}\n  headers: [{name: a, value: b}]\n  comment: c\n'],
   ['allow_list', '# none\n'],
   ['actions', 'actions: []\ncustom_types:\n  enums: []\n  input_objects: []\n  objects: []\n  scalars: []\n'],
   ['actions', 'actions:\n  - {name: login, definition: {kind: synchronous, handler: "{{AUTH_URL}}/login"}, permissions: [{role: anonymous}]}\n'],

@@ -47,6 +47,7 @@ const doc: CanonicalDocument = {
     enums: [{ name: 'Color', values: [{ value: 'RED' }, { value: 'BLUE', is_deprecated: true }] }],
   },
   cron_triggers: [{ name: 'nightly', webhook: 'https://jobs.example.com/nightly', schedule: '0 3 * * *', include_in_metadata: true, payload: { a: 1 } }],
+  rest_endpoints: [{ name: 'get_allowed', url: 'allowed/:id', methods: ['POST', 'GET'], definition: { query: { collection_name: 'allowed', query_name: 'q' } } }],
   inherited_roles: [{ role_name: 'staff', role_set: ['user', 'editor', 'user'] }],
 };
 
@@ -74,6 +75,7 @@ describe('metadataObjects', () => {
       'query_collection allowed',
       'cron_trigger nightly',
       'allowlist_entry allowed',
+      'rest_endpoint get_allowed',
       'custom_type Color',
       'custom_type Date',
       'custom_type SampleInput',

@@ -12,6 +12,7 @@ export const FILES: Record<keyof MetadataSources, string> = {
   queryCollections: 'metadata/query_collections.yaml',
   cronTriggers: 'metadata/cron_triggers.yaml',
   inheritedRoles: 'metadata/inherited_roles.yaml',
+  restEndpoints: 'metadata/rest_endpoints.yaml',
 };
 
 export type Texts = Partial<Record<keyof MetadataSources, string>>;

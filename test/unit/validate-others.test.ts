@@ -178,7 +178,7 @@ describe('query_collections.yaml and allow_list.yaml', () => {
 
 describe('cron_triggers.yaml', () => {
   it('accepts a full trigger', () => {
-    const ct = '- name: n\n  webhook: "{{CRON_URL}}/n"\n  schedule: "*/5 0-6,22 1 * 1-5/2"\n  include_in_metadata: true\n  payload: {a: [1]}\n  retry_conf: {anything: 1}\n  headers: [{name: a, value: b}]\n  comment: c\n';
+    const ct = '- name: n\n  webhook: "{{CRON_URL}}/n"\n  schedule: "*/5 0-6,22 1 * 1-5/2"\n  include_in_metadata: true\n  payload: {a: [1]}\n  retry_conf: {num_retries: 1}\n  headers: [{name: a, value: b}]\n  comment: c\n';
     expect(shown({ cronTriggers: ct })).toEqual([]);
   });
 

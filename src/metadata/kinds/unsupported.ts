@@ -1,4 +1,4 @@
-import { compareCodePoints, type Json, type JsonObject } from '../json.js';
+import { compareCodePoints, type JsonObject } from '../json.js';
 import { arr, at, bool, comment, exclusive, graphqlName, idx, int, obj, opt, req, str } from '../reader.js';
 import { envName, headerJson, headers, urlTemplate } from './common.js';
 import { parseTableConfiguration } from './table-configuration.js';
@@ -9,13 +9,10 @@ import { parseTableConfiguration } from './table-configuration.js';
  */
 export interface Extras {
   remote_schemas: JsonObject[];
-  query_collections: JsonObject[];
-  allowlist: JsonObject[];
-  cron_triggers: JsonObject[];
 }
 
-export const emptyExtras = (): Extras => ({ remote_schemas: [], query_collections: [], allowlist: [], cron_triggers: [] });
-export const EXTRA_KEYS = ['remote_schemas', 'query_collections', 'allowlist', 'cron_triggers'] as const;
+export const emptyExtras = (): Extras => ({ remote_schemas: [] });
+export const EXTRA_KEYS = ['remote_schemas'] as const;
 
 function withComment(out: JsonObject, o: JsonObject, path: string): JsonObject {
   const c = comment(o, path);
@@ -39,35 +36,6 @@ function remoteSchema(v: unknown, path: string): JsonObject {
   return withComment({ name: str(req(o, 'name', path), at(path, 'name')), definition: def }, o, path);
 }
 
-function queryCollection(v: unknown, path: string): JsonObject {
-  const o = obj(v, path);
-  const dp = at(path, 'definition');
-  const d = obj(req(o, 'definition', path), dp);
-  const qp = at(dp, 'queries');
-  const queries = arr(req(d, 'queries', dp), qp).map((q, i) => {
-    const p = idx(qp, i);
-    const qo = obj(q, p);
-    return { name: str(req(qo, 'name', p), at(p, 'name')), query: str(req(qo, 'query', p), at(p, 'query')) };
-  });
-  return withComment({ name: str(req(o, 'name', path), at(path, 'name')), definition: { queries } }, o, path);
-}
-
-function cronTrigger(v: unknown, path: string): JsonObject {
-  const o = obj(v, path);
-  const out: JsonObject = {
-    name: str(req(o, 'name', path), at(path, 'name')),
-    webhook: urlTemplate(req(o, 'webhook', path), at(path, 'webhook'), 'webhook', path),
-    schedule: str(req(o, 'schedule', path), at(path, 'schedule')),
-    include_in_metadata: bool(req(o, 'include_in_metadata', path), at(path, 'include_in_metadata')),
-  };
-  if (o['payload'] !== undefined) out['payload'] = o['payload'] as Json;
-  const rc = opt(o, 'retry_conf');
-  if (rc !== undefined) out['retry_conf'] = obj(rc, at(path, 'retry_conf'));
-  const hs = headers(o, path);
-  if (hs.length > 0) out['headers'] = hs.map(headerJson);
-  return withComment(out, o, path);
-}
-
 const byKey = (key: string) => (a: JsonObject, b: JsonObject) => compareCodePoints(String(a[key]), String(b[key]));
 
 export function parseExtras(o: JsonObject, path: string): Extras {
@@ -79,12 +47,6 @@ export function parseExtras(o: JsonObject, path: string): Extras {
   };
   return {
     remote_schemas: list('remote_schemas', remoteSchema, 'name'),
-    query_collections: list('query_collections', queryCollection, 'name'),
-    allowlist: list('allowlist', (v, p) => {
-      const x = obj(v, p);
-      return { collection: str(req(x, 'collection', p), at(p, 'collection')) };
-    }, 'collection'),
-    cron_triggers: list('cron_triggers', cronTrigger, 'name'),
   };
 }
 

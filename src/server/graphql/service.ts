@@ -8,6 +8,7 @@ import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
 import { checkActionCombination } from './action-output.js';
+import { checkAllowlist } from './allowlist.js';
 import { requestHeadersJson } from './async-action.js';
 import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
@@ -39,6 +40,8 @@ export interface GraphqlHttpContext {
   rawHeaders: string[];
   /** Filled with the `Set-Cookie` values of synchronous action handlers' answers (§1.4). */
   setCookies: string[];
+  /** A stored query (a REST endpoint's): the allow list does not apply to it. */
+  stored?: boolean;
 }
 
 /** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
@@ -55,7 +58,8 @@ export class GraphqlService {
   private readonly bodies = new WeakMap<RootPlan[], Buffer>();
 
   /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
-  constructor(private readonly source: SchemaSource, private readonly env: Env = process.env) {}
+  /** `allowlist`: non-admin requests must send an allow-listed document (issue 20). */
+  constructor(private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false) {}
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     try {
@@ -77,6 +81,7 @@ export class GraphqlService {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     const { cache } = await this.source.freshCache();
+    if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const backendOnly = caller.backendOnly === true;
     const schema = this.schemas.get(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
     // Plans are cached per schema: a backend caller's role key differs from the role's.

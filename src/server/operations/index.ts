@@ -11,6 +11,9 @@ import { actionOperations } from './actions.js';
 import { eventTriggerOperations } from './event-triggers.js';
 import { inheritedRoleOperations } from './inherited-roles.js';
 import { eventLogOperations } from './event-logs.js';
+import { cronTriggerOperations } from './cron-triggers.js';
+import { queryCollectionOperations } from './query-collections.js';
+import { restEndpointOperations } from './rest-endpoints.js';
 import { op, type Operation } from './operation.js';
 
 export interface Envelope {
@@ -66,6 +69,9 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...eventTriggerOperations,
     ...inheritedRoleOperations,
     ...eventLogOperations,
+    ...cronTriggerOperations,
+    ...queryCollectionOperations,
+    ...restEndpointOperations,
     ...metadataOperations,
     bulk: op(bulk),
   }),

@@ -6,7 +6,7 @@ import { qnKey } from '../../metadata/names.js';
 import type { Metadata, PermKind, QualifiedName, TableEntry } from '../../metadata/types.js';
 import { emptyCustomTypes } from '../../metadata/kinds/actions.js';
 import { recordJson, type InconsistentObject } from '../inconsistency.js';
-import { resolve } from '../schema-cache.js';
+import { resolve } from '../resolve.js';
 import { syncTriggers } from '../triggers.js';
 import type { OpContext } from '../context.js';
 import { op, SUCCESS, type Operation } from './operation.js';
@@ -133,6 +133,9 @@ function removeObject(md: Metadata, o: InconsistentObject): void {
     }
     case 'custom_types':
       md.custom_types = emptyCustomTypes();
+      return;
+    case 'rest_endpoint':
+      md.rest_endpoints.delete(def['name'] as string);
       return;
   }
 }

@@ -5,7 +5,7 @@ import { obj, optBool, reqStr } from '../../metadata/reader.js';
 import type { Json } from '../../metadata/json.js';
 import { introspect } from '../db-catalog.js';
 import { reconcile } from '../sql-reconcile.js';
-import { resolve } from '../schema-cache.js';
+import { resolve } from '../resolve.js';
 import type { OpContext } from '../context.js';
 import { op, type Operation } from './operation.js';
 

@@ -1,5 +1,5 @@
 import type { Json } from '../../metadata/json.js';
-import type { EventTrigger } from '../../metadata/types.js';
+import type { EventTrigger, Header } from '../../metadata/types.js';
 import { callHttp, resolveTarget, type Env } from '../outbound/index.js';
 import type { AttemptResult, ClaimedEvent } from './event-store.js';
 
@@ -34,41 +34,60 @@ export function retryAfter(headers: { name: string; value: string }[]): number |
 /** PostgreSQL's jsonb cannot hold U+0000: a binary answer must not make its invocation log unwritable. */
 const storable = (s: string): string => s.replaceAll('\u0000', '\ufffd');
 
-/** A failed attempt: retried per retry_conf unless `after` (Retry-After) says when (§5.3.2). */
-function failure(ev: ClaimedEvent, trigger: EventTrigger, status: number | null, request: Json, response: Json, after: number | null): AttemptResult {
-  const conf = trigger.retry_conf;
-  const retryIn = after ?? (ev.tries + 1 <= conf.num_retries ? conf.interval_sec : null);
-  return { id: ev.id, trigger: ev.trigger_name, delivered: false, error: retryIn === null, retryIn, status, request, response };
+/** One webhook call of any queue: what to send, and the retry rule that judges a failure (§5.3.2). */
+export interface Delivery {
+  id: string;
+  trigger: string;
+  url?: string;
+  urlFromEnv?: string;
+  headers: Header[];
+  payload: Record<string, Json>;
+  timeoutSec: number;
+  /** Attempts made before this one. */
+  tries: number;
+  numRetries: number;
+  intervalSec: number;
+}
+
+/** A failed attempt: retried per the retry rule unless `after` (Retry-After) says when (§5.3.2). */
+function failure(d: Delivery, status: number | null, request: Json, response: Json, after: number | null): AttemptResult {
+  const retryIn = after ?? (d.tries + 1 <= d.numRetries ? d.intervalSec : null);
+  return { id: d.id, trigger: d.trigger, delivered: false, error: retryIn === null, retryIn, status, request, response };
 }
 
 /** Never throws: every failure, even an unforeseen one, is an attempt result (§5.3.2). */
 export async function attempt(ev: ClaimedEvent, trigger: EventTrigger, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
+  const conf = trigger.retry_conf;
+  return deliver({
+    id: ev.id, trigger: ev.trigger_name, url: trigger.webhook, urlFromEnv: trigger.webhook_from_env, headers: trigger.headers,
+    payload: eventBody(ev, trigger), timeoutSec: conf.timeout_sec, tries: ev.tries, numRetries: conf.num_retries, intervalSec: conf.interval_sec,
+  }, env, signal);
+}
+
+export async function deliver(d: Delivery, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
   try {
-    return await attemptOnce(ev, trigger, env, signal);
+    return await deliverOnce(d, env, signal);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    return failure(ev, trigger, null, { payload: null, headers: [] }, { type: 'client_error', data: { message } }, null);
+    return failure(d, null, { payload: null, headers: [] }, { type: 'client_error', data: { message } }, null);
   }
 }
 
-async function attemptOnce(ev: ClaimedEvent, trigger: EventTrigger, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
-  const payload = eventBody(ev, trigger);
-  const conf = trigger.retry_conf;
-  const failed = (status: number | null, request: Json, response: Json, after: number | null): AttemptResult =>
-    failure(ev, trigger, status, request, response, after);
-  const target = resolveTarget({ url: trigger.webhook, urlFromEnv: trigger.webhook_from_env, headers: trigger.headers }, env);
+async function deliverOnce(d: Delivery, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
+  const payload = d.payload;
+  const target = resolveTarget({ url: d.url, urlFromEnv: d.urlFromEnv, headers: d.headers }, env);
   if (!target.ok) {
-    return failed(null, { payload, headers: [] }, { type: 'client_error', data: { message: target.message } }, null);
+    return failure(d, null, { payload, headers: [] }, { type: 'client_error', data: { message: target.message } }, null);
   }
   const request: Json = { payload, headers: target.headers.map((h) => ({ name: h.name, value: h.value })) };
   const res = await callHttp({
-    url: target.url, headers: target.headers, body: JSON.stringify(payload), timeoutSec: conf.timeout_sec,
+    url: target.url, headers: target.headers, body: JSON.stringify(payload), timeoutSec: d.timeoutSec,
     maxBodyBytes: MAX_LOGGED_BODY, overflow: 'truncate', signal,
   });
-  if (res.kind === 'error') return failed(null, request, { type: 'client_error', data: { message: res.message } }, null);
+  if (res.kind === 'error') return failure(d, null, request, { type: 'client_error', data: { message: res.message } }, null);
   const response: Json = { type: 'webhook_response', data: { status: res.status, body: storable(res.body), headers: res.headers.map((h) => ({ name: h.name, value: h.value })) } };
   if (res.status >= 200 && res.status < 300) {
-    return { id: ev.id, trigger: ev.trigger_name, delivered: true, error: false, retryIn: null, status: res.status, request, response };
+    return { id: d.id, trigger: d.trigger, delivered: true, error: false, retryIn: null, status: res.status, request, response };
   }
-  return failed(res.status, request, response, retryAfter(res.headers));
+  return failure(d, res.status, request, response, retryAfter(res.headers));
 }

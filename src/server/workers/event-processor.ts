@@ -1,11 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import type { Database, Session } from '../../db/database.js';
+import type { Database, Queryable, Session } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { EventTrigger } from '../../metadata/types.js';
 import { EVENTS_CHANNEL } from '../catalog.js';
 import type { Env } from '../outbound/index.js';
 import { attempt } from './event-delivery.js';
-import { claimEvents, recordAttempts, releaseEvents, type AttemptResult, type ClaimedEvent } from './event-store.js';
+import { claimEvents, recordAttempts, releaseEvents, type AttemptResult, type ClaimedEvent, type TriggerRoom } from './event-store.js';
 import { holdInstanceLock, releaseInstanceLock } from './instance.js';
 
 /**
@@ -24,6 +24,29 @@ const FLUSH_BATCH = 50;
 /** … or after this delay. */
 const FLUSH_DELAY_MS = 5;
 
+/**
+ * What the processor delivers: event-trigger events (below) or scheduled events (scheduled-queue.ts). Rows are
+ * claimed per definition ("trigger") with FOR UPDATE SKIP LOCKED and `locked_by` = the instance, as event_log's are.
+ */
+export interface DeliveryQueue<D, E extends { id: string; trigger_name: string }> {
+  /** Notified when rows are added, so that deliveries start at once. */
+  channel: string;
+  /** The definitions rows may be claimed for, by name (read at each claim). */
+  definitions(): Promise<Map<string, D>>;
+  /** Runs before each claim round (cron triggers write the events that fell due). */
+  prepare?(db: Database, definitions: Map<string, D>): Promise<void>;
+  claim(db: Queryable, me: number, rooms: TriggerRoom[], limit: number): Promise<E[]>;
+  release(db: Queryable, me: number, ids?: string[]): Promise<void>;
+  record(db: Queryable, me: number, results: AttemptResult[]): Promise<void>;
+  /** Never throws: every failure is an attempt result. */
+  attempt(ev: E, def: D, env: Env, signal: AbortSignal): Promise<AttemptResult>;
+}
+
+/** Event-trigger events (engine-api.md §5.3). */
+export const eventQueue = (triggers: () => Promise<Map<string, EventTrigger>>): DeliveryQueue<EventTrigger, ClaimedEvent> => ({
+  channel: EVENTS_CHANNEL, definitions: triggers, claim: claimEvents, release: releaseEvents, record: recordAttempts, attempt,
+});
+
 export interface ProcessorOptions {
   /** The consistent event triggers by name, as of the stored metadata (read at each claim). */
   triggers: () => Promise<Map<string, EventTrigger>>;
@@ -37,9 +60,10 @@ export interface ProcessorOptions {
   graceMs?: number;
 }
 
-export class EventProcessor {
+export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> {
   private readonly db: Database;
-  private readonly opts: Required<Omit<ProcessorOptions, 'logger' | 'env'>> & { env: Env };
+  private readonly queue: DeliveryQueue<D, E>;
+  private readonly opts: Required<Omit<ProcessorOptions, 'logger' | 'env' | 'triggers'>> & { env: Env };
   private readonly logger: Logger;
   private session: Session | null = null;
   private me = 0;
@@ -58,18 +82,25 @@ export class EventProcessor {
   private claimDue = false;
   private idle: (() => void) | null = null;
 
-  private constructor(db: Database, opts: ProcessorOptions) {
+  private constructor(db: Database, queue: DeliveryQueue<D, E>, opts: Omit<ProcessorOptions, 'triggers'>) {
     this.db = db;
+    this.queue = queue;
     this.logger = opts.logger ?? silentLogger;
     const maxInFlight = opts.maxInFlight ?? 100;
     this.opts = {
-      triggers: opts.triggers, env: opts.env ?? process.env, maxInFlight,
+      env: opts.env ?? process.env, maxInFlight,
       perTrigger: opts.perTrigger ?? Math.max(1, Math.floor(maxInFlight * 0.8)), pollMs: opts.pollMs ?? 1000, graceMs: opts.graceMs ?? 10_000,
     };
   }
 
   static async start(db: Database, opts: ProcessorOptions): Promise<EventProcessor> {
-    const p = new EventProcessor(db, opts);
+    return EventProcessor.startQueue(db, eventQueue(opts.triggers), opts);
+  }
+
+  static async startQueue<D2, E2 extends { id: string; trigger_name: string }>(
+    db: Database, queue: DeliveryQueue<D2, E2>, opts: Omit<ProcessorOptions, 'triggers'>,
+  ): Promise<EventProcessor<D2, E2>> {
+    const p = new EventProcessor<D2, E2>(db, queue, opts);
     // Every delivery in flight listens on the one stop signal.
     setMaxListeners(0, p.abort.signal);
     await p.connect();
@@ -89,7 +120,7 @@ export class EventProcessor {
     const session = await this.db.openSession();
     try {
       this.me = await holdInstanceLock(session, this.me || undefined);
-      await session.listen(EVENTS_CHANNEL, () => this.wake());
+      await session.listen(this.queue.channel, () => this.wake());
     } catch (e) {
       await session.close();
       throw e;
@@ -145,12 +176,13 @@ export class EventProcessor {
       }
       this.claimDue = false;
       try {
-        const triggers = await this.opts.triggers();
+        const triggers = await this.queue.definitions();
+        await this.queue.prepare?.(this.db, triggers);
         const rooms = [...triggers.keys()].map((name) => {
           const busy = this.inFlight.get(name) ?? 0;
           return { name, busy, room: Math.min(room, this.opts.perTrigger - busy) };
         });
-        const claimed = await claimEvents(this.db, this.me, rooms, room);
+        const claimed = await this.queue.claim(this.db, this.me, rooms, room);
         const excess: string[] = [];
         for (const ev of claimed) {
           const trigger = triggers.get(ev.trigger_name);
@@ -163,7 +195,7 @@ export class EventProcessor {
           this.total++;
           void this.deliver(ev, trigger);
         }
-        await releaseEvents(this.db, this.me, excess);
+        await this.queue.release(this.db, this.me, excess);
         // A full batch means more may be waiting; a partial one that had to give rows back too.
         if (claimed.length === room && excess.length < claimed.length) this.again = true;
       } catch (e) {
@@ -173,8 +205,8 @@ export class EventProcessor {
     } while (this.again);
   }
 
-  private async deliver(ev: ClaimedEvent, trigger: EventTrigger): Promise<void> {
-    const result = await attempt(ev, trigger, this.opts.env, this.abort.signal);
+  private async deliver(ev: E, trigger: D): Promise<void> {
+    const result = await this.queue.attempt(ev, trigger, this.opts.env, this.abort.signal);
     if (this.abort.signal.aborted) {
       // Cut short by a stop past its grace period: not an attempt; the lock is released with the rest.
       this.done(ev.trigger_name);
@@ -231,16 +263,16 @@ export class EventProcessor {
   /** A batch that cannot be written is retried row by row; a row that still fails is released for another attempt. */
   private async record(batch: AttemptResult[]): Promise<void> {
     try {
-      await recordAttempts(this.db, this.me, batch);
+      await this.queue.record(this.db, this.me, batch);
       return;
     } catch (e) {
       this.logger.warn(`event processor: recording ${batch.length} attempt(s) failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     for (const r of batch) {
       try {
-        await recordAttempts(this.db, this.me, [r]);
+        await this.queue.record(this.db, this.me, [r]);
       } catch {
-        await releaseEvents(this.db, this.me, [r.id]).catch(() => {});
+        await this.queue.release(this.db, this.me, [r.id]).catch(() => {});
       }
     }
   }
@@ -270,7 +302,7 @@ export class EventProcessor {
     const session = this.session;
     this.session = null;
     try {
-      await releaseEvents(this.db, this.me);
+      await this.queue.release(this.db, this.me);
       if (session) await releaseInstanceLock(session, this.me);
     } catch (e) {
       this.logger.warn(`event processor: releasing locks failed: ${e instanceof Error ? e.message : String(e)}`);

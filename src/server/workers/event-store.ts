@@ -21,6 +21,8 @@ export interface AttemptResult {
   trigger: string;
   delivered: boolean;
   error: boolean;
+  /** A scheduled event not attempted because its time is past its tolerance (issue 20): no call, no log. */
+  dead?: boolean;
   /** Seconds until the next attempt; null when delivered or error. */
   retryIn: number | null;
   status: number | null;

@@ -1,0 +1,32 @@
+import { restEndpointJson } from '../metadata/kinds/rest-endpoints.js';
+import { compareCodePoints } from '../metadata/json.js';
+import type { Metadata } from '../metadata/types.js';
+import type { DbCatalog } from './db-catalog.js';
+import { adminSchemaProblem } from './graphql/allowlist.js';
+import { buildRoleSchema } from './graphql/schema.js';
+import type { InconsistentObject } from './inconsistency.js';
+import { resolve as resolveObjects, type SchemaCache } from './schema-cache.js';
+
+/**
+ * The schema cache with every consistency check: schema-cache.ts resolves the objects against the database, and a
+ * REST endpoint (issue 20) is then checked against the admin GraphQL schema that those objects make. The schema is
+ * built only when there are endpoints.
+ */
+export function resolve(metadata: Metadata, catalog: DbCatalog, prev?: SchemaCache): SchemaCache {
+  const cache = resolveObjects(metadata, catalog, prev);
+  if (metadata.rest_endpoints.size === 0) return cache;
+  const schema = buildRoleSchema(cache, 'admin');
+  const records: InconsistentObject[] = [];
+  for (const r of [...metadata.rest_endpoints.values()].sort((a, b) => compareCodePoints(a.name, b.name))) {
+    const q = metadata.query_collections.get(r.query.collection_name)?.queries.find((x) => x.name === r.query.query_name);
+    const problem = q ? adminSchemaProblem(cache, q.query, schema) : `query "${r.query.query_name}" of collection "${r.query.collection_name}" does not exist`;
+    if (problem === null) continue;
+    const reason = q ? `in rest endpoint "${r.name}": query "${q.name}" of collection "${r.query.collection_name}" is not valid: ${problem}` : `in rest endpoint "${r.name}": ${problem}`;
+    records.push({ id: restEndpointId(r.name), type: 'rest_endpoint', definition: restEndpointJson(r), reason });
+  }
+  if (records.length === 0) return cache;
+  const inconsistent = [...cache.inconsistent, ...records];
+  return { ...cache, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)) };
+}
+
+export const restEndpointId = (name: string): string => `rest_endpoint::${name}`;
