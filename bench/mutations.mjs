@@ -55,7 +55,10 @@ export async function run({ quick = false, kinds = ['pglite', 'postgres'], add }
   for (const kind of kinds) {
     const m = await measure(kind, sizes);
     const db = kind === 'pglite' ? 'PGlite (data dir)' : 'postgres';
-    add(goalRow(GROUP, `insert_article of ${count(sizes.objects)} objects as user, check through a relationship, p50 of ${sizes.runs}`, db, m.insert, kind === 'postgres' ? 60 : 60));
+    const figure = `insert_article of ${count(sizes.objects)} objects as user, check through a relationship, p50 of ${sizes.runs}`;
+    // The issue sets the goal on PostgreSQL; the embedded figure is information.
+    if (kind === 'postgres') add(goalRow(GROUP, figure, db, m.insert, 60));
+    else add({ group: GROUP, figure, database: db, value: m.insert, goal: 'information', ratio: null, pass: null });
     add({ group: GROUP, figure: 'update_article_by_pk as user (filter + check), concurrency 16, requests/s', database: db, value: m.perSecond,
       text: `${count(Math.round(m.perSecond))}/s`, goal: 'vs PostGraphile: bench/peer-postgraphile.mjs', ratio: null, pass: null });
   }
