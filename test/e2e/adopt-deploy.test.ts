@@ -213,7 +213,7 @@ describe('deploy', () => {
     const before = await engineExport(e);
     const r = await run('deploy');
     expect(r.code, show(r)).toBe(3);
-    expect(r.stderr).toContain('error: migration 2_b (migrations/2_b/up.sql) failed');
+    expect(r.stderr).toContain('error: migrations/2_b/up.sql:1:1: migration 2_b failed');
     expect(r.stderr).toContain('Deploy stopped at step 1 of 3 (migrations).');
     expect((await engineExport(e)).text).toBe(before.text);
   }, SLOW);

@@ -86,7 +86,7 @@ describe('a project in the config version 3 layout (issue 12)', () => {
     const apply = await run('metadata', 'apply');
     expect(apply.code, show(apply)).toBe(1);
     expect(apply.stderr).toContain(`${TABLES}/public_article.yaml:16:11: `);
-    expect(apply.stderr).toContain(`${TABLES}/tables.yaml:3:3: !include "nowhere.yaml": ${TABLES}/nowhere.yaml does not exist`);
+    expect(apply.stderr).toContain(`${TABLES}/tables.yaml:3:3: error: !include "nowhere.yaml": ${TABLES}/nowhere.yaml does not exist`);
     expect(await e.ok({ type: 'export_metadata', args: {} })).toEqual(before);
   });
 });
