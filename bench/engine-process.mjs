@@ -1,54 +1,23 @@
 // The engine as users run it, for benchmarks: `engine serve` in its own process, on a fresh PGlite data directory or on
 // a fresh database of the external PostgreSQL; requests with undici over kept-alive connections.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Agent, request } from 'undici';
-import { EXTERNAL_URL } from './lib.mjs';
+import { createBenchDatabase } from './lib.mjs';
+import { spawnServer } from './peer/servers.mjs';
 
 const BIN = fileURLToPath(new URL('../bin/engine.js', import.meta.url));
 const SECRET = 'bench';
 
-async function freshDatabase() {
-  const name = `engine_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: EXTERNAL_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const u = new URL(EXTERNAL_URL);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: EXTERNAL_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 /** Starts `engine serve` ('pglite': on a temporary data directory; 'postgres': on a new database) and waits for it. */
 export async function startEngineProcess(kind) {
   const dir = mkdtempSync(join(tmpdir(), 'engine-bench-'));
-  const db = kind === 'postgres' ? await freshDatabase() : null;
+  const db = kind === 'postgres' ? await createBenchDatabase() : null;
   const args = [BIN, 'serve', '--port', '0', '--admin-secret', SECRET, ...(db ? ['--database-url', db.url] : ['--data-dir', join(dir, 'data')])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  const baseUrl = await new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      out += d;
-      const m = /Engine listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1].replace(/\/$/, ''));
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-    child.on('exit', (code) => reject(new Error(`engine serve exited (${code}): ${err}`)));
-  });
+  const server = await spawnServer('engine serve', process.execPath, args, { env: { ...process.env, NO_COLOR: '1' } }, /Engine listening on (http:\/\/\S+)/, (u) => u.replace(/\/$/, ''));
+  const baseUrl = server.url;
   const agent = new Agent({ connections: 32, keepAliveTimeout: 60_000 });
   const post = async (path, body, headers = {}) => {
     const res = await request(`${baseUrl}${path}`, {
@@ -65,10 +34,7 @@ export async function startEngineProcess(kind) {
     graphql: (body, headers) => post('/v1/graphql', body, headers),
     async close() {
       await agent.close();
-      await new Promise((r) => {
-        child.once('exit', r);
-        child.kill('SIGTERM');
-      });
+      await server.stop();
       await db?.drop();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -11,6 +11,26 @@ import { silentLogger } from '../dist/logger.js';
 
 export const EXTERNAL_URL = process.env.ENGINE_TEST_DATABASE_URL || process.env.ENGINE_BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
+/** A new database on the external PostgreSQL, with its URL and `drop` (which ends its connections). */
+export async function createBenchDatabase() {
+  const name = `engine_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: EXTERNAL_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const u = new URL(EXTERNAL_URL);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: EXTERNAL_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
 /**
  * Starts an engine over HTTP on the named database kind (PGlite in memory, or in `opts.dataDir`); `close` drops
  * everything it created. `dbUrl` is the external database's URL (for more connections to it).
@@ -22,21 +42,10 @@ export async function benchEngine(kind, opts = {}) {
   if (kind === 'pglite') {
     db = await PgliteDatabase.open(opts.dataDir);
   } else {
-    const name = `engine_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: EXTERNAL_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const u = new URL(EXTERNAL_URL);
-    u.pathname = `/${name}`;
-    dbUrl = u.toString();
+    const fresh = await createBenchDatabase();
+    dbUrl = fresh.url;
     db = await PostgresDatabase.connect(dbUrl);
-    drop = async () => {
-      const c = new pg.Client({ connectionString: EXTERNAL_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    };
+    drop = fresh.drop;
   }
   const engine = await Engine.start(db, silentLogger);
   const server = createHttpServer(engine, { logger: silentLogger });

@@ -63,7 +63,7 @@ function freePort() {
 }
 
 /** Spawns a server; resolves with its URL once a line of its output matches `ready` (group 1 = URL), or rejects. */
-function spawnServer(label, cmd, args, opts, ready, toUrl) {
+export function spawnServer(label, cmd, args, opts, ready, toUrl) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -8,26 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_URL, post } from '../helpers/engine.js';
 import { eventually, startWebhook, type Webhook } from '../helpers/webhook.js';
 import { tempDir } from './cli-helpers.js';
-import { externalDatabase, finished, run, stopAll, type Proc } from './process-helpers.js';
+import { externalDatabase, finished, ok, serve, stopAll } from './process-helpers.js';
 
 afterEach(stopAll);
-
-const LISTENING = /^Engine listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
-
-async function serve(cwd: string, db: string[]): Promise<{ p: Proc; url: string }> {
-  const p = run(['serve', '--port', '0', ...db], cwd);
-  const m = await eventually(() => {
-    if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`engine serve ended: ${p.err()}`);
-    return LISTENING.exec(p.out()) ?? undefined;
-  }, 45_000, 'the listening line');
-  return { p, url: m[1] as string };
-}
-
-async function ok(url: string, body: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const r = await post(`${url}/v1/query`, body);
-  if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${r.text}`);
-  return r.body;
-}
 
 async function setup(url: string, hook: Webhook): Promise<void> {
   await ok(url, { type: 'bulk', args: [

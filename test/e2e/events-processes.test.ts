@@ -5,30 +5,13 @@
  */
 import { get as httpGet } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXTERNAL_URL, post } from '../helpers/engine.js';
+import { EXTERNAL_URL } from '../helpers/engine.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { eventually, startWebhook, type Webhook } from '../helpers/webhook.js';
 import { tempDir } from './cli-helpers.js';
-import { externalDatabase, finished, run, stopAll, type Proc } from './process-helpers.js';
+import { externalDatabase, finished, ok, serve, stopAll } from './process-helpers.js';
 
 afterEach(stopAll);
-
-const LISTENING = /^Engine listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
-
-async function serve(cwd: string, db: string[], env: Record<string, string> = {}): Promise<{ p: Proc; url: string }> {
-  const p = run(['serve', '--port', '0', ...db], cwd, env);
-  const m = await eventually(() => {
-    if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`engine serve ended: ${p.err()}`);
-    return LISTENING.exec(p.out()) ?? undefined;
-  }, 45_000, 'the listening line');
-  return { p, url: m[1] as string };
-}
-
-async function ok(url: string, body: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const r = await post(`${url}/v1/query`, body);
-  if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${r.text}`);
-  return r.body;
-}
 
 async function setup(url: string, hook: Webhook, extra: Record<string, unknown> = {}): Promise<void> {
   await ok(url, { type: 'run_sql', args: { sql: 'create table item (id int primary key)' } });

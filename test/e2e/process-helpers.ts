@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server as NetServer } from 'node:net';
 import pg from 'pg';
-import { EXTERNAL_URL } from '../helpers/engine.js';
+import { EXTERNAL_URL, post } from '../helpers/engine.js';
+import { eventually } from '../helpers/webhook.js';
 import { BIN, removeTempDirs } from './cli-helpers.js';
 
 export interface Proc {
@@ -98,4 +99,23 @@ export async function externalDatabase(prefix = 'engine_e2e'): Promise<string> {
   const u = new URL(EXTERNAL_URL as string);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+const LISTENING = /^Engine listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
+
+/** `engine serve` on a free port in `cwd` (`db`: its database flags), once it prints its listening line. */
+export async function serve(cwd: string, db: string[], env: Record<string, string> = {}): Promise<{ p: Proc; url: string }> {
+  const p = run(['serve', '--port', '0', ...db], cwd, env);
+  const m = await eventually(() => {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`engine serve ended: ${p.err()}`);
+    return LISTENING.exec(p.out()) ?? undefined;
+  }, 45_000, 'the listening line');
+  return { p, url: m[1] as string };
+}
+
+/** POST /v1/query that must answer 200; its body. */
+export async function ok(url: string, body: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const r = await post(`${url}/v1/query`, body);
+  if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${r.text}`);
+  return r.body;
 }

@@ -57,9 +57,7 @@ export type FieldInfo =
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
   | { kind: 'insert'; table: MutationTable; one: boolean }
   | { kind: 'update'; table: MutationTable; byPk: boolean }
-  | { kind: 'delete'; table: MutationTable; byPk: boolean }
-  /** Mutations, asynchronous actions, action-output relationships: in the schema, executed by later versions. */
-  | { kind: 'unsupported'; what: 'mutation' | 'action' };
+  | { kind: 'delete'; table: MutationTable; byPk: boolean };
 
 export const info = (i: FieldInfo): { engine: FieldInfo } => ({ engine: i });
 

@@ -3,7 +3,6 @@ import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from '
 import type { Action } from '../../metadata/types.js';
 import { outputRelationships } from './action-output.js';
 import { asyncStatement } from './async-action.js';
-import { gqlError } from './errors.js';
 import { SelectionCompiler } from './compile.js';
 import { fieldInfo } from './field-info.js';
 import { MutationCompiler } from './mutation-sql.js';
@@ -32,8 +31,6 @@ export interface CheckPaths {
   update: string;
 }
 
-export const MUTATIONS_NOT_SUPPORTED = 'mutations are not supported by this version of the engine';
-export const ACTIONS_NOT_SUPPORTED = 'actions are not supported by this version of the engine';
 
 const statementName = (sql: string): string => `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
 
@@ -56,9 +53,6 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     const field = rootType.getFields()[name] as GraphQLField<unknown, unknown>;
     const i = fieldInfo(field);
     if (!i) throw new Error(`root field ${name} has no compile information`);
-    if (i.kind === 'unsupported') {
-      throw gqlError('not-supported', path, i.what === 'mutation' ? MUTATIONS_NOT_SUPPORTED : ACTIONS_NOT_SUPPORTED);
-    }
     if (i.kind === 'action') {
       const { nested } = outputRelationships(field.type, nodes, sel, path);
       plans.push({ key, kind: 'action', action: i.action, field, nodes, nested: nested !== null });
