@@ -4,8 +4,8 @@
 //   inside  = from the HTTP server's 'request' event to the response's 'finish', minus the time spent in the
 //             database calls (pool checkout, round trips and the driver's parsing of the rows count as PostgreSQL).
 // Cross-check from outside, interleaved so that all three see the same load: the p50 HTTP round trip of the engine,
-// minus the p50 of the same statements sent directly by one `pg` client (the resource-version check, then BEGIN + SET …;
-// the named SELECT; COMMIT), minus the p50 round trip of a bare node:http server answering the same bytes (the client's
+// minus the p50 of the same statements sent directly by one pipelining `pg` client as the engine sends them (BEGIN + SET …
+// + the resource-version check, the named SELECT and COMMIT in one round trip), minus the p50 round trip of a bare node:http server answering the same bytes (the client's
 // and the loopback's share). On a loaded machine it is noisier than the server-side figure (every wake-up waits for a
 // core).
 import { createServer } from 'node:http';
@@ -51,6 +51,10 @@ function timedDatabase(inner) {
       t.log.push(tx);
       return timed(() => inner.transaction((q) => fn(logged(q, tx.statements)), opts));
     },
+    batch: (statements, opts) => {
+      t.log.push({ batch: true, opts, statements: statements.map((st) => ({ sql: st.sql, params: st.params, name: st.name })) });
+      return timed(() => inner.batch(statements, opts));
+    },
     openSession: () => inner.openSession(),
     close: () => inner.close(),
   };
@@ -66,13 +70,21 @@ function replayer(client, log, probe) {
     return (i) => ({ text: st.sql, name: st.name, values: st.params.map((v, k) => (k === at ? (typeof v === 'string' ? String(i) : i) : v)) });
   };
   const steps = log.map((e) => (e.statements
-    ? { begin: ['BEGIN', ...transactionSetup(e.opts)].join('; '), statements: e.statements.map(bind) }
+    ? { batch: e.batch === true, commitWith: e.batch === true && e.opts.readOnlySnapshot === true, begin: ['BEGIN', ...transactionSetup(e.opts)].join('; '), statements: e.statements.map(bind) }
     : { statement: bind(e) }));
   if (found !== 1) throw new Error(`overhead: the probe id is not exactly one parameter of the request's statements: ${JSON.stringify(log)}`);
   return async (i) => {
     for (const s of steps) {
       if (s.statement) {
         await client.query(s.statement(i));
+        continue;
+      }
+      if (s.batch) {
+        // As the engine's Database.batch sends it: everything pipelined, a read-only snapshot's COMMIT with it.
+        const sent = [client.query(s.begin), ...s.statements.map((st) => client.query(st(i)))];
+        if (s.commitWith) sent.push(client.query('COMMIT'));
+        await Promise.all(sent);
+        if (!s.commitWith) await client.query('COMMIT');
         continue;
       }
       await client.query(s.begin);
@@ -116,7 +128,7 @@ export async function measureOverhead(databaseUrl, q, runs) {
   });
   await new Promise((r) => bare.listen(0, '127.0.0.1', () => r()));
   const bareUrl = `http://127.0.0.1:${bare.address().port}/v1/graphql`;
-  const direct = new pg.Client({ connectionString: databaseUrl });
+  const direct = new pg.Client({ connectionString: databaseUrl, pipeline: true });
   await direct.connect();
   try {
     const ids = Array.from({ length: runs }, (_, k) => 1 + ((k * 7919) % 10_000));

@@ -47,6 +47,36 @@ export interface Session extends Queryable {
 export interface TransactionOptions {
   readOnlySnapshot?: boolean;
   utc?: boolean;
+  /**
+   * A fixed statement (no parameters, never request data) sent in the round trip that begins the transaction, after
+   * the options. GraphQL requests read resource_version this way (graphql-api.md §7.1).
+   */
+  first?: string;
+}
+
+/** One statement of a batch: parameterised; `name` as in QueryOptions. */
+export interface BatchStatement {
+  sql: string;
+  params: unknown[];
+  name?: string;
+}
+
+/** How a batch's transaction is set up and judged before it commits. */
+export interface BatchOptions extends TransactionOptions {
+  /** Sees the rows of `first` before anything else is judged; throwing rolls back (a stale plan). */
+  begun?(first: Row[]): void;
+  /**
+   * Sees the statements' rows — all of them, or those before the first that failed — and may throw instead (a failed
+   * permission check); throwing rolls back.
+   */
+  judge?(results: Row[][]): void;
+}
+
+/** Statement `index` of a batch failed; the transaction was rolled back. */
+export class BatchError extends Error {
+  constructor(readonly index: number, override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
 }
 
 /** The statements that set up a transaction's options, after BEGIN; fixed text, never request data. */
@@ -54,6 +84,7 @@ export function transactionSetup(opts: TransactionOptions): string[] {
   const out: string[] = [];
   if (opts.readOnlySnapshot) out.push('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
   if (opts.utc) out.push("SET LOCAL TIME ZONE 'UTC'");
+  if (opts.first) out.push(opts.first);
   return out;
 }
 
@@ -62,6 +93,12 @@ export interface Database extends Queryable {
   readonly kind: 'embedded' | 'external';
   /** Runs `fn` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `statements` in order in one transaction and returns their rows. On PostgreSQL they are pipelined: BEGIN
+   * (with `first`) and every statement go out together, a read-only snapshot's COMMIT with them — one round trip for
+   * a query, two for a mutation. Rolls back on any failure (BatchError names the statement) or when a judge throws.
+   */
+  batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]>;
   openSession(): Promise<Session>;
   close(): Promise<void>;
 }

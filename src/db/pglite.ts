@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
-import { ROW_COMMANDS, transactionSetup, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
+import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template } from './pglite-template.js';
 
@@ -92,6 +92,27 @@ export class PgliteDatabase implements Database {
       const setup = transactionSetup(opts);
       if (setup.length > 0) await tx.exec(setup.join('; '));
       return fn(queryable(tx, () => this.textParsers, this.extensions));
+    });
+  }
+
+  /** In process there is no round trip to save: the statements run one after the other. */
+  batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
+    return this.db.transaction(async (tx) => {
+      const sql = transactionSetup(opts).join('; ');
+      const setup = sql ? await tx.exec(sql) : [];
+      opts.begun?.(opts.first ? ((setup[setup.length - 1]?.rows ?? []) as Row[]) : []);
+      const q = queryable(tx, () => this.textParsers, this.extensions);
+      const results: Row[][] = [];
+      for (const [i, st] of statements.entries()) {
+        try {
+          results.push(await q.query(st.sql, st.params));
+        } catch (e) {
+          opts.judge?.(results);
+          throw new BatchError(i, e);
+        }
+      }
+      opts.judge?.(results);
+      return results;
     });
   }
 

@@ -147,9 +147,12 @@ export async function readStored(tx: Queryable, forUpdate: boolean): Promise<Sto
   return { version: Number(row.v), doc: row.doc };
 }
 
+/** The stored resource_version as column `v`: fixed text, also sent in the round trip that begins a GraphQL transaction. */
+export const VERSION_SQL = 'SELECT resource_version AS v FROM engine_catalog.metadata WHERE id = 1';
+
 /** The stored resource_version; with `lock`, the metadata row is locked until the transaction ends. */
 export async function readVersion(tx: Queryable, lock = false): Promise<number> {
-  const rows = await tx.query<{ v: number }>(`SELECT resource_version AS v FROM engine_catalog.metadata WHERE id = 1${lock ? ' FOR UPDATE' : ''}`);
+  const rows = await tx.query<{ v: number }>(`${VERSION_SQL}${lock ? ' FOR UPDATE' : ''}`);
   return Number(rows[0]?.v ?? 0);
 }
 

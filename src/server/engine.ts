@@ -144,9 +144,14 @@ export class Engine {
     return this.exported.body;
   }
 
+  /** The schema cache as this instance holds it, without asking the database (a request confirms it later, §7.1). */
+  heldCache(): { cache: SchemaCache; version: number } {
+    return { cache: this.cache, version: this.version };
+  }
+
   /**
    * The schema cache at the stored resource_version (engine-api.md §3.3): one statement compares the versions and
-   * the cache is rebuilt when another instance moved it. GraphQL requests call this first.
+   * the cache is rebuilt when another instance moved it. GraphQL requests call this when their plan was stale.
    */
   async freshCache(): Promise<{ cache: SchemaCache; version: number }> {
     const stored = await readVersion(this.db);

@@ -31,6 +31,16 @@ export function countingDatabase(inner: Database): { db: Database; log: string[]
         log.push('COMMIT');
       }
     },
+    batch(statements, opts) {
+      // BEGIN's round trip carries `first` (the version check); the statements follow in order.
+      log.push('BEGIN');
+      if (opts.first) log.push(opts.first);
+      for (const st of statements) {
+        log.push(st.sql);
+        params.push(st.params);
+      }
+      return inner.batch(statements, opts).finally(() => log.push('COMMIT'));
+    },
     // The event processor's session is not counted: it is not a statement of the request.
     openSession: () => inner.openSession(),
     close: () => inner.close(),

@@ -37,8 +37,8 @@ describe('§6.2 PostgreSQL errors', () => {
 describe('§6.1 row 35 internal failures', () => {
   it('answer HTTP 500 with the GraphQL internal error body', async () => {
     const broken: Database = { ...e.db, kind: e.db.kind, query: e.db.query.bind(e.db), runScript: e.db.runScript.bind(e.db), close: async () => {},
-      transaction: async () => { throw new Error('connection lost'); } };
-    const service = new GraphqlService({ db: broken, freshCache: () => e.engine.freshCache() });
+      transaction: async () => { throw new Error('connection lost'); }, batch: async () => { throw new Error('connection lost'); } };
+    const service = new GraphqlService({ db: broken, freshCache: () => e.engine.freshCache(), heldCache: () => e.engine.heldCache() });
     const logged: string[] = [];
     const server = createHttpServer(e.engine, { logger: { ...silentLogger, error: (m: string) => logged.push(m) }, graphql: service });
     const addr = await listen(server, 0, '127.0.0.1');

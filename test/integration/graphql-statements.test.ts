@@ -54,6 +54,8 @@ describe('§7.1–§7.2 one statement per root field', () => {
     expect(body.data.author[999].articles).toHaveLength(3);
     expect(body.data.author[999].articles[0].author).toEqual({ name: 'a997' });
     expect(statements.filter((s) => !isVersionCheck(s))).toEqual(['BEGIN', expect.stringMatching(/^SELECT /), 'COMMIT']);
+    // The version check is sent with BEGIN (one round trip, TransactionOptions.first): three round trips in all.
+    expect(statements.slice(0, 2)).toEqual(['BEGIN', expect.stringMatching(VERSION_CHECK)]);
     expect(statements.filter(isVersionCheck)).toHaveLength(1);
   });
 

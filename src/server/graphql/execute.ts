@@ -1,6 +1,6 @@
 import { execute, Kind, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../errors.js';
-import { pgErrorInfo, type Database } from '../../db/database.js';
+import { BatchError, pgErrorInfo, type BatchStatement, type Database, type Row } from '../../db/database.js';
 import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
 import { callAction, type ActionRequest } from './action-call.js';
@@ -12,6 +12,8 @@ import type { SelectionContext } from './selection.js';
 import { bind, checkBound, sessionJsonText, type RequestValues } from './sql-builder.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
+
+const SET_SESSION = "SELECT set_config('engine.session_variables', $1, true)";
 
 const CONSTRAINT: Record<string, string> = {
   '23505': 'Uniqueness violation. ', '23503': 'Foreign key violation. ', '23502': 'Not-NULL violation. ',
@@ -53,8 +55,40 @@ function introspection(schema: GraphQLSchema, doc: DocumentNode, sel: SelectionC
   return JSON.stringify(result.data?.[plan.key] ?? null);
 }
 
+/**
+ * The request was planned on a schema cache older than the stored metadata: the service refreshes its cache and
+ * plans again (nothing has run: the transaction that saw it rolls back).
+ */
+export class StaleSchema extends Error {
+  constructor(readonly stored: number) {
+    super('the metadata changed since the schema was planned');
+  }
+}
+
+/** The resource_version a request was planned at and how it is compared with the stored one (graphql-api.md §2.1). */
+export interface VersionGuard {
+  planned: number;
+  /** Fixed text reading the stored version as column `v`: sent in the round trip of BEGIN. */
+  sql: string;
+  /** The stored version, once read. */
+  stored: number | null;
+}
+
+/** Reads the stored version on its own (requests that open no transaction, or call handlers first). */
+export async function confirmVersion(db: Database, guard: VersionGuard): Promise<void> {
+  if (guard.stored !== null) return;
+  const rows = await db.query<{ v: number }>(guard.sql);
+  seen(guard, rows[0]?.v);
+}
+
+function seen(guard: VersionGuard, v: unknown): void {
+  guard.stored = Number(v ?? 0);
+  if (guard.stored !== guard.planned) throw new StaleSchema(guard.stored);
+}
+
 export interface ExecuteArgs {
   db: Database;
+  version: VersionGuard;
   schema: GraphQLSchema;
   doc: DocumentNode;
   sel: SelectionContext;
@@ -77,6 +111,9 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
       values.set(p.key, answer);
     }
   }
+  const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
+  // Handlers are called, and answers without SQL given, only once the schema they were planned on is current.
+  if (statements.length === 0 || x.plans.some((p) => p.kind === 'action')) await confirmVersion(x.db, x.version);
   // Synchronous actions run in document order, outside any transaction; the first failure is the response (§4.1).
   // Their relationship statements' parameters are checked first: a missing session variable calls no handler.
   const actions = x.plans.filter((p): p is Extract<RootPlan, { kind: 'action' }> => p.kind === 'action').map((p) => {
@@ -97,28 +134,34 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     if (call.rels.length > 0) await addRelationships(call, answer, shaped);
     values.set(p.key, JSON.stringify(shaped));
   }
-  const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   if (statements.length > 0) {
-    // A mutation: one READ COMMITTED transaction whose first statement records who writes, for event triggers (§4.1).
+    // One transaction (§4.1): a query's is a read-only snapshot, a mutation's READ COMMITTED whose first statement
+    // records who writes, for event triggers. The stored resource_version is read in BEGIN's round trip (§7.1): a
+    // stale plan rolls back and is planned again. A failed check rolls back too (§7.3).
     const mutation = x.sel.op.operation === 'mutation';
-    await x.db.transaction(async (tx) => {
-      if (mutation) await tx.query("SELECT set_config('engine.session_variables', $1, true)", [sessionJsonText(x.action.sessionVariables)]);
-      for (const p of statements) {
-        const args = x.args.get(p.key) ?? [];
-        let rows: { root: string | null; fail?: string | null }[];
-        try {
-          rows = await tx.query<{ root: string | null; fail?: string | null }>(p.sql, args, { name: p.name });
-        } catch (e) {
-          throw databaseError(e, p.key, p.sql, args) ?? e;
-        }
-        const fail = rows[0]?.fail;
-        if (fail && p.checks) {
-          // Thrown inside the transaction: it rolls back every earlier root field with this one.
-          throw gqlError('permission-error', fail === 'insert' ? p.checks.insert : p.checks.update, `check constraint of an ${fail} permission has failed`);
-        }
-        values.set(p.key, rows[0]?.root ?? 'null');
-      }
-    }, { readOnlySnapshot: !mutation, utc: true });
+    const batch: BatchStatement[] = statements.map((p) => ({ sql: p.sql, params: x.args.get(p.key) ?? [], name: p.name }));
+    if (mutation) batch.unshift({ sql: SET_SESSION, params: [sessionJsonText(x.action.sessionVariables)], name: 'engine_session_variables' });
+    const skip = mutation ? 1 : 0;
+    let results: Row[][];
+    try {
+      results = await x.db.batch(batch, {
+        readOnlySnapshot: !mutation, utc: true, first: x.version.stored === null ? x.version.sql : undefined,
+        begun: (first) => {
+          if (x.version.stored === null) seen(x.version, first[0]?.['v']);
+        },
+        judge: (rows) => {
+          for (const [i, p] of statements.entries()) {
+            const fail = rows[i + skip]?.[0]?.['fail'];
+            if (fail && p.checks) throw gqlError('permission-error', fail === 'insert' ? p.checks.insert : p.checks.update, `check constraint of an ${String(fail)} permission has failed`);
+          }
+        },
+      });
+    } catch (e) {
+      const p = e instanceof BatchError ? statements[e.index - skip] : undefined;
+      if (!(e instanceof BatchError)) throw e;
+      throw (p ? databaseError(e.cause, p.key, p.sql, x.args.get(p.key) ?? []) : null) ?? e.cause;
+    }
+    for (const [i, p] of statements.entries()) values.set(p.key, (results[i + skip]?.[0]?.['root'] as string | null | undefined) ?? 'null');
   }
   return `{"data":{${x.plans.map((p) => `${JSON.stringify(p.key)}:${values.get(p.key) ?? 'null'}`).join(',')}}}`;
 }

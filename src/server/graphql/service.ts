@@ -12,7 +12,8 @@ import { checkAllowlist } from './allowlist.js';
 import { requestHeadersJson } from './async-action.js';
 import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
-import { bindAll, executeQuery } from './execute.js';
+import { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute.js';
+import { VERSION_SQL } from '../catalog.js';
 import { selectionDepth } from './paths.js';
 import { planOperation, type RootPlan } from './plan.js';
 import { PlanCache, type CachedOperation } from './plan-cache.js';
@@ -27,11 +28,17 @@ import { RoleView } from './visibility.js';
 export const MAX_QUERY_TOKENS = 100_000;
 export const MAX_QUERY_DEPTH = 32;
 
-/** Where the service gets the current schema cache: the engine, which checks resource_version first (§2.1). */
+/** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
   readonly db: Database;
+  /** The cache after comparing resource_version with the stored one (a round trip). */
   freshCache(): Promise<{ cache: SchemaCache; version: number }>;
+  /** The cache as held; a request planned on it confirms the version in its transaction's first round trip. */
+  heldCache(): { cache: SchemaCache; version: number };
 }
+
+/** Times a request is planned again because the metadata changed under it before it gives up (rare: a busy writer). */
+const MAX_REPLANS = 5;
 
 export type GraphqlInput = { text: string } | { error: string };
 
@@ -77,10 +84,34 @@ export class GraphqlService {
     return this.schemas.get(cache, role, false, await enumTypes(cache, this.source.db));
   }
 
+  /**
+   * Plans on the held schema cache and confirms its version with the stored one in the same round trip as BEGIN (§2.1,
+   * §7.1); when another instance changed the metadata meanwhile, nothing has run: refresh and plan again. An error
+   * found before the version was read (validation, a missing session variable) is confirmed the same way.
+   */
   private async run(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
-    const { cache } = await this.source.freshCache();
+    let held = this.source.heldCache();
+    for (let replans = 0; ; replans++) {
+      const version: VersionGuard = { planned: held.version, sql: VERSION_SQL, stored: null };
+      try {
+        return await this.runOn(held.cache, version, req, caller, http);
+      } catch (e) {
+        if (replans >= MAX_REPLANS) throw e;
+        if (e instanceof StaleSchema) {
+          held = await this.source.freshCache();
+          continue;
+        }
+        if (version.stored !== null) throw e;
+        const fresh = await this.source.freshCache();
+        if (fresh.version === held.version && fresh.cache === held.cache) throw e;
+        held = fresh;
+      }
+    }
+  }
+
+  private async runOn(cache: SchemaCache, version: VersionGuard, req: ReturnType<typeof parseRequest>, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
     if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const backendOnly = caller.backendOnly === true;
     const schema = this.schemas.get(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
@@ -106,12 +137,15 @@ export class GraphqlService {
       PlanCache.remember(entry, varsKey, plans);
     }
     const known = this.bodies.get(plans);
-    if (known) return known;
+    if (known) {
+      await confirmVersion(this.source.db, version);
+      return known;
+    }
     // The headers are serialised only for an asynchronous action's statement, which binds them.
     const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query };
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
-    const body = await executeQuery({ db: this.source.db, schema, doc, sel, plans, args, action, role });
+    const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     if (constantAnswer(op, plans)) {
