@@ -19,6 +19,16 @@ function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
+/**
+ * The client's socket, corked while a batch is submitted: pg writes each protocol message on its own (a prepared
+ * statement is Bind, Describe, Execute, Sync), and every write is a system call that may wake the server for a part of
+ * the request; corked, the whole batch leaves in one write. Absent (null) if pg's internals ever change.
+ */
+function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | null {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection?.stream;
+  return stream && typeof stream.cork === 'function' && typeof stream.uncork === 'function' ? stream as { cork(): void; uncork(): void } : null;
+}
+
 /** An external PostgreSQL (13 or newer) through a connection pool. */
 export class PostgresDatabase implements Database {
   readonly kind = 'external' as const;
@@ -84,9 +94,19 @@ export class PostgresDatabase implements Database {
     // A read-only snapshot commits in the same round trip: a stale plan found afterwards has changed nothing.
     const commitWith = opts.readOnlySnapshot === true || opts.commitWith === true;
     try {
-      const begin = client.query(['BEGIN', ...transactionSetup(opts)].join('; ')) as unknown as Promise<pg.QueryResult<Row> | pg.QueryResult<Row>[]>;
-      const sent = statements.map((st) => (st.name ? client.query<Row>({ name: st.name, text: st.sql, values: st.params }) : client.query<Row>(st.sql, st.params)));
-      const commit = commitWith ? client.query('COMMIT') : null;
+      const socket = socketOf(client);
+      socket?.cork();
+      let begin: Promise<pg.QueryResult<Row> | pg.QueryResult<Row>[]>;
+      let sent: Promise<pg.QueryResult<Row>>[];
+      let commit: Promise<unknown> | null;
+      try {
+        // Pipelined: each query is written as it is submitted, without waiting for the previous answer.
+        begin = client.query(['BEGIN', ...transactionSetup(opts)].join('; ')) as unknown as typeof begin;
+        sent = statements.map((st) => (st.name ? client.query<Row>({ name: st.name, text: st.sql, values: st.params }) : client.query<Row>(st.sql, st.params)));
+        commit = commitWith ? client.query('COMMIT') : null;
+      } finally {
+        socket?.uncork();
+      }
       // Every answer is awaited: a failure aborts the transaction and fails the statements after it.
       const [b, ...done] = await Promise.allSettled([begin, ...sent, ...(commit ? [commit] : [])]);
       const ended = commitWith;
