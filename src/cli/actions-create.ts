@@ -59,7 +59,7 @@ function fromEditor(name: string): { file: string; text: string; path: string } 
 }
 
 export async function createAction(g: GlobalFlags, out: Output, name: string, f: CreateFlags): Promise<void> {
-  const { validActionName, currentActions, checkDefinition, appendSdl, defaultHandler, DefinitionProblems } = await import('../project/action-create.js');
+  const { validActionName, currentActions, checkDefinition, appendSdl, defaultHandler, DefinitionProblems } = await import('../project/actions/create.js');
   if (!validActionName(name)) throw new CliError('invalid-name', `invalid action name "${name}": expected a GraphQL name`, 64);
   if (f.sdl !== undefined && f.deriveFrom !== undefined) throw new CliError('conflicting-flags', '--sdl and --derive-from cannot be used together', 64);
   if (f.kind !== undefined && f.kind !== 'synchronous' && f.kind !== 'asynchronous') {
@@ -68,21 +68,21 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   const config = await projectConfig(g, out, { project: true, version2: true });
 
   // Step 1: with --with-codegen the framework and output directory must resolve first (§5.11 step 1).
-  let codegen: { manifest: import('../project/codegen.js').Manifest; outputDir: string } | null = null;
+  let codegen: { manifest: import('../project/actions/codegen.js').Manifest; outputDir: string } | null = null;
   if (f.withCodegen) {
     const hint = "run 'engine actions use-codegen --framework <framework> --output-dir <dir>'";
     const { framework, outputDir } = config.actions.codegen;
     if (!framework) throw new CliError('codegen-not-configured', 'no codegen framework configured', 1, { hint });
     if (!outputDir) throw new CliError('codegen-not-configured', 'no codegen output directory configured', 1, { hint });
-    const { availableFrameworks, loadFramework } = await import('../project/codegen.js');
+    const { availableFrameworks, loadFramework } = await import('../project/actions/codegen.js');
     const manifest = loadFramework(framework);
     if (!manifest) throw new CliError('codegen-unknown-framework', `unknown codegen framework "${framework}"; available: ${availableFrameworks().join(', ')}`, 1);
     codegen = { manifest, outputDir };
   }
 
   // Step 2: the current actions.
-  const { requireMetadataDir, METADATA_FILES } = await import('../project/metadata-dir.js');
-  const { shownPath } = await import('../project/environment.js');
+  const { requireMetadataDir, METADATA_FILES } = await import('../project/metadata-dir/build.js');
+  const { shownPath } = await import('../project/config/environment.js');
   const { parseYaml } = await import('../project/yaml-source.js');
   const { Problems } = await import('../project/problems.js');
   const dir = config.metadataDirectory;
@@ -110,7 +110,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   const client = await engineClient(config, out, g);
   const derive = async (operation: string) => {
     const { getIntrospectionQuery } = await import('graphql');
-    const { schemaFromIntrospection, deriveAction } = await import('../project/action-derive.js');
+    const { schemaFromIntrospection, deriveAction } = await import('../project/actions/derive.js');
     const schema = schemaFromIntrospection(await client.introspect(getIntrospectionQuery()));
     const derived = deriveAction(name, operation, schema);
     for (const w of derived.warnings) out.warn(w.code, w.message);
@@ -148,7 +148,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
       source = await derive(await p.textPrompt('The mutation to derive from (e.g. mutation ($name: String!) { insert_user_one(object: {name: $name}) { id } })'));
     }
     if (!codegen && await p.confirmPrompt('Generate handler code for this action?')) {
-      const { availableFrameworks, loadFramework } = await import('../project/codegen.js');
+      const { availableFrameworks, loadFramework } = await import('../project/actions/codegen.js');
       const framework = await p.choicePrompt('Framework', availableFrameworks().map((n) => ({ value: n, name: n })));
       const outputDir = config.actions.codegen.outputDir ?? resolve(config.projectDir ?? '.', await p.textPrompt('Output directory', { default: 'handlers' }));
       const manifest = loadFramework(framework);
@@ -160,7 +160,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
 
   const files = [shownPath(sdlPath), shownPath(yamlPath)];
   const restoredSuffix = `; ${files[0]} and ${files[1]} were restored`;
-  const { addToActionsYaml, FileSet } = await import('../project/action-files.js');
+  const { addToActionsYaml, FileSet } = await import('../project/actions/files.js');
   const written = new FileSet();
   const onSignal = () => written.restore();
   try {
@@ -176,7 +176,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
 
     // Step 5: handler and kind.
     const handler = f.webhook ?? defaultHandler(config.actions.handlerWebhookBaseurl, name);
-    const { templateNames } = await import('../project/validate-core.js');
+    const { templateNames } = await import('../project/validate/core.js');
     const names = templateNames(handler);
     if (names === undefined || (names.length === 0 && !/^https?:\/\/[^\s/?#]+/i.test(handler))) {
       throw new CliError('url-invalid', `invalid handler "${handler}": expected an http(s) URL or a {{ENV_VAR}} template`, 1);
@@ -219,7 +219,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
     let codegenFiles: string[] | null = null;
     if (codegen) {
       try {
-        const { renderCodegen, existingTargets, writeCodegenFiles } = await import('../project/codegen.js');
+        const { renderCodegen, existingTargets, writeCodegenFiles } = await import('../project/actions/codegen.js');
         const rendered = renderCodegen(codegen.manifest, [action], built.custom_types ?? {}, codegen.outputDir, VERSION);
         const clash = existingTargets(rendered);
         if (clash.length > 0) throw new Error(`refusing to overwrite ${clash.length} existing file(s): ${clash.map((p) => shownPath(p)).join(', ')}`);

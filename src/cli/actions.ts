@@ -22,7 +22,7 @@ function nonEmpty(flag: string, value: string | undefined): void {
  * read (nor interpolated, §2.4).
  */
 async function projectConfig(g: GlobalFlags, out: Output, flags: CodegenFlags) {
-  const { loadConfig } = await import('../project/config.js');
+  const { loadConfig } = await import('../project/config/config.js');
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (flags.framework !== undefined) env[FRAMEWORK_VAR] = flags.framework;
   if (flags.outputDir !== undefined) env[OUTPUT_DIR_VAR] = flags.outputDir;
@@ -33,7 +33,7 @@ async function projectConfig(g: GlobalFlags, out: Output, flags: CodegenFlags) {
 
 /** The framework's manifest, or `codegen-unknown-framework` (exit 64 when it came from --framework, else 1). */
 async function framework(name: string, fromFlag: boolean) {
-  const { availableFrameworks, loadFramework } = await import('../project/codegen.js');
+  const { availableFrameworks, loadFramework } = await import('../project/actions/codegen.js');
   const manifest = loadFramework(name);
   if (manifest) return manifest;
   const available = availableFrameworks();
@@ -69,7 +69,7 @@ export function registerActions(program: Command, run: CommandRunner): void {
     if (!outputDir) throw new CliError('codegen-not-configured', 'no codegen output directory configured', 1, { hint });
     const manifest = await framework(name, f.framework !== undefined);
 
-    const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
+    const { buildMetadata, layoutOf } = await import('../project/metadata-dir/build.js');
     const built = buildMetadata(config.metadataDirectory, process.cwd(), layoutOf(config.version));
     printProblems(out, built.problems.warnings);
     if (!built.document) {
@@ -77,7 +77,7 @@ export function registerActions(program: Command, run: CommandRunner): void {
       throw new CliError('metadata-invalid', `${built.problems.errors.length} error(s) found`, 1);
     }
     const { isObject } = await import('../metadata/json.js');
-    const { shownPath } = await import('../project/environment.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const { join } = await import('node:path');
     const all = (Array.isArray(built.document['actions']) ? built.document['actions'] : []).filter(isObject);
     const requested = [...new Set(codegen.args)];
@@ -88,7 +88,7 @@ export function registerActions(program: Command, run: CommandRunner): void {
     }
     const selected = requested.length === 0 ? all : requested.map((n) => all.find((a) => a['name'] === n)!);
 
-    const { renderCodegen, existingTargets, writeCodegenFiles } = await import('../project/codegen.js');
+    const { renderCodegen, existingTargets, writeCodegenFiles } = await import('../project/actions/codegen.js');
     const files = renderCodegen(manifest, selected, built.document['custom_types'], outputDir, VERSION);
     const existing = existingTargets(files);
     if (existing.length > 0 && !f.force) {
@@ -127,7 +127,7 @@ export function registerActions(program: Command, run: CommandRunner): void {
     nonEmpty('output-dir', f.outputDir);
     await framework(f.framework, true);
     const config = await projectConfig(g, out, f);
-    const { writeCodegenConfig } = await import('../project/use-codegen.js');
+    const { writeCodegenConfig } = await import('../project/actions/use-codegen.js');
     writeCodegenConfig(config.configFile as string, { framework: f.framework, output_dir: f.outputDir });
     out.logger.info(`Codegen configuration updated in config.yaml (framework: ${f.framework}, output_dir: ${f.outputDir}).`);
     out.success({ framework: f.framework, output_dir: f.outputDir });

@@ -52,7 +52,7 @@ export function registerCompletion(program: Command, run: CommandRunner): void {
     if (name === undefined) throw new CliError('missing-argument', `missing required argument shell: ${expected}`, 64);
     if (!(SHELLS as readonly string[]).includes(name)) throw new CliError('invalid-flag-value', `invalid value "${name}" for shell: ${expected}`, 64);
     const [{ commandTree }, scripts, { availableFrameworks }] = await Promise.all([
-      import('./completion-tree.js'), import('./completion-scripts.js'), import('../project/codegen.js'),
+      import('./completion-tree.js'), import('./completion-scripts.js'), import('../project/actions/codegen.js'),
     ]);
     const tree = commandTree(program, { choices: choices(availableFrameworks()) });
     const generate: Record<Shell, (t: typeof tree) => string> = { bash: scripts.bashScript, zsh: scripts.zshScript, fish: scripts.fishScript };

@@ -6,7 +6,7 @@ import { engineClient, projectConfig } from './context.js';
 
 /**
  * `engine migrate config` and its alias `engine config upgrade` (cli.md §5.16): one action, two commands. The
- * project work is in src/project/upgrade.ts; this file reads the configuration, prints and maps the result.
+ * project work is in src/project/upgrade/upgrade.ts; this file reads the configuration, prints and maps the result.
  */
 /** `--to`: the config version to reach (default 2, as cli.md §5.16). */
 function target(to: string | undefined): 2 | 3 {
@@ -18,7 +18,7 @@ function target(to: string | undefined): 2 | 3 {
 export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean, toFlag?: string): Promise<number | void> {
   const to = target(toFlag);
   const config = await projectConfig(g, out, { project: true, offline: true });
-  const { readConfigDocument, scalarText, valueNode, shownPath } = await import('../project/environment.js');
+  const { readConfigDocument, scalarText, valueNode, shownPath } = await import('../project/config/environment.js');
   const configFile = config.configFile as string;
   const doc = readConfigDocument(configFile);
   // The file is what is upgraded: its own `version` decides (absent or 1: continue).
@@ -28,12 +28,12 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
     return void out.success({ already: true });
   }
   if (current === '2') return upgradeToV3(out, dryRun, { projectDir: config.projectDir as string, configFile, metadataDir: config.metadataDirectory });
-  const u = await import('../project/upgrade.js');
+  const u = await import('../project/upgrade/upgrade.js');
   const plan = u.planUpgrade({
     projectDir: config.projectDir as string, configFile, migrationsDir: config.migrationsDirectory, metadataDir: config.metadataDirectory, to,
     envFile: config.envFile,
   }, (w) => out.warn(w.code, w.message));
-  const { upgradeWarnings } = await import('../project/upgrade-steps.js');
+  const { upgradeWarnings } = await import('../project/upgrade/steps.js');
   const warnings = upgradeWarnings(plan.migrations, shownPath(plan.report), shownPath(config.metadataDirectory));
   if (dryRun) {
     for (const w of warnings) out.warn(w.code, w.message);
@@ -46,7 +46,7 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
     backedUp: (backup) => out.logger.info(`Backed up config.yaml and ${shownPath(config.migrationsDirectory)}/ to ${shownPath(backup)}/`),
     engineMetadata: async () => {
       // Settings of the engine connection are checked only now that the engine is needed (warnings were shown).
-      const { loadConfig } = await import('../project/config.js');
+      const { loadConfig } = await import('../project/config/config.js');
       const online = loadConfig({
         project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
         logLevel: g.logLevel, requireProject: true,
@@ -66,10 +66,10 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
   });
 }
 
-/** Version 2 → 3: the metadata directory rewritten in the `databases/` layout (src/project/layout-v3/upgrade.ts). */
-async function upgradeToV3(out: Output, dryRun: boolean, input: import('../project/layout-v3/upgrade.js').UpgradeV3Input): Promise<void> {
-  const { shownPath } = await import('../project/environment.js');
-  const u = await import('../project/layout-v3/upgrade.js');
+/** Version 2 → 3: the metadata directory rewritten in the `databases/` layout (src/project/upgrade/to-v3.ts). */
+async function upgradeToV3(out: Output, dryRun: boolean, input: import('../project/upgrade/to-v3.js').UpgradeV3Input): Promise<void> {
+  const { shownPath } = await import('../project/config/environment.js');
+  const u = await import('../project/upgrade/to-v3.js');
   let plan;
   try {
     plan = u.planUpgradeV3(input);

@@ -1,4 +1,4 @@
-import type { ProjectConfig } from '../project/config.js';
+import type { ProjectConfig } from '../project/config/config.js';
 import type { EngineClient } from '../client/engine-client.js';
 import { VERSION } from '../version.js';
 import type { GlobalFlags } from './globals.js';
@@ -13,7 +13,7 @@ export interface ConfigNeeds {
 
 /** The configuration of a command (cli.md §2), its warnings shown; loaded lazily so start-up stays light. */
 export async function projectConfig(g: GlobalFlags, out: Output, needs: ConfigNeeds): Promise<ProjectConfig> {
-  const { loadConfig } = await import('../project/config.js');
+  const { loadConfig } = await import('../project/config/config.js');
   const config = loadConfig({
     project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
     logLevel: g.logLevel, requireProject: needs.project, requireVersion2: needs.version2 ?? false, offline: needs.offline ?? false,
@@ -24,7 +24,7 @@ export async function projectConfig(g: GlobalFlags, out: Output, needs: ConfigNe
 
 /** The HTTP client for the engine the configuration names. */
 export async function engineClient(config: ProjectConfig, out: Output, g: GlobalFlags): Promise<EngineClient> {
-  const [{ EngineClient }, { tlsSettings }] = await Promise.all([import('../client/engine-client.js'), import('../project/tls.js')]);
+  const [{ EngineClient }, { tlsSettings }] = await Promise.all([import('../client/engine-client.js'), import('../project/config/tls.js')]);
   const tls = tlsSettings(g);
   return new EngineClient({
     endpoint: config.endpoint, adminSecret: config.adminSecret, timeoutSeconds: config.timeoutSeconds, logger: out.logger, version: VERSION,

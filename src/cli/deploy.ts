@@ -43,8 +43,8 @@ export function registerDeploy(program: Command, run: CommandRunner): void {
     }
 
     out.logger.info('Step 1/3: migrate apply');
-    const m = await import('../project/migrations.js');
-    const { unwrapTransactions } = await import('../project/migration-sql.js');
+    const m = await import('../project/migrations/migrations.js');
+    const { unwrapTransactions } = await import('../project/migrations/sql.js');
     const dir = config.migrationsDirectory;
     const applied: string[] = [];
     try {
@@ -65,7 +65,7 @@ export function registerDeploy(program: Command, run: CommandRunner): void {
     steps.push({ step: 'migrations', status: 'done', applied });
 
     out.logger.info('Step 2/3: metadata apply');
-    const { applyMetadata, ApplyRejectedError } = await import('../project/apply.js');
+    const { applyMetadata, ApplyRejectedError } = await import('../project/metadata-dir/apply.js');
     let summary;
     try {
       const r = await applyMetadata(client, built, { dryRun: false, allowInconsistent: false, allowEmpty: false });
@@ -84,7 +84,7 @@ export function registerDeploy(program: Command, run: CommandRunner): void {
 
     out.logger.info('Step 3/3: consistency check');
     try {
-      const { showInconsistency } = await import('../project/inconsistency.js');
+      const { showInconsistency } = await import('../project/validate/inconsistency.js');
       const objects = (await client.getInconsistentMetadata()).inconsistent_objects.map(showInconsistency);
       if (objects.length > 0) {
         for (const o of objects) out.warn('metadata-inconsistent', `inconsistent ${o.kind} ${o.name}: ${o.reason}`);

@@ -20,10 +20,10 @@ export function registerInit(program: Command, run: CommandRunner): void {
       throw new CliError('invalid-flag-value', `invalid value "${version}" for --config-version: new projects use config version 2`, 64);
     }
     const endpoint = (endpointFlag ?? 'http://localhost:8080').replace(/\/$/, '');
-    const { checkEndpoint } = await import('../project/config-validate.js');
+    const { checkEndpoint } = await import('../project/config/config-validate.js');
     const check = checkEndpoint(endpoint);
     if (!check.ok) throw new CliError('invalid-flag-value', `invalid value "${endpoint}" for --endpoint: ${check.reason}`, 64, check.hint ? { hint: check.hint } : {});
-    const { initProject } = await import('../project/init.js');
+    const { initProject } = await import('../project/init/init.js');
     const r = initProject({ dir, endpoint, ...(g.adminSecret ? { adminSecret: g.adminSecret } : {}) });
     out.logger.info(`Created project in ${dir}.`);
     out.logger.info('Next steps:');

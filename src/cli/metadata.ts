@@ -3,8 +3,8 @@ import { CliError } from '../errors.js';
 import type { CommandRunner } from './globals.js';
 import { context } from './context.js';
 import type { Output } from './output.js';
-import type { ApplyRejectedError } from '../project/apply.js';
-import type { BuildResult } from '../project/metadata-dir.js';
+import type { ApplyRejectedError } from '../project/metadata-dir/apply.js';
+import type { BuildResult } from '../project/metadata-dir/build.js';
 import { formatProblem, sortProblems, type Problem } from '../project/problems.js';
 import { lineReader, objectLines } from '../project/source-lines.js';
 
@@ -15,7 +15,7 @@ function printProblems(out: Output, problems: Problem[]): void {
 
 /** Builds the project metadata; its warnings are shown, its errors too and then the command fails. */
 export async function buildOrFail(out: Output, dir: string, configVersion?: number) {
-  const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
+  const { buildMetadata, layoutOf } = await import('../project/metadata-dir/build.js');
   const built = buildMetadata(dir, process.cwd(), configVersion === undefined ? undefined : layoutOf(configVersion));
   printProblems(out, built.problems.warnings);
   if (!built.document) {
@@ -77,8 +77,8 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const mode = g.output ?? 'text';
     if (prune && mode !== 'text') throw new CliError('conflicting-flags', `--prune and --output ${mode} cannot be used together`, 64);
     const { config, client } = await context(g, out, { project: mode === 'text', version2: mode === 'text' });
-    const { engineMetadata } = await import('../project/apply.js');
-    const { checkServerMetadata, toYaml, renderFiles, readExistingFiles, writeMetadataDir, recoverDirectory } = await import('../project/metadata-export.js');
+    const { engineMetadata } = await import('../project/metadata-dir/apply.js');
+    const { checkServerMetadata, toYaml, renderFiles, readExistingFiles, writeMetadataDir, recoverDirectory } = await import('../project/metadata-dir/export.js');
     const { document } = await out.spinning('Reading metadata from the engine…', async () => {
       const raw = await client.exportMetadata();
       checkServerMetadata(raw.metadata);
@@ -86,7 +86,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     });
     if (mode === 'json') return void out.json(document);
     if (mode === 'yaml') return void out.data(toYaml(document).trimEnd());
-    const { shownPath } = await import('../project/environment.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const dir = config.metadataDirectory;
     const restored = recoverDirectory(dir);
     if (restored) out.warn('restored', restored);
@@ -94,7 +94,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       out.warn('comments-dropped', `${shownPath(`${dir}/${file}`)}: ${n} comment line(s) were dropped because the objects they described no longer exist`);
     let report;
     if (config.version === 3) {
-      const { exportV3, readExistingV3 } = await import('../project/layout-v3/write.js');
+      const { exportV3, readExistingV3 } = await import('../project/metadata-dir/layout-v3/write.js');
       report = exportV3(dir, document, readExistingV3(dir), prune, dropped);
     } else report = writeMetadataDir(dir, renderFiles(document, readExistingFiles(dir), dropped), prune);
     const shown = shownPath(dir);
@@ -114,9 +114,9 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     if (f.exitCode && !f.dryRun) throw new CliError('conflicting-flags', '--exit-code can only be used with --dry-run', 64);
     const { config, client } = await context(g, out, { project: true, version2: true });
     const built = await buildOrFail(out, config.metadataDirectory, config.version);
-    const { applyMetadata } = await import('../project/apply.js');
+    const { applyMetadata } = await import('../project/metadata-dir/apply.js');
     const { renderDiffText, renderDiffJson } = await import('../metadata/diff.js');
-    const { ApplyRejectedError } = await import('../project/apply.js');
+    const { ApplyRejectedError } = await import('../project/metadata-dir/apply.js');
     let r;
     try {
       // The apply's one replace_metadata runs under the spinner of cli.md §5.3 step 6.
@@ -162,10 +162,10 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       if (dir || fallback === 'project') {
         const path = dir ? resolve(dir) : (ctx?.config.metadataDirectory as string);
         const built = await buildOrFail(out, path, dir ? undefined : ctx?.config.version);
-        const { shownPath } = await import('../project/environment.js');
+        const { shownPath } = await import('../project/config/environment.js');
         return { doc: built.document, label: `${shownPath(path)}/`, json: { type: 'directory', path: shownPath(path) }, origins: built.origins };
       }
-      const { engineMetadata } = await import('../project/apply.js');
+      const { engineMetadata } = await import('../project/metadata-dir/apply.js');
       const endpoint = ctx?.config.endpoint ?? '';
       const read = await out.spinning('Reading metadata from the engine…', () => engineMetadata(ctx!.client));
       return { doc: read.document, label: `engine (${endpoint})`, json: { type: 'engine', endpoint }, origins: null };
@@ -185,18 +185,18 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     .option('--server', "also let the engine check the metadata against its database (a dry-run replace; nothing changes)");
   run(validate, async (g, out) => {
     const server = !!validate.opts<{ server?: boolean }>().server;
-    const { loadConfig } = await import('../project/config.js');
+    const { loadConfig } = await import('../project/config/config.js');
     // Config warnings are problems of validate (listed on stdout), not printed on their own as other commands do.
     const config = loadConfig({
       project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: !server,
       ...(server ? { endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout, logLevel: g.logLevel } : {}),
     });
-    const { buildMetadata, layoutOf } = await import('../project/metadata-dir.js');
+    const { buildMetadata, layoutOf } = await import('../project/metadata-dir/build.js');
     const built = buildMetadata(config.metadataDirectory, process.cwd(), layoutOf(config.version));
     const problems: Problem[] = [...(config.warnings.map((w) => ({ ...w, severity: 'warning' as const }))), ...built.problems.list];
     // The engine is asked only about metadata that builds: offline errors come first and are cheaper to fix.
     if (server && built.document) {
-      const { checkOnEngine, ApplyRejectedError } = await import('../project/apply.js');
+      const { checkOnEngine, ApplyRejectedError } = await import('../project/metadata-dir/apply.js');
       const { engineClient } = await import('./context.js');
       const client = await engineClient(config, out, g);
       try {
@@ -225,11 +225,11 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
 
   const build = md.command('build').description('print the metadata built from the project');
   run(build, async (g, out) => {
-    const { loadConfig } = await import('../project/config.js');
+    const { loadConfig } = await import('../project/config/config.js');
     const config = loadConfig({ project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: true });
     const built = await buildOrFail(out, config.metadataDirectory, config.version);
     if (g.output === 'yaml') {
-      const { toYaml } = await import('../project/metadata-export.js');
+      const { toYaml } = await import('../project/metadata-dir/export.js');
       return void out.data(toYaml(built.document).trimEnd());
     }
     out.json(built.document);
@@ -273,7 +273,7 @@ function registerEngineOps(md: Command, run: CommandRunner): void {
   const reload = md.command('reload').description('reload the metadata against the database');
   run(reload, async (g, out) => {
     const { client } = await context(g, out, { project: false });
-    const { showInconsistency } = await import('../project/inconsistency.js');
+    const { showInconsistency } = await import('../project/validate/inconsistency.js');
     await client.reloadMetadata();
     const report = await client.getInconsistentMetadata();
     const list = report.inconsistent_objects.map(showInconsistency);
@@ -287,7 +287,7 @@ function registerEngineOps(md: Command, run: CommandRunner): void {
   const list = ic.command('list').alias('ls').description('list inconsistent objects');
   run(list, async (g, out) => {
     const { client } = await context(g, out, { project: false });
-    const { showInconsistency, inconsistencyTable } = await import('../project/inconsistency.js');
+    const { showInconsistency, inconsistencyTable } = await import('../project/validate/inconsistency.js');
     const objects = (await client.getInconsistentMetadata()).inconsistent_objects.map(showInconsistency);
     if (objects.length === 0) out.logger.info('Metadata is consistent.');
     else if (out.mode === 'text') out.data(inconsistencyTable(objects));
@@ -296,7 +296,7 @@ function registerEngineOps(md: Command, run: CommandRunner): void {
   const status = ic.command('status').description('exit 1 when the metadata is inconsistent');
   run(status, async (g, out) => {
     const { client } = await context(g, out, { project: false });
-    const { showInconsistency } = await import('../project/inconsistency.js');
+    const { showInconsistency } = await import('../project/validate/inconsistency.js');
     const objects = (await client.getInconsistentMetadata()).inconsistent_objects.map(showInconsistency);
     if (objects.length > 0) {
       throw Object.assign(new CliError('metadata-inconsistent', `metadata is inconsistent: ${objects.length} object(s)`, 1, {
@@ -309,7 +309,7 @@ function registerEngineOps(md: Command, run: CommandRunner): void {
   const drop = ic.command('drop').description('drop every inconsistent object');
   run(drop, async (g, out) => {
     const { client } = await context(g, out, { project: false });
-    const { showInconsistency } = await import('../project/inconsistency.js');
+    const { showInconsistency } = await import('../project/validate/inconsistency.js');
     const objects = (await client.getInconsistentMetadata()).inconsistent_objects.map(showInconsistency);
     if (objects.length === 0) {
       out.logger.info('Metadata is consistent; nothing to drop.');

@@ -6,7 +6,7 @@ import { context } from './context.js';
 
 /** A migration version given as a flag value. */
 export async function versionFlag(flag: string, value: string): Promise<bigint> {
-  const { MAX_VERSION } = await import('../project/migrations.js');
+  const { MAX_VERSION } = await import('../project/migrations/migrations.js');
   if (!/^\d+$/.test(value) || BigInt(value) > MAX_VERSION) {
     throw new CliError('invalid-flag-value', `invalid value "${value}" for --${flag}: expected a migration version (digits)`, 64);
   }
@@ -16,11 +16,11 @@ export async function versionFlag(flag: string, value: string): Promise<bigint> 
 /** `migrate create --from-server`, `migrate delete` and `migrate squash` (issue 19 items 4 and 6). */
 
 export async function createFromServerAction(g: GlobalFlags, out: Output, name: string, schemas: string[]): Promise<number> {
-  const { MIGRATION_NAME } = await import('../project/migrations.js');
+  const { MIGRATION_NAME } = await import('../project/migrations/migrations.js');
   if (!MIGRATION_NAME.test(name)) throw new CliError('invalid-name', `invalid migration name "${name}": use letters, digits, "_" and "-"`, 64);
   const { config, client } = await context(g, out, { project: true, version2: true });
-  const { createFromServer } = await import('../project/migration-ops.js');
-  const { shownPath } = await import('../project/environment.js');
+  const { createFromServer } = await import('../project/migrations/ops.js');
+  const { shownPath } = await import('../project/config/environment.js');
   const r = await out.spinning('Dumping the schema on the engine…', () => createFromServer(client, config.migrationsDirectory, name, schemas));
   const version = r.version.toString();
   if (out.mode === 'text') out.data(version);
@@ -40,8 +40,8 @@ export function registerMigrateMore(migrate: Command, run: CommandRunner): void 
     const version = await versionFlag('version', f.version);
     if (!f.yes && !out.interactive) throw new CliError('confirmation-required', `refusing to delete migration ${version} without confirmation; pass --yes`, 64);
     const { config, client } = await context(g, out, { project: true, version2: true });
-    const ops = await import('../project/migration-ops.js');
-    const { shownPath } = await import('../project/environment.js');
+    const ops = await import('../project/migrations/ops.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const target = await ops.deletionOf(client, config.migrationsDirectory, version);
     const what = [target.local && `${shownPath(target.local.dir)}/`, target.applied && 'its row in the migration state'].filter(Boolean).join(' and ');
     if (!f.yes && !(await confirmPrompt(`Delete migration ${version}: ${what}? The database itself is not changed.`))) {
@@ -63,11 +63,11 @@ export function registerMigrateMore(migrate: Command, run: CommandRunner): void 
     const from = await versionFlag('from', f.from);
     const to = f.to === undefined ? null : await versionFlag('to', f.to);
     const name = f.name ?? 'squashed';
-    const { MIGRATION_NAME } = await import('../project/migrations.js');
+    const { MIGRATION_NAME } = await import('../project/migrations/migrations.js');
     if (!MIGRATION_NAME.test(name)) throw new CliError('invalid-name', `invalid migration name "${name}": use letters, digits, "_" and "-"`, 64);
     const { config, client } = await context(g, out, { project: true, version2: true });
-    const { squashMigrations } = await import('../project/migration-ops.js');
-    const { shownPath } = await import('../project/environment.js');
+    const { squashMigrations } = await import('../project/migrations/ops.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const r = await squashMigrations(client, config.migrationsDirectory, from, to, name);
     if (out.mode === 'text') out.data(r.version.toString());
     out.logger.info(`Squashed ${r.squashed.length} migration(s) into ${r.version}_${r.name}${r.applied ? ' (marked applied)' : ''}.`);

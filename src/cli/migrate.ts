@@ -26,7 +26,7 @@ interface ApplyFlags {
 }
 
 /** The selection of `migrate apply` (cli.md §5.14); every usage error exits 64 before the project is read. */
-async function selection(f: ApplyFlags): Promise<import('../project/migrations.js').Selection> {
+async function selection(f: ApplyFlags): Promise<import('../project/migrations/migrations.js').Selection> {
   const others = [f.up !== undefined && '--up', f.down !== undefined && '--down', f.version !== undefined && '--version'].filter((x): x is string => !!x);
   if (f.goto !== undefined && others.length > 0) throw new CliError('conflicting-flags', `--goto and ${others[0]} cannot be used together`, 64);
   if (others.length > 1) throw new CliError('conflicting-flags', '--up, --down and --version cannot be combined', 64);
@@ -62,7 +62,7 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
       const { createFromServerAction } = await import('./migrate-more.js');
       return createFromServerAction(g, out, name, o.schema);
     }
-    const { MIGRATION_NAME, createMigration } = await import('../project/migrations.js');
+    const { MIGRATION_NAME, createMigration } = await import('../project/migrations/migrations.js');
     if (!MIGRATION_NAME.test(name)) {
       throw new CliError('invalid-name', `invalid migration name "${name}": use letters, digits, "_" and "-"`, 64);
     }
@@ -77,7 +77,7 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
       if (text === undefined) throw new CliError('file-not-found', `file "${from}" not found`, 1);
       sql = text;
     }
-    const { shownPath } = await import('../project/environment.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const r = createMigration(config.migrationsDirectory, name, sql, undefined, o.downSql);
     const version = r.version.toString();
     if (out.mode === 'text') out.data(version);
@@ -99,13 +99,13 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
     const f = apply.opts<ApplyFlags>();
     const sel = await selection(f);
     const { config, client } = await context(g, out, { project: true, version2: true, offline: false });
-    const m = await import('../project/migrations.js');
-    const { shownPath } = await import('../project/environment.js');
+    const m = await import('../project/migrations/migrations.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const dir = config.migrationsDirectory;
     const local = m.readMigrations(dir);
     for (const w of local.warnings) out.warn(w.code, w.message);
     const state = await m.readState(client);
-    const { unwrapTransactions } = await import('../project/migration-sql.js');
+    const { unwrapTransactions } = await import('../project/migrations/sql.js');
     const steps = await unwrapTransactions(m.plan(local.migrations, state.applied, sel, dir, { skipExecution: !!f.skipExecution }));
     // The wording of cli.md §5.14; warned before anything runs, and on --dry-run too (it is what would happen).
     for (const s of steps) if (s.outOfOrder) out.warn('migration-out-of-order', `applying out-of-order migration ${s.migration.version}`);
@@ -157,7 +157,7 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
   const status = migrate.command('status').description('show which migrations are applied, pending or missing');
   run(status, async (g, out) => {
     const { config, client } = await context(g, out, { project: true, version2: true, offline: false });
-    const m = await import('../project/migrations.js');
+    const m = await import('../project/migrations/migrations.js');
     const local = m.readMigrations(config.migrationsDirectory);
     for (const w of local.warnings) out.warn(w.code, w.message);
     const rows = m.statusRows(local.migrations, (await m.readState(client)).applied);

@@ -70,7 +70,7 @@ export async function pasteText(message: string, io: PromptIo = {}): Promise<str
 
 /** `engine init` without arguments on a terminal: the directory and the endpoint. */
 export async function askInit(io: PromptIo = {}): Promise<{ dir: string; endpoint: string }> {
-  const { checkEndpoint } = await import('../project/config-validate.js');
+  const { checkEndpoint } = await import('../project/config/config-validate.js');
   const dir = await textPrompt('Project directory', { default: 'my-project' }, io);
   const endpoint = await textPrompt('Engine endpoint', {
     default: 'http://localhost:8080',

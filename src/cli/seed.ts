@@ -3,7 +3,7 @@ import { CliError } from '../errors.js';
 import type { CommandRunner } from './globals.js';
 import { context, projectConfig } from './context.js';
 
-/** `engine seed create|apply` (issue 19 item 5); the files and their order are src/project/seeds.ts's. */
+/** `engine seed create|apply` (issue 19 item 5); the files and their order are src/project/migrations/seeds.ts's. */
 export function registerSeed(program: Command, run: CommandRunner): void {
   const seed = program.command('seed').description('create and apply seed data (SQL files in seeds/)');
 
@@ -12,13 +12,13 @@ export function registerSeed(program: Command, run: CommandRunner): void {
     .option('--from-table <table>', "the table's rows as INSERT statements (repeatable)", (v: string, p: string[]) => [...p, v], [] as string[]);
   run(create, async (g, out) => {
     const name = create.args[0] as string;
-    const { SEED_NAME, createSeed, seedsDirectory, tableData } = await import('../project/seeds.js');
+    const { SEED_NAME, createSeed, seedsDirectory, tableData } = await import('../project/migrations/seeds.js');
     if (!SEED_NAME.test(name)) throw new CliError('invalid-name', `invalid seed name "${name}": use letters, digits, "_" and "-"`, 64);
     const tables = create.opts<{ fromTable: string[] }>().fromTable;
     const needsEngine = tables.length > 0;
     const config = needsEngine ? (await context(g, out, { project: true, version2: true })) : { config: await projectConfig(g, out, { project: true, version2: true, offline: true }), client: null };
     const sql = config.client ? await tableData(config.client, tables) : `-- Seed data for ${name}: INSERT statements, run by 'engine seed apply'.\n`;
-    const { shownPath } = await import('../project/environment.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const file = createSeed(seedsDirectory(config.config.projectDir as string), name, sql);
     if (out.mode === 'text') out.data(shownPath(file));
     out.logger.info(`Created seed ${shownPath(file)}.`);
@@ -29,8 +29,8 @@ export function registerSeed(program: Command, run: CommandRunner): void {
     .option('--file <file>', 'only this seed file (repeatable)', (v: string, p: string[]) => [...p, v], [] as string[]);
   run(apply, async (g, out) => {
     const { config, client } = await context(g, out, { project: true, version2: true });
-    const { applySeeds, seedFiles, seedsDirectory } = await import('../project/seeds.js');
-    const { shownPath } = await import('../project/environment.js');
+    const { applySeeds, seedFiles, seedsDirectory } = await import('../project/migrations/seeds.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const { resolve, join, isAbsolute } = await import('node:path');
     const dir = seedsDirectory(config.projectDir as string);
     const only = apply.opts<{ file: string[] }>().file;

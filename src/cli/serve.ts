@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ServeFlags } from '../project/serve-settings.js';
+import type { ServeFlags } from '../project/config/serve-settings.js';
 import type { CommandRunner } from './globals.js';
 
 /** `engine serve` (cli.md §5.17): resolves when the server has stopped, with the exit status. */
@@ -19,7 +19,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
     const [{ startServer }, { maskUrl }, { loadEnvironment }, { resolveServeSettings }] = await Promise.all([
-      import('../server/index.js'), import('../db/database.js'), import('../project/environment.js'), import('../project/serve-settings.js'),
+      import('../server/index.js'), import('../db/database.js'), import('../project/config/environment.js'), import('../project/config/serve-settings.js'),
     ]);
     const flags = cmd.opts<ServeFlags>();
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });

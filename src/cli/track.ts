@@ -3,7 +3,7 @@ import type { CommandRunner } from './globals.js';
 import { context } from './context.js';
 import { buildOrFail, rejected } from './metadata.js';
 
-/** `metadata track [name...] [--schema S …] [--all]` (issue 19 item 4); the naming rules are src/project/track.ts's. */
+/** `metadata track [name...] [--schema S …] [--all]` (issue 19 item 4); the naming rules are src/project/metadata-dir/track.ts's. */
 export function registerTrack(md: Command, run: CommandRunner): void {
   const track = md.command('track').argument('[names...]', 'tables, views or functions to track (schema.name, or name in public)')
     .description('track tables, views and functions with the relationships their foreign keys imply, then apply')
@@ -17,8 +17,8 @@ export function registerTrack(md: Command, run: CommandRunner): void {
     if (!f.all && names.length === 0) throw missingFlag('--all', 'or name the tables, views and functions to track');
     const { config, client } = await context(g, out, { project: true, version2: true });
     const built = await buildOrFail(out, config.metadataDirectory, config.version);
-    const { readCatalog } = await import('../project/track-catalog.js');
-    const { planTracking } = await import('../project/track.js');
+    const { readCatalog } = await import('../project/metadata-dir/track-catalog.js');
+    const { planTracking } = await import('../project/metadata-dir/track.js');
     const { canonicalDocument } = await import('../metadata/document.js');
     const catalog = await out.spinning('Reading the database catalog…', () => readCatalog(client));
     const plan = planTracking(built.document, catalog, { schemas: f.schema, all: !!f.all, names });
@@ -48,7 +48,7 @@ export function registerTrack(md: Command, run: CommandRunner): void {
       return 0;
     }
     const document = canonicalDocument(plan.document);
-    const { applyMetadata, ApplyRejectedError } = await import('../project/apply.js');
+    const { applyMetadata, ApplyRejectedError } = await import('../project/metadata-dir/apply.js');
     try {
       await out.spinning('Applying metadata…', () => applyMetadata(client, { ...built, document }, { dryRun: false, allowInconsistent: false, allowEmpty: false }));
     } catch (e) {
@@ -56,14 +56,14 @@ export function registerTrack(md: Command, run: CommandRunner): void {
       throw e;
     }
     // Files are written only once the engine took the metadata: a refused track leaves the project as it was.
-    const { renderFiles, readExistingFiles, writeMetadataDir } = await import('../project/metadata-export.js');
-    const { shownPath } = await import('../project/environment.js');
+    const { renderFiles, readExistingFiles, writeMetadataDir } = await import('../project/metadata-dir/export.js');
+    const { shownPath } = await import('../project/config/environment.js');
     const dir = config.metadataDirectory;
     const dropped = (n: number, file: string) =>
       out.warn('comments-dropped', `${shownPath(`${dir}/${file}`)}: ${n} comment line(s) were dropped because the objects they described no longer exist`);
     let written;
     if (config.version === 3) {
-      const { exportV3, readExistingV3 } = await import('../project/layout-v3/write.js');
+      const { exportV3, readExistingV3 } = await import('../project/metadata-dir/layout-v3/write.js');
       written = exportV3(dir, document, readExistingV3(dir), false, dropped);
     } else written = writeMetadataDir(dir, renderFiles(document, readExistingFiles(dir), dropped), false);
     for (const file of [...written.created, ...written.updated]) out.logger.info(`  updated ${shownPath(dir)}/${file}`);

@@ -8,7 +8,7 @@ export function registerVersion(program: Command, run: CommandRunner): void {
   const cmd = program.command('version').description('print the CLI version and the engine version');
   run(cmd, async (globals, out) => {
     const [{ loadEnvironment, setting }, { fetchServerVersion }] = await Promise.all([
-      import('../project/environment.js'), import('../client/version.js'),
+      import('../project/config/environment.js'), import('../client/version.js'),
     ]);
     // A project that cannot be read (unset ${VAR}, bad YAML) must not make `version` fail: §5.18 always exits 0.
     let endpoint: string | null;
@@ -16,7 +16,7 @@ export function registerVersion(program: Command, run: CommandRunner): void {
     try {
       const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
       endpoint = (setting(env, globals.endpoint, 'ENGINE_GRAPHQL_ENDPOINT', 'endpoint') ?? 'http://localhost:8080').replace(/\/$/, '');
-      const { tlsSettings } = await import('../project/tls.js');
+      const { tlsSettings } = await import('../project/config/tls.js');
       server = await fetchServerVersion(endpoint, 5_000, tlsSettings(globals));
     } catch (e) {
       if (!(e instanceof EngineError)) throw e;

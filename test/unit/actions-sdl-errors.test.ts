@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeActions } from '../../src/project/actions-sdl.js';
+import { mergeActions } from '../../src/project/metadata-dir/actions-sdl.js';
 import { Problems } from '../../src/project/problems.js';
 import { parseYaml } from '../../src/project/yaml-source.js';
 import { at, e, G, merge, w, Y } from './actions-sdl-fixtures.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
-import { mergeActions, splitActions, type MergeResult } from '../../src/project/actions-sdl.js';
+import { mergeActions, splitActions, type MergeResult } from '../../src/project/metadata-dir/actions-sdl.js';
 import type { JsonObject } from '../../src/metadata/json.js';
 import { Problems, type Problem } from '../../src/project/problems.js';
 import { parseYaml } from '../../src/project/yaml-source.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { JsonObject } from '../../src/metadata/json.js';
-import { splitActions } from '../../src/project/actions-sdl.js';
+import { splitActions } from '../../src/project/metadata-dir/actions-sdl.js';
 import { LOGIN_YAML, merge, ok, RICH_SDL, RICH_YAML, roundTrip, TEMPLATE, yamlText } from './actions-sdl-fixtures.js';
 
 // build(export(build(x))) = build(x) for the example files and for generated metadata.

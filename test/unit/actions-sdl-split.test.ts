@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse, print } from 'graphql';
-import { splitActions } from '../../src/project/actions-sdl.js';
+import { splitActions } from '../../src/project/metadata-dir/actions-sdl.js';
 import { LOGIN_YAML, merge, ok, RICH_SDL, RICH_YAML, TEMPLATE, yamlText } from './actions-sdl-fixtures.js';
 
 // splitActions: the bytes written for actions.graphql and actions.yaml, and the comments kept from the existing file.

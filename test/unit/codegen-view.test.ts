@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { availableFrameworks, codegenView, loadFramework, TEMPLATES_DIR } from '../../src/project/codegen.js';
-import { renderTemplate } from '../../src/project/mustache.js';
+import { availableFrameworks, codegenView, loadFramework, TEMPLATES_DIR } from '../../src/project/actions/codegen.js';
+import { renderTemplate } from '../../src/project/actions/mustache.js';
 
 describe('mustache (cli.md §7.2: variables, sections, inverted sections, no HTML escaping)', () => {
   it('renders variables without escaping, dotted names and the implicit iterator', () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadEnvironment, setting } from '../../src/project/environment.js';
+import { loadEnvironment, setting } from '../../src/project/config/environment.js';
 import { failure, load, proj, project, root, useTempProject, write } from './config-fixtures.js';
 
 // Finding the project (§1.3), the config version (§1.4), environment.ts and offline commands.

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseEnvFile } from '../../src/project/dotenv.js';
+import { parseEnvFile } from '../../src/project/config/dotenv.js';
 import { failure, load, proj, project, root, useTempProject, write } from './config-fixtures.js';
 
 // .env files (§2.3) and ${VAR} interpolation (§2.4).

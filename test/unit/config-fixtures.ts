@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { CliError } from '../../src/errors.js';
-import { loadConfig, type LoadConfigOptions } from '../../src/project/config.js';
+import { loadConfig, type LoadConfigOptions } from '../../src/project/config/config.js';
 
 // Shared by the config-*.test.ts files: a temporary project per test and loadConfig/failure wrappers.
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { variableFor, type ConfigKey, type LoadConfigOptions } from '../../src/project/config.js';
+import { variableFor, type ConfigKey, type LoadConfigOptions } from '../../src/project/config/config.js';
 import { load, proj, project, root, useTempProject, write } from './config-fixtures.js';
 
 // The values read from config.yaml and their precedence: flag > env > .env > config.yaml > default (§2.2).

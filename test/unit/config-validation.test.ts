@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { levenshtein, nearest } from '../../src/project/config-validate.js';
+import { levenshtein, nearest } from '../../src/project/config/config-validate.js';
 import { failure, load, project, root, useTempProject, write } from './config-fixtures.js';
 
 // Validation of config values from every source, and unknown keys (§2.5).

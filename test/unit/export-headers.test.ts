@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { initProject } from '../../src/project/init.js';
-import { readExistingFiles, renderFiles, writeMetadataDir } from '../../src/project/metadata-export.js';
+import { initProject } from '../../src/project/init/init.js';
+import { readExistingFiles, renderFiles, writeMetadataDir } from '../../src/project/metadata-dir/export.js';
 
 // Issue 19 item 7: `export --prune` then `export` keeps the schema headers of the files it recreates.
 

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalDocument } from '../../src/metadata/document.js';
 import type { JsonObject } from '../../src/metadata/json.js';
-import { buildMetadata, METADATA_FILES, type MetadataFileKey } from '../../src/project/metadata-dir.js';
-import { readExistingFiles, renderFiles } from '../../src/project/metadata-export.js';
+import { buildMetadata, METADATA_FILES, type MetadataFileKey } from '../../src/project/metadata-dir/build.js';
+import { readExistingFiles, renderFiles } from '../../src/project/metadata-dir/export.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/metadata/', import.meta.url));
 

@@ -1,4 +1,4 @@
-import type { SchemaName } from '../../src/project/shapes.js';
+import type { SchemaName } from '../../src/project/validate/shapes.js';
 import { REALISTIC_TEXTS } from './validate-helpers.js';
 
 // The inputs json-schema.test.ts runs through both the validator and the JSON Schemas: valid ones (besides the

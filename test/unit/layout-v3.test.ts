@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/metadata/json.js';
-import { exportV3, readExistingV3 } from '../../src/project/layout-v3/write.js';
-import { buildMetadata } from '../../src/project/metadata-dir.js';
+import { exportV3, readExistingV3 } from '../../src/project/metadata-dir/layout-v3/write.js';
+import { buildMetadata } from '../../src/project/metadata-dir/build.js';
 
 // Issue 12 item 3: the config version 3 layout. Problems are reported at the file:line:col of the file a value is
 // written in, across "!include"; include errors, several databases and what the layout alone has are checked offline.

@@ -14,7 +14,7 @@ import { maskUrl } from '../../src/db/database.js';
 import { CliError } from '../../src/errors.js';
 import { ENGINE_MAX_BODY_BYTES } from '../../src/limits.js';
 import { silentLogger } from '../../src/logger.js';
-import { checkMetadataSize } from '../../src/project/metadata-dir.js';
+import { checkMetadataSize } from '../../src/project/metadata-dir/build.js';
 import { Problems } from '../../src/project/problems.js';
 import {
   nonPrintableIndex, projectFileSize, readProjectBytes, readProjectFile, unreadableReason,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Environment } from '../../src/project/environment.js';
-import { resolveServeSettings } from '../../src/project/serve-settings.js';
+import type { Environment } from '../../src/project/config/environment.js';
+import { resolveServeSettings } from '../../src/project/config/serve-settings.js';
 
 /** `--enable-allowlist` and ENGINE_GRAPHQL_ENABLE_ALLOWLIST (issue 20). */
 

@@ -1,5 +1,5 @@
 import { Problems, type Problem } from '../../src/project/problems.js';
-import { validateMetadata, type MetadataSources } from '../../src/project/validate.js';
+import { validateMetadata, type MetadataSources } from '../../src/project/validate/validate.js';
 import { parseYaml } from '../../src/project/yaml-source.js';
 
 /** The file each source is read from, as messages show it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectOrigins } from '../../src/project/validate.js';
+import { objectOrigins } from '../../src/project/validate/validate.js';
 import { shown, sources } from './validate-helpers.js';
 
 describe('duplicates', () => {

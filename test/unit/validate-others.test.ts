@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronProblems } from '../../src/project/validate.js';
+import { cronProblems } from '../../src/project/validate/validate.js';
 import { shown } from './validate-helpers.js';
 
 /** tables.yaml with one event trigger on `article`, written as the given flow mapping. */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildMetadata } from '../../src/project/metadata-dir.js';
+import { buildMetadata } from '../../src/project/metadata-dir/build.js';
 
 // Issue 12 item 5: what engine does not support yet is an error at its file:line:col, naming the feature, before
 // any request is sent (validate, build, diff and apply build the same way); no file is passed over in silence.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { knownTableKeys } from '../../src/project/validate.js';
-import { levenshtein, nearest } from '../../src/project/validate-core.js';
+import { knownTableKeys } from '../../src/project/validate/validate.js';
+import { levenshtein, nearest } from '../../src/project/validate/core.js';
 import { REALISTIC_TEXTS, shown } from './validate-helpers.js';
 
 describe('version.yaml', () => {

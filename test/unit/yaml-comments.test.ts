@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { carryComments, countYamlComments } from '../../src/project/yaml-comments.js';
-import { renderFiles, toYaml } from '../../src/project/metadata-export.js';
-import type { MetadataFileKey } from '../../src/project/metadata-dir.js';
+import { carryComments, countYamlComments } from '../../src/project/metadata-dir/yaml-comments.js';
+import { renderFiles, toYaml } from '../../src/project/metadata-dir/export.js';
+import type { MetadataFileKey } from '../../src/project/metadata-dir/build.js';
 import type { JsonObject } from '../../src/metadata/json.js';
 
 const table = (name: string, extra: JsonObject = {}, schema = 'public'): JsonObject => ({ table: { name, schema }, ...extra });

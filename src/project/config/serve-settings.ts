@@ -1,0 +1,71 @@
+import { CliError } from '../../errors.js';
+import type { ServeOptions } from '../../server/index.js';
+import { setting, type Environment } from './environment.js';
+
+export interface ServeFlags {
+  port?: string;
+  host?: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  adminSecret?: string;
+  jwtSecret?: string;
+  unauthorizedRole?: string;
+  authHook?: string;
+  authHookMode?: string;
+  enableAllowlist?: boolean;
+}
+
+const PORT_REASON = 'expected an integer from 0 to 65535';
+
+function parsePort(v: string): number | null {
+  if (!/^\d+$/.test(v.trim())) return null;
+  const n = Number(v.trim());
+  return n <= 65535 ? n : null;
+}
+
+/** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret, JWT secret, unauthorized role, auth hook), defaults. */
+export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<ServeOptions, 'logger'> {
+  let port = 8080;
+  if (flags.port !== undefined) {
+    const p = parsePort(flags.port);
+    if (p === null) throw new CliError('invalid-flag-value', `invalid value "${flags.port}" for --port: ${PORT_REASON}`, 64);
+    port = p;
+  } else {
+    const v = env.variable('ENGINE_GRAPHQL_SERVER_PORT');
+    if (v !== undefined && v !== '') {
+      const p = parsePort(v);
+      if (p === null) {
+        throw new CliError('config-invalid', `invalid value for "port" from ENGINE_GRAPHQL_SERVER_PORT: ${PORT_REASON}`, 1);
+      }
+      port = p;
+    }
+  }
+  const host = setting(env, flags.host, 'ENGINE_GRAPHQL_SERVER_HOST') ?? '127.0.0.1';
+  const databaseUrl = setting(env, flags.databaseUrl, 'ENGINE_GRAPHQL_DATABASE_URL');
+  const dataDir = setting(env, flags.dataDir, 'ENGINE_GRAPHQL_DATA_DIR') ?? '.engine/data';
+  const adminSecret = setting(env, flags.adminSecret, 'ENGINE_GRAPHQL_ADMIN_SECRET', 'admin_secret');
+  const jwtSecret = setting(env, flags.jwtSecret, 'ENGINE_GRAPHQL_JWT_SECRET', 'jwt_secret');
+  const unauthorizedRole = setting(env, flags.unauthorizedRole, 'ENGINE_GRAPHQL_UNAUTHORIZED_ROLE', 'unauthorized_role');
+  const authHook = setting(env, flags.authHook, 'ENGINE_GRAPHQL_AUTH_HOOK', 'auth_hook');
+  const authHookMode = setting(env, flags.authHookMode, 'ENGINE_GRAPHQL_AUTH_HOOK_MODE', 'auth_hook_mode');
+  let enableAllowlist = flags.enableAllowlist === true;
+  if (!enableAllowlist) {
+    const v = env.variable('ENGINE_GRAPHQL_ENABLE_ALLOWLIST');
+    if (v !== undefined && v !== '') {
+      if (!['true', 'false'].includes(v.trim().toLowerCase())) {
+        throw new CliError('config-invalid', `invalid value for "enable_allowlist" from ENGINE_GRAPHQL_ENABLE_ALLOWLIST: expected true or false`, 1);
+      }
+      enableAllowlist = v.trim().toLowerCase() === 'true';
+    }
+  }
+  return {
+    port, host, dataDir,
+    ...(enableAllowlist ? { enableAllowlist } : {}),
+    ...(authHook ? { authHook } : {}),
+    ...(authHookMode ? { authHookMode } : {}),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(adminSecret ? { adminSecret } : {}),
+    ...(jwtSecret ? { jwtSecret } : {}),
+    ...(unauthorizedRole ? { unauthorizedRole } : {}),
+  };
+}

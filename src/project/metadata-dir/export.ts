@@ -1,0 +1,215 @@
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { parse, stringify } from 'yaml';
+import { CliError } from '../../errors.js';
+import type { Json, JsonObject } from '../../metadata/json.js';
+import { splitActions } from './actions-sdl.js';
+import { METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from './build.js';
+import { readProjectFile } from '../project-file.js';
+import { carryComments } from './yaml-comments.js';
+
+/** YAML as cli.md §4.8 step 2 describes it: 2-space indent, indented sequences, no folding, double quotes. */
+export function toYaml(value: unknown): string {
+  return stringify(value, { indent: 2, indentSeq: true, lineWidth: 0, singleQuote: false, blockQuote: 'literal' });
+}
+
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles'];
+
+/** The engine's metadata must be a version-2 document with only the keys of the format (cli.md §4.8 step 1). */
+export function checkServerMetadata(doc: unknown): JsonObject {
+  const o = doc as JsonObject;
+  if (typeof doc !== 'object' || doc === null || o['version'] !== 2) {
+    throw new CliError('server-metadata-unsupported', `the engine returned metadata version ${JSON.stringify(o?.['version'] ?? null)}; this CLI supports version 2`, 1);
+  }
+  const extra = Object.keys(o).find((k) => !TOP_KEYS.includes(k));
+  if (extra) throw new CliError('server-metadata-unsupported', `the engine's metadata has key "${extra}", which this CLI cannot store in the metadata directory`, 1);
+  return o;
+}
+
+/** The texts of the directory's existing files, by key (missing files are left out). */
+export function readExistingFiles(dir: string): Map<MetadataFileKey, string> {
+  const out = new Map<MetadataFileKey, string>();
+  for (const [key, [name]] of Object.entries(METADATA_FILES) as [MetadataFileKey, (typeof METADATA_FILES)[MetadataFileKey]][]) {
+    const text = readProjectFile(join(dir, name));
+    if (text !== undefined) out.set(key, text);
+  }
+  return out;
+}
+
+/**
+ * Renders each file of the directory from a canonical document; `undefined` content means "empty" (prunable).
+ * `existing` holds the texts of the files being replaced (a string is the old `actions.graphql`), whose comments are
+ * carried over (cli.md §4.10); `onDroppedComments` is told, per file name, how many comment lines had nothing left to
+ * belong to. An empty key whose old file had a header keeps it above the empty content.
+ */
+export function renderFiles(
+  doc: JsonObject,
+  existing?: string | ReadonlyMap<MetadataFileKey, string>,
+  onDroppedComments?: (n: number, file: string) => void,
+): Map<MetadataFileKey, string | undefined> {
+  const old = withSchemaHeaders(typeof existing === 'string' ? new Map<MetadataFileKey, string>([['actionsGraphql', existing]]) : (existing ?? new Map<MetadataFileKey, string>()));
+  const out = new Map<MetadataFileKey, string | undefined>();
+  const dropped = (key: MetadataFileKey, n: number): void => {
+    if (n > 0) onDroppedComments?.(n, METADATA_FILES[key][0]);
+  };
+  const yamlFile = (key: MetadataFileKey, value: unknown): void => {
+    const empty = METADATA_FILES[key][1];
+    const carried = carryComments(value === undefined ? empty : toYaml(value), old.get(key));
+    dropped(key, carried.dropped);
+    out.set(key, value === undefined && carried.text === empty ? undefined : carried.text);
+  };
+  const list = (key: MetadataFileKey, name: string): void => {
+    const v = doc[name] as Json[] | undefined;
+    yamlFile(key, v && v.length > 0 ? v : undefined);
+  };
+  yamlFile('version', { version: 2 });
+  list('tables', 'tables');
+  list('functions', 'functions');
+  list('allowList', 'allowlist');
+  list('remoteSchemas', 'remote_schemas');
+  list('queryCollections', 'query_collections');
+  list('cronTriggers', 'cron_triggers');
+  list('inheritedRoles', 'inherited_roles');
+  list('restEndpoints', 'rest_endpoints');
+  const actions = doc['actions'] as JsonObject[] | undefined;
+  const customTypes = doc['custom_types'] as JsonObject | undefined;
+  if ((actions?.length ?? 0) > 0 || customTypes) {
+    const split = splitActions(actions, customTypes, old.get('actionsGraphql'));
+    dropped('actionsGraphql', split.droppedComments);
+    out.set('actionsGraphql', split.sdl);
+    yamlFile('actionsYaml', split.yaml);
+  } else {
+    out.set('actionsGraphql', undefined);
+    yamlFile('actionsYaml', undefined);
+  }
+  return out;
+}
+
+const SCHEMA_HEADER = /^# yaml-language-server: \$schema=(\S*?)[^/\s]+\.schema\.json[ \t]*\r?\n/;
+
+/**
+ * A YAML file that is missing (removed by `--prune`, say) in a directory whose other files start with a schema line
+ * gets the same line, naming its own schema: the next export recreates it with the header (issue 19).
+ */
+function withSchemaHeaders(old: ReadonlyMap<MetadataFileKey, string>): ReadonlyMap<MetadataFileKey, string> {
+  const base = [...old.values()].map((t) => SCHEMA_HEADER.exec(t)?.[1]).find((b) => b !== undefined);
+  if (base === undefined) return old;
+  const out = new Map(old);
+  for (const [key, [name]] of Object.entries(METADATA_FILES) as [MetadataFileKey, (typeof METADATA_FILES)[MetadataFileKey]][]) {
+    if (!out.has(key) && name.endsWith('.yaml')) out.set(key, `# yaml-language-server: $schema=${base}${name.replace(/\.yaml$/, '')}.schema.json\n\n`);
+  }
+  return out;
+}
+
+/** Whether rendered content holds only the empty value of its file (comments aside), so that `--prune` removes it. */
+export function isEmptyContent(key: MetadataFileKey, content: string | undefined): boolean {
+  if (content === undefined) return true;
+  if (key === 'actionsGraphql' || key === 'version') return false;
+  const empty = METADATA_FILES[key][1];
+  if (content === empty) return true;
+  try {
+    return JSON.stringify(parse(content)) === JSON.stringify(parse(empty));
+  } catch {
+    return false;
+  }
+}
+
+export interface ExportReport {
+  created: string[];
+  updated: string[];
+  removed: string[];
+  unchanged: string[];
+}
+
+const tmpName = (dir: string, kind: 'tmp' | 'old') => join(dirname(dir), `.${basename(dir)}.engine-${kind}-${randomBytes(4).toString('hex')}`);
+
+/** Cleans up after an interrupted export; returns a warning when the old directory had to be restored. */
+export function recoverDirectory(dir: string): string | null {
+  const parent = dirname(dir);
+  if (!existsSync(parent)) return null;
+  const base = basename(dir);
+  let warning: string | null = null;
+  for (const e of readdirSync(parent)) {
+    if (e.startsWith(`.${base}.engine-tmp-`)) rmSync(join(parent, e), { recursive: true, force: true });
+  }
+  const old = readdirSync(parent).filter((e) => e.startsWith(`.${base}.engine-old-`));
+  if (!existsSync(dir) && old[0]) {
+    renameSync(join(parent, old[0]), dir);
+    warning = `restored ${base}/ from an interrupted export`;
+  }
+  for (const e of readdirSync(parent)) {
+    if (e.startsWith(`.${base}.engine-old-`)) rmSync(join(parent, e), { recursive: true, force: true });
+  }
+  return warning;
+}
+
+/**
+ * What `writeMetadataDir` writes: each file's name and content, or null for a file to remove (pruned, or an optional
+ * file that would only say "nothing here").
+ */
+export function plannedFiles(dir: string, files: Map<MetadataFileKey, string | undefined>, prune: boolean): Map<string, string | null> {
+  const next = new Map<string, string | null>();
+  for (const [key, content] of files) {
+    const [name, empty] = METADATA_FILES[key];
+    const pruneIt = prune && key !== 'version' && isEmptyContent(key, content);
+    // An optional file is not added to a project just to say "nothing here"; one that exists is kept up to date.
+    const skipIt = OPTIONAL_FILES.has(key) && isEmptyContent(key, content) && readProjectFile(join(dir, name)) === undefined;
+    next.set(name, pruneIt || skipIt ? null : (content ?? empty));
+  }
+  return next;
+}
+
+/** Writes the rendered files into `dir` atomically (cli.md §4.11). */
+export function writeMetadataDir(dir: string, files: Map<MetadataFileKey, string | undefined>, prune: boolean): ExportReport {
+  return writeTree(dir, plannedFiles(dir, files, prune));
+}
+
+/**
+ * Writes files into `dir` atomically (cli.md §4.11): a sibling temporary directory gets a copy of the old one, the new
+ * files (`next`: path relative to `dir`, `/`-separated, → content; null removes it and the directories it leaves
+ * empty), then replaces it with two renames. Nothing is written when no file changes.
+ */
+export function writeTree(dir: string, next: ReadonlyMap<string, string | null>): ExportReport {
+  const report: ExportReport = { created: [], updated: [], removed: [], unchanged: [] };
+  for (const [name, content] of next) {
+    const old = readProjectFile(join(dir, name)) ?? null;
+    if (content === null) {
+      if (old !== null) report.removed.push(name);
+    } else if (old === null) report.created.push(name);
+    else if (old === content) report.unchanged.push(name);
+    else report.updated.push(name);
+  }
+  if (report.created.length + report.updated.length + report.removed.length === 0 && existsSync(dir)) return report;
+  const tmp = tmpName(dir, 'tmp');
+  try {
+    if (existsSync(dir)) cpSync(dir, tmp, { recursive: true });
+    else mkdirSync(tmp, { recursive: true });
+    for (const [name, content] of next) {
+      const path = join(tmp, name);
+      if (content !== null) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, content);
+        continue;
+      }
+      rmSync(path, { force: true });
+      for (let d = dirname(path); d.startsWith(`${tmp}${sep}`) && readdirSync(d).length === 0; d = dirname(d)) rmSync(d, { recursive: true });
+    }
+    if (!existsSync(dir)) {
+      renameSync(tmp, dir);
+      return report;
+    }
+    const old = tmpName(dir, 'old');
+    renameSync(dir, old);
+    try {
+      renameSync(tmp, dir);
+    } catch (e) {
+      renameSync(old, dir);
+      throw e;
+    }
+    rmSync(old, { recursive: true, force: true });
+    return report;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
