@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { globalsText, tableEntryText } from '../metadata/document.js';
 import type { Metadata } from '../metadata/types.js';
+import { VersionedMap } from '../metadata/versioned-map.js';
 
 /*
  * Where the metadata document lives (docs/decisions.md, "metadata storage"): one row per table entry in
@@ -114,17 +115,21 @@ UPDATE engine_catalog.metadata_globals SET globals = coalesce($6::text, globals)
 export async function writeMetadata(tx: Queryable, before: Metadata, after: Metadata): Promise<number> {
   const gone: [string[], string[]] = [[], []];
   const put: [string[], string[], string[]] = [[], [], []];
-  for (const [key, entry] of after.tables) {
+  // A copy of the tables knows which keys it wrote; unrelated versions (replace_metadata, a reload) compare whole.
+  const keys = VersionedMap.changedKeys(before.tables, after.tables) ?? new Set([...before.tables.keys(), ...after.tables.keys()]);
+  for (const key of keys) {
     const old = before.tables.get(key);
-    if (old === entry || (old && tableEntryText(old) === tableEntryText(entry))) continue;
-    put[0].push(entry.table.schema);
-    put[1].push(entry.table.name);
-    put[2].push(tableEntryText(entry));
-  }
-  for (const [key, entry] of before.tables) {
-    if (after.tables.has(key)) continue;
-    gone[0].push(entry.table.schema);
-    gone[1].push(entry.table.name);
+    const entry = after.tables.get(key);
+    if (entry === undefined) {
+      if (old) {
+        gone[0].push(old.table.schema);
+        gone[1].push(old.table.name);
+      }
+    } else if (old !== entry && (!old || tableEntryText(old) !== tableEntryText(entry))) {
+      put[0].push(entry.table.schema);
+      put[1].push(entry.table.name);
+      put[2].push(tableEntryText(entry));
+    }
   }
   const globals = globalsText(after);
   const rows = await tx.query<{ v: number }>(WRITE_SQL, [...gone, ...put, globals === globalsText(before) ? null : globals]);
