@@ -15,7 +15,7 @@ export function eventTriggerTables(md: Metadata): ReadonlyMap<string, string> {
   const versioned = tables as Tables;
   let index = known.get(versioned);
   if (index) return index;
-  const base = versioned.nearest(known);
+  const base = VersionedMap.nearest(versioned, known);
   if (base) {
     const next = new Map([...base.value].filter(([, key]) => !base.changed.has(key)));
     for (const key of base.changed) add(next, key, tables.get(key));

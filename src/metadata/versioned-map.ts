@@ -66,9 +66,9 @@ export class VersionedMap<K, V> implements Map<K, V> {
    * The nearest version at or before this one that `known` has a value for, with the keys written since; null when
    * there is none within MAX_HOPS. For values derived from the map that can be brought forward key by key.
    */
-  nearest<T>(known: { get(map: VersionedMap<K, V>): T | undefined }): { value: T; changed: Set<K> } | null {
+  static nearest<K, V, T>(map: VersionedMap<K, V>, known: { get(map: VersionedMap<K, V>): T | undefined }): { value: T; changed: Set<K> } | null {
     const changed = new Set<K>();
-    for (let m: VersionedMap<K, V> | null = this; m; m = m.prev) {
+    for (let m: VersionedMap<K, V> | null = map; m; m = m.prev) {
       const value = known.get(m);
       if (value !== undefined) return { value, changed };
       for (const k of m.touched) changed.add(k);
@@ -83,11 +83,8 @@ export class VersionedMap<K, V> implements Map<K, V> {
   }
 
   private slot(key: K): Slot<V> | undefined {
-    for (let m: VersionedMap<K, V> | null = this; m; m = m.parent) {
-      const s = m.own.get(key);
-      if (s !== undefined || m.own.has(key)) return s;
-    }
-    return undefined;
+    const s = this.own.get(key);
+    return s !== undefined || !this.parent ? s : this.parent.slot(key);
   }
 
   private writable(): void {
@@ -131,8 +128,8 @@ export class VersionedMap<K, V> implements Map<K, V> {
   }
 
   *entries(): MapIterator<[K, V]> {
-    const layers: VersionedMap<K, V>[] = [];
-    for (let m: VersionedMap<K, V> | null = this; m; m = m.parent) layers.push(m);
+    const layers: VersionedMap<K, V>[] = [this];
+    for (let m = this.parent; m; m = m.parent) layers.push(m);
     const root = layers.pop() as VersionedMap<K, V>;
     // The newest slot of every key written above the root, then the root's keys in order, then the keys new above it.
     const overlay = new Map<K, Slot<V>>();

@@ -87,8 +87,8 @@ describe('VersionedMap', () => {
     b.set('y', 2);
     const c = b.derive();
     c.delete('x');
-    expect(c.nearest(known)).toEqual({ value: 'at a', changed: new Set(['y', 'x']) });
-    expect(a.nearest(known)).toEqual({ value: 'at a', changed: new Set() });
-    expect(VersionedMap.of(new Map()).nearest(known)).toBeNull();
+    expect(VersionedMap.nearest(c, known)).toEqual({ value: 'at a', changed: new Set(['y', 'x']) });
+    expect(VersionedMap.nearest(a, known)).toEqual({ value: 'at a', changed: new Set() });
+    expect(VersionedMap.nearest(VersionedMap.of(new Map<string, number>()), known)).toBeNull();
   });
 });
