@@ -61,15 +61,15 @@ export interface BatchStatement {
   name?: string;
 }
 
-/** How a batch's transaction is set up and judged before it commits. */
+/** How a batch's transaction is set up and ended. */
 export interface BatchOptions extends TransactionOptions {
-  /** Sees the rows of `first` before anything else is judged; throwing rolls back (a stale plan). */
+  /** Sees the rows of `first`; throwing fails the batch (a stale plan), rolled back unless it committed already. */
   begun?(first: Row[]): void;
   /**
-   * Sees the statements' rows — all of them, or those before the first that failed — and may throw instead (a failed
-   * permission check); throwing rolls back.
+   * COMMIT is sent with the statements (one round trip on PostgreSQL): the statements abort the transaction
+   * themselves when it must not commit. A read-only snapshot always commits so.
    */
-  judge?(results: Row[][]): void;
+  commitWith?: boolean;
 }
 
 /** Statement `index` of a batch failed; the transaction was rolled back. */
@@ -95,8 +95,8 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /**
    * Runs `statements` in order in one transaction and returns their rows. On PostgreSQL they are pipelined: BEGIN
-   * (with `first`) and every statement go out together, a read-only snapshot's COMMIT with them — one round trip for
-   * a query, two for a mutation. Rolls back on any failure (BatchError names the statement) or when a judge throws.
+   * (with `first`), every statement and, with `commitWith`, COMMIT go out together in one round trip. Rolls back on
+   * any failure (BatchError names the statement) or when `begun` throws.
    */
   batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]>;
   openSession(): Promise<Session>;

@@ -107,11 +107,9 @@ export class PgliteDatabase implements Database {
         try {
           results.push(await q.query(st.sql, st.params));
         } catch (e) {
-          opts.judge?.(results);
           throw new BatchError(i, e);
         }
       }
-      opts.judge?.(results);
       return results;
     });
   }

@@ -19,6 +19,16 @@ function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
+/**
+ * The client's socket, corked while a batch is submitted: pg writes each protocol message on its own (a prepared
+ * statement is Bind, Describe, Execute, Sync), and every write is a system call that may wake the server for a part of
+ * the request; corked, the whole batch leaves in one write. Absent (null) if pg's internals ever change.
+ */
+function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | null {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection?.stream;
+  return stream && typeof stream.cork === 'function' && typeof stream.uncork === 'function' ? stream as { cork(): void; uncork(): void } : null;
+}
+
 /** An external PostgreSQL (13 or newer) through a connection pool. */
 export class PostgresDatabase implements Database {
   readonly kind = 'external' as const;
@@ -81,13 +91,23 @@ export class PostgresDatabase implements Database {
   async batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
     const client = await this.pool.connect();
     let broken = false;
-    // A read-only snapshot commits in the same round trip: there is nothing to undo when a judge objects afterwards.
-    const commitWith = opts.readOnlySnapshot === true;
+    // A read-only snapshot commits in the same round trip: a stale plan found afterwards has changed nothing.
+    const commitWith = opts.readOnlySnapshot === true || opts.commitWith === true;
     try {
-      const begin = client.query(['BEGIN', ...transactionSetup(opts)].join('; ')) as unknown as Promise<pg.QueryResult<Row> | pg.QueryResult<Row>[]>;
-      const sent = statements.map((st) => (st.name ? client.query<Row>({ name: st.name, text: st.sql, values: st.params }) : client.query<Row>(st.sql, st.params)));
-      const commit = commitWith ? client.query('COMMIT') : null;
-      // Every answer is awaited before judging: a failure aborts the transaction and fails the statements after it.
+      const socket = socketOf(client);
+      socket?.cork();
+      let begin: Promise<pg.QueryResult<Row> | pg.QueryResult<Row>[]>;
+      let sent: Promise<pg.QueryResult<Row>>[];
+      let commit: Promise<unknown> | null;
+      try {
+        // Pipelined: each query is written as it is submitted, without waiting for the previous answer.
+        begin = client.query(['BEGIN', ...transactionSetup(opts)].join('; ')) as unknown as typeof begin;
+        sent = statements.map((st) => (st.name ? client.query<Row>({ name: st.name, text: st.sql, values: st.params }) : client.query<Row>(st.sql, st.params)));
+        commit = commitWith ? client.query('COMMIT') : null;
+      } finally {
+        socket?.uncork();
+      }
+      // Every answer is awaited: a failure aborts the transaction and fails the statements after it.
       const [b, ...done] = await Promise.allSettled([begin, ...sent, ...(commit ? [commit] : [])]);
       const ended = commitWith;
       try {
@@ -97,17 +117,17 @@ export class PostgresDatabase implements Database {
         const results: Row[][] = [];
         for (let i = 0; i < statements.length; i++) {
           const r = done[i];
-          if (r?.status !== 'fulfilled') {
-            // What the statements before it found (a failed check) comes first, as if they had run alone.
-            opts.judge?.(results);
-            throw new BatchError(i, r?.reason);
-          }
+          // A pipelined COMMIT after a failed statement ends the aborted transaction with a rollback.
+          if (r?.status !== 'fulfilled') throw new BatchError(i, r?.reason);
           results.push((r.value as pg.QueryResult<Row>).rows);
         }
         const c = commit ? done[statements.length] : undefined;
-        if (c && c.status !== 'fulfilled') throw c.reason;
-        opts.judge?.(results);
-        if (!ended) await client.query('COMMIT');
+        // A deferred constraint fails at COMMIT: it is the last statement's failure.
+        const last = Math.max(0, statements.length - 1);
+        if (c && c.status !== 'fulfilled') throw new BatchError(last, c.reason);
+        if (!ended) await client.query('COMMIT').catch((e: unknown) => {
+          throw new BatchError(last, e);
+        });
         return results;
       } catch (e) {
         if (!ended) {

@@ -121,6 +121,13 @@ BEGIN
   RETURN new_id;
 END
 $fn$;
+-- Raises with the SQLSTATE given: a GraphQL mutation statement aborts itself, and its transaction, when a permission
+-- check fails or it was planned on older metadata, so that COMMIT goes out in the same round trip (graphql-api.md §7.3).
+CREATE OR REPLACE FUNCTION engine_catalog.raise_error(code text, message text) RETURNS text LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;
+END
+$fn$;
 `;
 
 /** Creates the catalog if missing; callers hold STARTUP_LOCK_KEY so that instances do not race. */
@@ -130,6 +137,12 @@ export async function ensureCatalog(tx: Queryable): Promise<void> {
 
 /** The stored resource_version as column `v`: fixed text, also sent in the round trip that begins a GraphQL transaction. */
 export const VERSION_SQL = 'SELECT resource_version AS v FROM engine_catalog.metadata_globals WHERE id = 1';
+/** The stored resource_version as a scalar expression, for statements that check it themselves. */
+export const STORED_VERSION = '(SELECT resource_version FROM engine_catalog.metadata_globals WHERE id = 1)';
+
+/** SQLSTATEs of engine_catalog.raise_error (class EN is no standard class): a failed permission check, a stale plan. */
+export const CHECK_FAILED_STATE = 'EN001';
+export const STALE_PLAN_STATE = 'EN002';
 
 /** The stored resource_version; with `lock`, the metadata row (metadata-store.ts) is locked until the transaction ends. */
 export async function readVersion(tx: Queryable, lock = false): Promise<number> {

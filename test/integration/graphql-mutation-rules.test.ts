@@ -112,6 +112,21 @@ describe('§4.2 presets and session variables', () => {
     const err = await failing('mutation { a: insert_article(objects: [{title: "Other"}]) { affected_rows } b: insert_article(objects: [{title: "Other"}]) { affected_rows } }', USER1);
     expect(err.message).toMatch(/^Uniqueness violation/);
   });
+
+  it('the database\'s own row triggers see the session variables, before and after the write, in every kind of mutation', async () => {
+    // An audit pattern of the incumbent's users: triggers reading the session variables of the request.
+    await e.sql(`CREATE TABLE audit (op text, vars text);
+      CREATE FUNCTION audit_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        INSERT INTO audit VALUES (TG_WHEN || ' ' || TG_OP, current_setting('engine.session_variables', true));
+        RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;
+      CREATE TRIGGER audit_before BEFORE INSERT OR UPDATE OR DELETE ON article FOR EACH ROW EXECUTE FUNCTION audit_row();
+      CREATE TRIGGER audit_after AFTER INSERT OR UPDATE OR DELETE ON article FOR EACH ROW EXECUTE FUNCTION audit_row();`);
+    await q(e, 'mutation { insert_article_one(object: {title: "Audited"}) { id } }', USER1);
+    await q(e, 'mutation { update_article(where: {title: {_eq: "Audited"}}, _set: {content: "c"}) { affected_rows } }', USER1);
+    await q(e, 'mutation { delete_article(where: {title: {_eq: "Audited"}}) { affected_rows } }', USER1);
+    const vars = '{"x-engine-role":"user","x-engine-user-id":"1"}';
+    expect(await e.db.query('SELECT op, vars FROM audit')).toEqual(['BEFORE INSERT', 'AFTER INSERT', 'BEFORE UPDATE', 'AFTER UPDATE', 'BEFORE DELETE', 'AFTER DELETE'].map((op) => ({ op, vars })));
+  });
 });
 
 describe('on_conflict', () => {

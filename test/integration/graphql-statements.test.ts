@@ -42,7 +42,7 @@ async function run(query: string, headers: Headers = {}, variables?: unknown): P
   return { body: r.body, statements: [...second.log] };
 }
 
-const VERSION_CHECK = /resource_version/;
+const VERSION_CHECK = /^SELECT resource_version/;
 const isVersionCheck = (s: string) => VERSION_CHECK.test(s);
 
 describe('§7.1–§7.2 one statement per root field', () => {
@@ -123,6 +123,31 @@ describe('§7.4 plan cache', () => {
     expect((await run(query, as('anonymous'))).body.data.article).toEqual([{ id: 1 }]);
     expect(second.service.stats).toEqual({ prepared: 2, compiled: 2 });
   });
+
+  it('a mutation planned before another instance changed the metadata writes nothing and is planned again', async () => {
+    const mutation = 'mutation { update_article(where: {}, _set: {title: "Stale"}) { affected_rows } }';
+    const before = await e.db.query<{ title: string }>('SELECT title FROM article ORDER BY id');
+    // Planned and cached on the counting instance; the update is within user 1's filter but changes no title.
+    const first = await run('mutation { update_article(where: {id: {_eq: 0}}, _set: {title: "Stale"}) { affected_rows } }', as('user', 1));
+    expect(first.body).toEqual({ data: { update_article: { affected_rows: 0 } } });
+    await e.ok({ type: 'drop_update_permission', args: { table: 'article', role: 'user' } });
+    const after = await run(mutation, as('user', 1));
+    expect(after.body).toEqual({ errors: [{ message: 'field "update_article" not found in type: \'mutation_root\'', extensions: { path: '$.selectionSet.update_article', code: 'validation-failed' } }] });
+    expect(await e.db.query('SELECT title FROM article ORDER BY id')).toEqual(before);
+  });
+
+  it('a mutation on a held, stale schema runs its guarded statement once, is rolled back and planned again', async () => {
+    const mutation = 'mutation { update_article_by_pk(pk_columns: {id: 1}, _set: {title: "Kept"}) { title } }';
+    expect((await run(mutation)).body).toEqual({ data: { update_article_by_pk: { title: 'Kept' } } });
+    // Through the other instance: a change the counting instance has not seen; it still holds the old cache.
+    await e.ok({ type: 'create_select_permission', args: { table: 'author', role: 'stale_probe', permission: { columns: ['id'], filter: {} } } });
+    const again = await run(mutation.replace('Kept', 'Again'));
+    expect(again.body).toEqual({ data: { update_article_by_pk: { title: 'Again' } } });
+    const writes = again.statements.filter((x) => x.startsWith('WITH "m" AS (UPDATE'));
+    // The first attempt was aborted by its guard (stale plan), the second ran on the refreshed schema.
+    expect(writes).toHaveLength(2);
+    expect(await e.db.query('SELECT title FROM article WHERE id = 1')).toEqual([{ title: 'Again' }]);
+  });
 });
 
 describe('§2.1 the schema follows the metadata', () => {
@@ -182,7 +207,9 @@ describe('§7.1 synchronous actions', () => {
 
 describe('§7.1–§7.3 mutations: one statement per root field, checks in it', () => {
   const inTx = (s: string[]) => s.filter((x) => !isVersionCheck(x));
-  const SET_CONFIG = "SELECT set_config('engine.session_variables', $1, true)";
+  // Each statement records who writes and checks the plan's resource_version itself, before it writes (its guard).
+  const GUARD = /FROM \(SELECT set_config\('engine\.session_variables', \$\d+::text, true\) AS "s", CASE WHEN \(SELECT resource_version FROM engine_catalog\.metadata WHERE id = 1\) IS DISTINCT FROM \$\d+::integer THEN engine_catalog\.raise_error\('EN002', 'stale plan'\) END AS "v"\) AS "_g"$/;
+  const guarded = (write: string) => expect.stringMatching(new RegExp(`^WITH "m" AS \\(${write} [^]*${GUARD.source}`));
 
   it('1,000 inserted objects with a check through a relationship and returning: one statement', async () => {
     const objects = Array.from({ length: 1000 }, (_, i) => ({ title: `t${i}`, content: String(i) }));
@@ -190,27 +217,30 @@ describe('§7.1–§7.3 mutations: one statement per root field, checks in it', 
     expect(body.data.insert_article.affected_rows).toBe(1000);
     expect(body.data.insert_article.returning).toHaveLength(1000);
     expect(body.data.insert_article.returning[999].author).toEqual({ name: 'Ann' });
-    expect(inTx(statements)).toEqual(['BEGIN', SET_CONFIG, expect.stringMatching(/^WITH "m" AS \(INSERT /), 'COMMIT']);
+    expect(inTx(statements)).toEqual(['BEGIN', guarded('INSERT'), 'COMMIT']);
   });
 
-  it('a failed check costs no extra statement and the session variables are the first statement\'s parameter', async () => {
+  it('a failed check costs no extra statement: the statement aborts itself; the session variables are its parameter', async () => {
     second.log.length = 0;
+    second.params.length = 0;
     const { body, statements } = await run('mutation { insert_article_one(object: {title: "Mine"}) { id } }', as('user', 3));
     expect(body.errors[0].message).toBe('check constraint of an insert permission has failed');
-    expect(inTx(statements)).toEqual(['BEGIN', SET_CONFIG, expect.stringMatching(/^WITH "m" AS \(INSERT /), 'COMMIT']);
+    expect(inTx(statements)).toEqual(['BEGIN', guarded('INSERT'), 'COMMIT']);
+    expect(inTx(statements)[1]).toMatch(/THEN engine_catalog\.raise_error\('EN001', 'insert'\)/);
+    expect(second.params.flat()).toContain('{"x-engine-role":"user","x-engine-user-id":"3"}');
   });
 
   it('three root fields: three statements in one transaction, in document order', async () => {
     const { body, statements } = await run(`mutation { a: update_article(where: {id: {_eq: 2}}, _set: {title: "T"}, _inc: {views: 1}) { affected_rows }
       b: delete_article_by_pk(id: 2) { title views } c: insert_author_one(object: {name: "Dee"}) { id } }`);
     expect(body).toEqual({ data: { a: { affected_rows: 1 }, b: { title: 'T', views: '1' }, c: { id: 4 } } });
-    expect(inTx(statements)).toEqual(['BEGIN', SET_CONFIG, expect.stringMatching(/^WITH "m" AS \(UPDATE /), expect.stringMatching(/^WITH "m" AS \(DELETE /), expect.stringMatching(/^WITH "m" AS \(INSERT /), 'COMMIT']);
+    expect(inTx(statements)).toEqual(['BEGIN', guarded('UPDATE'), guarded('DELETE'), guarded('INSERT'), 'COMMIT']);
   });
 
   it('SQL text never contains a value: objects, presets, session variables and checks are parameters', async () => {
     const { statements } = await run('mutation ($c: String) { insert_article(objects: [{title: "zz_literal", content: $c}]) { returning { id } } update_article(where: {title: {_eq: "zz_where"}}, _set: {content: "zz_set"}) { affected_rows } }', { ...as('user', 1), 'x-engine-extra': 'zz_session' }, { c: 'zz_variable' });
-    const sql = statements.filter((s) => s.startsWith('WITH') || s.startsWith('SELECT set_config'));
-    expect(sql).toHaveLength(3);
+    const sql = statements.filter((s) => s.startsWith('WITH'));
+    expect(sql).toHaveLength(2);
     for (const s of sql) expect(s).not.toMatch(/zz_/);
     expect(second.params.flat().join(' ')).toMatch(/zz_session/);
   });

@@ -67,7 +67,7 @@ export function asyncStatement(i: AsyncInfo, field: Field, nodes: FieldNode[], r
     const sql = `WITH "ins" AS (INSERT INTO "engine_catalog"."action_log" ` +
       '("action_name", "input_payload", "request_headers", "session_variables", "request_query") ' +
       `VALUES (${b.value(i.action.name, 'text')}, ${input}, ${b.request('headers', 'jsonb')}, ${b.sessionJson('jsonb')}, ${b.request('query', 'text')}) ` +
-      'RETURNING "id") SELECT to_json("ins"."id")::text AS "root" FROM "ins"';
+      `RETURNING "id") SELECT (SELECT to_json("ins"."id") FROM "ins")::text AS "root" FROM ${b.guard()}`;
     return { sql, params: b.params };
   }
   const c = new SelectionCompiler(b, role, sel);

@@ -1,6 +1,7 @@
 import { execute, Kind, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../errors.js';
 import { BatchError, pgErrorInfo, type BatchStatement, type Database, type Row } from '../../db/database.js';
+import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../catalog.js';
 import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
 import { callAction, type ActionRequest } from './action-call.js';
@@ -9,11 +10,9 @@ import { addRelationships, checkNested, checkRelationships, shapeInDatabase } fr
 import type { RoleView } from './visibility.js';
 import type { RootPlan } from './plan.js';
 import type { SelectionContext } from './selection.js';
-import { bind, checkBound, sessionJsonText, type RequestValues } from './sql-builder.js';
+import { bind, checkBound, type RequestValues } from './sql-builder.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
-
-const SET_SESSION = "SELECT set_config('engine.session_variables', $1, true)";
 
 const CONSTRAINT: Record<string, string> = {
   '23505': 'Uniqueness violation. ', '23503': 'Foreign key violation. ', '23502': 'Not-NULL violation. ',
@@ -60,7 +59,8 @@ function introspection(schema: GraphQLSchema, doc: DocumentNode, sel: SelectionC
  * plans again (nothing has run: the transaction that saw it rolls back).
  */
 export class StaleSchema extends Error {
-  constructor(readonly stored: number) {
+  /** `stored`: the version read, when the request read it (a mutation's statement only reports the difference). */
+  constructor(readonly stored: number | null) {
     super('the metadata changed since the schema was planned');
   }
 }
@@ -135,33 +135,32 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     values.set(p.key, JSON.stringify(shaped));
   }
   if (statements.length > 0) {
-    // One transaction (§4.1): a query's is a read-only snapshot, a mutation's READ COMMITTED whose first statement
-    // records who writes, for event triggers. The stored resource_version is read in BEGIN's round trip (§7.1): a
-    // stale plan rolls back and is planned again. A failed check rolls back too (§7.3).
+    // One transaction, one round trip on PostgreSQL (§4.1, §7.1). A query's is a read-only snapshot that reads the
+    // stored resource_version with BEGIN: a stale plan is planned again. A mutation's is READ COMMITTED and its COMMIT
+    // goes out with the statements: each statement records who writes, for event triggers, and aborts the
+    // transaction itself when its plan is stale or a permission check fails (StatementBuilder.guard, §7.3).
     const mutation = x.sel.op.operation === 'mutation';
     const batch: BatchStatement[] = statements.map((p) => ({ sql: p.sql, params: x.args.get(p.key) ?? [], name: p.name }));
-    if (mutation) batch.unshift({ sql: SET_SESSION, params: [sessionJsonText(x.action.sessionVariables)], name: 'engine_session_variables' });
-    const skip = mutation ? 1 : 0;
     let results: Row[][];
     try {
-      results = await x.db.batch(batch, {
-        readOnlySnapshot: !mutation, utc: true, first: x.version.stored === null ? x.version.sql : undefined,
+      results = await x.db.batch(batch, mutation ? { utc: true, commitWith: true } : {
+        readOnlySnapshot: true, utc: true, first: x.version.stored === null ? x.version.sql : undefined,
         begun: (first) => {
           if (x.version.stored === null) seen(x.version, first[0]?.['v']);
         },
-        judge: (rows) => {
-          for (const [i, p] of statements.entries()) {
-            const fail = rows[i + skip]?.[0]?.['fail'];
-            if (fail && p.checks) throw gqlError('permission-error', fail === 'insert' ? p.checks.insert : p.checks.update, `check constraint of an ${String(fail)} permission has failed`);
-          }
-        },
       });
     } catch (e) {
-      const p = e instanceof BatchError ? statements[e.index - skip] : undefined;
       if (!(e instanceof BatchError)) throw e;
+      const p = statements[e.index];
+      const info = pgErrorInfo(e.cause);
+      if (info?.code === STALE_PLAN_STATE) throw new StaleSchema(null);
+      if (info?.code === CHECK_FAILED_STATE && p?.checks) {
+        const check = info.message === 'insert' ? 'insert' : 'update';
+        throw gqlError('permission-error', p.checks[check], `check constraint of an ${check} permission has failed`);
+      }
       throw (p ? databaseError(e.cause, p.key, p.sql, x.args.get(p.key) ?? []) : null) ?? e.cause;
     }
-    for (const [i, p] of statements.entries()) values.set(p.key, (results[i + skip]?.[0]?.['root'] as string | null | undefined) ?? 'null');
+    for (const [i, p] of statements.entries()) values.set(p.key, (results[i]?.[0]?.['root'] as string | null | undefined) ?? 'null');
   }
   return `{"data":{${x.plans.map((p) => `${JSON.stringify(p.key)}:${values.get(p.key) ?? 'null'}`).join(',')}}}`;
 }

@@ -13,21 +13,23 @@ import { asList, hasVarRef, isPlainObject, paramText, type GValue } from './valu
 import { whereSql } from './where.js';
 import type { RoleView } from './visibility.js';
 import type { SelectionContext } from './selection.js';
+import { CHECK_FAILED_STATE } from '../catalog.js';
 
 /**
  * Mutation root fields → one statement each (graphql-api.md §4.5–§4.7, §7.3): a data-modifying CTE `m` returns the
  * written rows whole (`r`) with the permission checks evaluated on them, and the outer SELECT builds the response from
- * them and reports whether a check failed (`fail`), so the check costs no extra round trip.
+ * them and aborts the statement when a check failed (engine_catalog.raise_error with CHECK_FAILED_STATE, the message
+ * naming the check), so the check costs no extra round trip and COMMIT can be sent with the statement.
  */
 
 type Field = GraphQLField<unknown, unknown>;
 
-/** Which check failed: the executor rolls back and answers the matching §6.1 row 31/32 error. */
+/** Which check failed: the error's message; the executor answers the matching §6.1 row 31/32 error. */
 export type CheckFailure = 'insert' | 'update';
 
 export interface MutationStatement {
   sql: string;
-  /** Whether the statement reports a failed check in its "fail" column. */
+  /** Whether the statement can fail a check. */
   checked: boolean;
 }
 
@@ -45,6 +47,7 @@ function columnwise(objects: GValue[], cols: DbColumn[]): boolean {
     && objects.every((o) => isPlainObject(o) && cols.every((c) => c.name in o && !hasVarRef(o[c.name] as GValue)));
 }
 const ROW = '"r"';
+const failed = (check: CheckFailure): string => `engine_catalog.raise_error('${CHECK_FAILED_STATE}', '${check}')`;
 
 export class MutationCompiler {
   private readonly sc: SelectionCompiler;
@@ -117,11 +120,11 @@ export class MutationCompiler {
       if (upsert) returning.push(`(${a}.xmax = 0) AS "ins"`);
       if (ins) {
         returning.push(`${ins} AS "ic"`);
-        checks.push(`WHEN bool_and(coalesce("ic", false))${upsert ? ' FILTER (WHERE "ins")' : ''} IS FALSE THEN 'insert'`);
+        checks.push(`WHEN bool_and(coalesce("ic", false))${upsert ? ' FILTER (WHERE "ins")' : ''} IS FALSE THEN ${failed('insert')}`);
       }
       if (upd) {
         returning.push(`${upd} AS "uc"`);
-        checks.push(`WHEN bool_and(coalesce("uc", false)) FILTER (WHERE NOT "ins") IS FALSE THEN 'update'`);
+        checks.push(`WHEN bool_and(coalesce("uc", false)) FILTER (WHERE NOT "ins") IS FALSE THEN ${failed('update')}`);
       }
     }
     return this.finish(field, mt, nodes, path, `${sql} RETURNING ${returning.join(', ')}`, checks, one);
@@ -158,7 +161,7 @@ export class MutationCompiler {
     const check = this.role.admin ? null : this.check(mt.update?.check, mt, a);
     if (check) {
       returning.push(`${check} AS "uc"`);
-      checks.push(`WHEN bool_and(coalesce("uc", false)) IS FALSE THEN 'update'`);
+      checks.push(`WHEN bool_and(coalesce("uc", false)) IS FALSE THEN ${failed('update')}`);
     }
     const sql = `UPDATE ${quoteTable(mt.rt.entry.table)} AS ${a} SET ${sets.join(', ')}${cond.length > 0 ? ` WHERE ${cond.join(' AND ')}` : ''} RETURNING ${returning.join(', ')}`;
     return this.finish(field, mt, nodes, path, sql, checks, byPk);
@@ -215,7 +218,7 @@ export class MutationCompiler {
     return { from: `FROM unnest(ARRAY(SELECT ${ROW} FROM "m")) AS ${t}${perm !== 'true' ? ` WHERE ${perm}` : ''}${limit}`, alias: t };
   }
 
-  /** `WITH "m" AS (<write>) SELECT <response> AS "root", <failed check> AS "fail"`. */
+  /** `WITH "m" AS (<write>) SELECT <response> AS "root", <check> AS "fail" FROM <guard>` (StatementBuilder.guard). */
   private finish(field: Field, mt: MutationTable, nodes: FieldNode[], path: string, write: string, checks: string[], single: boolean): MutationStatement {
     const type = getNamedType(field.type) as GraphQLObjectType;
     let root: string;
@@ -237,6 +240,6 @@ export class MutationCompiler {
       root = jsonObject(pairs);
     }
     const fail = checks.length > 0 ? `(SELECT CASE ${checks.join(' ')} END FROM "m")` : 'NULL::text';
-    return { sql: `WITH "m" AS (${write}) SELECT (${root})::text AS "root", ${fail} AS "fail"`, checked: checks.length > 0 };
+    return { sql: `WITH "m" AS (${write}) SELECT (${root})::text AS "root", ${fail} AS "fail" FROM ${this.b.guard()}`, checked: checks.length > 0 };
   }
 }

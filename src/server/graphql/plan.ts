@@ -83,7 +83,8 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     else if (i.kind === 'aggregate') expr = c.aggregateJson(field, i.view, i.source, nodes, null, path);
     else if (i.kind === 'by_pk') expr = c.byPk(field, i.view, nodes, path);
     else throw new Error(`root field ${name} of kind ${i.kind} cannot be compiled`);
-    const sql = `SELECT (${expr})::text AS "root"`;
+    // A tracked function in the mutation root writes: it runs through the guard, as table mutations do.
+    const sql = `SELECT (${expr})::text AS "root"${sel.op.operation === 'mutation' ? ` FROM ${b.guard()}` : ''}`;
     plans.push({ key, kind: 'sql', sql, name: statementName(sql), params: b.params });
   }
   return plans;

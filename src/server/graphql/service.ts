@@ -142,7 +142,7 @@ export class GraphqlService {
       return known;
     }
     // The headers are serialised only for an asynchronous action's statement, which binds them.
-    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query };
+    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role });

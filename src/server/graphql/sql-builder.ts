@@ -6,6 +6,7 @@ import { compareCodePoints } from '../../metadata/json.js';
 import { boolExpTable } from '../kinds/permissions.js';
 import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
 import type { TableView } from './visibility.js';
+import { STALE_PLAN_STATE, STORED_VERSION } from '../catalog.js';
 
 /**
  * A parameter of a compiled statement: a BoolExp parameter, the whole session-variables object, a value holding
@@ -14,12 +15,16 @@ import type { TableView } from './visibility.js';
 export type PlanParam = Param | { kind: 'session-json' } | { kind: 'gvalue'; value: GValue; typeName: string }
   | { kind: 'count'; variable: VarRef; path: string; cap: number | null }
   /** What an asynchronous action stores of its HTTP request (engine-api.md §5.2.4): the headers, the document text. */
-  | { kind: 'request'; what: 'headers' | 'query' };
+  | { kind: 'request'; what: 'headers' | 'query' }
+  /** The resource_version the request was planned at. */
+  | { kind: 'version' };
 
 /** The request values `request` parameters bind to: the client headers as JSON text, the GraphQL document. */
 export interface RequestValues {
   headers: string;
   query: string;
+  /** The resource_version the request was planned at (mutation statements check it, see `guard`). */
+  version?: number;
 }
 
 /**
@@ -69,6 +74,20 @@ export class StatementBuilder {
     return `$${this.params.length}::${typeName}`;
   }
 
+  /**
+   * A one-row FROM item that a mutation statement is read through. Its row is produced before the projection that
+   * runs the statement's writes, so it first records who writes, for triggers (engine-api.md §4.7.1, §5.3.1), and
+   * aborts the statement if the metadata changed since the request was planned. Its columns are never read: volatile
+   * expressions stay in the subquery (the planner keeps them).
+   */
+  guard(): string {
+    const session = this.sessionJson('text');
+    this.params.push({ kind: 'version' });
+    const planned = `$${this.params.length}::integer`;
+    return `(SELECT set_config('engine.session_variables', ${session}, true) AS "s", ` +
+      `CASE WHEN ${STORED_VERSION} IS DISTINCT FROM ${planned} THEN engine_catalog.raise_error('${STALE_PLAN_STATE}', 'stale plan') END AS "v") AS "_g"`;
+  }
+
   /** A role's select filter on `alias` (already quoted); true for admin. */
   permission(view: TableView, alias: string): string {
     if (view.filter === null) return 'true';
@@ -116,6 +135,10 @@ export function bind(params: PlanParam[], session: Record<string, string>, vars:
   return bindParams(params.map((p): Param => {
     if (p.kind === 'session-json') return { kind: 'value', text: json };
     if (p.kind === 'request') return { kind: 'value', text: request[p.what] };
+    if (p.kind === 'version') {
+      if (request.version === undefined) throw new Error('a mutation statement is bound without the planned resource_version');
+      return { kind: 'value', text: String(request.version) };
+    }
     if (p.kind === 'gvalue') return { kind: 'value', text: paramText(resolveVars(p.value, vars), p.typeName) };
     if (p.kind === 'count') return { kind: 'value', text: countValue(p, vars) };
     return p;
