@@ -5,6 +5,7 @@ import type { Json } from '../metadata/json.js';
 import { documentText, parseDocument } from '../metadata/document.js';
 import type { EventTrigger } from '../metadata/types.js';
 import type { CronTrigger } from '../metadata/kinds/cron-triggers.js';
+import { VersionedMap } from '../metadata/versioned-map.js';
 import { systemClock, type Clock } from './clock.js';
 import { OpContext } from './context.js';
 import { retireCronTriggers } from './workers/scheduled-store.js';
@@ -153,10 +154,15 @@ export class Engine {
    */
   async consistentEventTriggers(maxAgeMs = 0): Promise<Map<string, EventTrigger>> {
     const cache = await this.currentCache(maxAgeMs);
-    if (this.triggers?.cache !== cache) {
-      this.triggers = { cache, map: new Map([...installedTriggers(cache)].map(([name, it]) => [name, it.trigger])) };
-    }
-    return this.triggers.map;
+    const held = this.triggers;
+    if (held?.cache === cache) return held.map;
+    // Brought forward by the tables replaced since the cache it was made for: a change costs no walk of every table.
+    const changed = held ? VersionedMap.changedKeys(held.cache.tables, cache.tables) : null;
+    const map = held && changed ? new Map(held.map) : new Map<string, EventTrigger>();
+    if (held && changed) for (const name of installedTriggers(held.cache, changed).keys()) map.delete(name);
+    for (const [name, it] of installedTriggers(cache, changed ?? undefined)) map.set(name, it.trigger);
+    this.triggers = { cache, map };
+    return map;
   }
 
   /** The cron triggers as of the stored metadata (at most maxAgeMs old), for the scheduled-event processor. */

@@ -47,7 +47,11 @@ it('incremental resolution and partial writes match the full path (property)', a
     await e.reset();
     await e.sql(TABLES.map((t) => `create table ${t} (id int primary key, name text)`).join(';'));
     for (const t of TABLES) await e.ok({ type: 'track_table', args: t });
-    for (const op of ops) await e.query(op);
+    for (const op of ops) {
+      await e.query(op);
+      // The event processor's view, brought forward change by change.
+      await e.engine.consistentEventTriggers();
+    }
     const cache = e.engine.schemaCache;
     const full = resolve(cache.metadata, cache.catalog);
     expect(cache.inconsistent.map(recordJson)).toEqual(full.inconsistent.map(recordJson));
@@ -63,6 +67,7 @@ it('incremental resolution and partial writes match the full path (property)', a
     const exported = await e.query({ type: 'export_metadata', args: {} });
     expect(exported.text).toBe(text);
     expect(documentText(parseDocument((await readStored(e.db)).doc, '$'))).toBe(text);
+    expect(await e.engine.consistentEventTriggers()).toEqual(new Map([...installedTriggers(full)].map(([n, it]) => [n, it.trigger])));
     const triggers = await e.db.query<{ n: string }>(
       "SELECT tgname AS n FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'notify\\_engine\\_%' ORDER BY 1");
     expect(triggers.map((t) => t.n)).toEqual([...installedTriggers(full).values()]
