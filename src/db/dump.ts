@@ -31,7 +31,9 @@ export function dumpOptions(opts: unknown): string[] {
 
 /** Session settings pg_dump changes (pg_dump.c, setup_connection). */
 const PG_DUMP_SETTINGS = ['DateStyle', 'IntervalStyle', 'extra_float_digits', 'synchronize_seqscans', 'statement_timeout', 'lock_timeout',
-  'idle_in_transaction_session_timeout', 'transaction_timeout', 'row_security', 'client_encoding'];
+  'idle_in_transaction_session_timeout', 'transaction_timeout', 'row_security', 'client_encoding',
+  // pg_dump 17.6 forbids expanding views not in pg_catalog (CVE-2024-7348): left set, every view would be unreadable.
+  'restrict_nonsystem_relation_kind'];
 
 const run = (file: string, args: string[]): Promise<string> =>
   new Promise((resolve, reject) => {

@@ -13,6 +13,7 @@ import { cronTriggerJson, parseCronTrigger, type CronTrigger } from './kinds/cro
 import { parseAllowlistEntry, parseQueryCollection, queryCollectionJson, type QueryCollection } from './kinds/query-collections.js';
 import { checkRestCollisions, parseRestEndpoint, restEndpointJson, type RestEndpoint } from './kinds/rest-endpoints.js';
 import { emptyExtras, notEmptyExtras, parseExtras, parseTableExtras, type Extras } from './kinds/unsupported.js';
+import { VersionedMap } from './versioned-map.js';
 import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type InheritedRole, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
 export const emptyMetadata = (): Metadata => ({
@@ -279,9 +280,12 @@ export function documentText(md: Metadata, ordered: TableEntry[] = sortedTables(
 /** The part of the document after `tables`, as text: equal texts mean the non-table objects did not change. */
 export const globalsText = (md: Metadata): string => JSON.stringify(globalsJson(md));
 
-/** Copy-on-write clone: maps are copied, entries shared until replaced. */
+/**
+ * Copy-on-write clone: maps are copied, entries shared until replaced. The tables are a VersionedMap: copying them
+ * costs O(1), and the copy knows which entries it replaced (one change costs the same at any number of tables).
+ */
 export const cloneMetadata = (md: Metadata): Metadata => ({
-  tables: new Map(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
+  tables: VersionedMap.of(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
   inherited_roles: new Map(md.inherited_roles), cron_triggers: new Map(md.cron_triggers),
   query_collections: new Map(md.query_collections), allowlist: [...md.allowlist], rest_endpoints: new Map(md.rest_endpoints),
   ...(md.extras ? { extras: md.extras } : {}),

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { METADATA_DDL } from './metadata-store.js';
 
 /** Serialises start-up across instances sharing one database (any constant works; this one spells "engine"). */
 export const STARTUP_LOCK_KEY = 0x656e67696e65;
@@ -12,11 +13,7 @@ export const ACTIONS_CHANNEL = 'engine_actions';
 /* The catalog of engine-api.md §3.2; every statement is idempotent so that any instance may run it. */
 const CATALOG_DDL = `
 CREATE SCHEMA IF NOT EXISTS engine_catalog;
-CREATE TABLE IF NOT EXISTS engine_catalog.metadata (
-  id integer PRIMARY KEY CHECK (id = 1),
-  metadata jsonb NOT NULL,
-  resource_version integer NOT NULL);
-CREATE TABLE IF NOT EXISTS engine_catalog.event_log (
+${METADATA_DDL}CREATE TABLE IF NOT EXISTS engine_catalog.event_log (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   schema_name text NOT NULL, table_name text NOT NULL, trigger_name text NOT NULL,
   payload jsonb NOT NULL,
@@ -131,8 +128,6 @@ BEGIN
   RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;
 END
 $fn$;
-INSERT INTO engine_catalog.metadata (id, metadata, resource_version)
-VALUES (1, '{"version":2,"tables":[]}', 1) ON CONFLICT (id) DO NOTHING;
 `;
 
 /** Creates the catalog if missing; callers hold STARTUP_LOCK_KEY so that instances do not race. */
@@ -140,53 +135,17 @@ export async function ensureCatalog(tx: Queryable): Promise<void> {
   await tx.runScript(CATALOG_DDL);
 }
 
-export interface StoredMetadata {
-  version: number;
-  doc: string;
-}
-
-export async function readStored(tx: Queryable, forUpdate: boolean): Promise<StoredMetadata> {
-  const rows = await tx.query<{ v: number; doc: string }>(
-    `SELECT resource_version AS v, metadata::text AS doc FROM engine_catalog.metadata WHERE id = 1${forUpdate ? ' FOR UPDATE' : ''}`,
-  );
-  const row = rows[0];
-  if (!row) throw new Error('engine_catalog.metadata has no row');
-  return { version: Number(row.v), doc: row.doc };
-}
-
 /** The stored resource_version as column `v`: fixed text, also sent in the round trip that begins a GraphQL transaction. */
-export const VERSION_SQL = 'SELECT resource_version AS v FROM engine_catalog.metadata WHERE id = 1';
+export const VERSION_SQL = 'SELECT resource_version AS v FROM engine_catalog.metadata_globals WHERE id = 1';
 /** The stored resource_version as a scalar expression, for statements that check it themselves. */
-export const STORED_VERSION = '(SELECT resource_version FROM engine_catalog.metadata WHERE id = 1)';
+export const STORED_VERSION = '(SELECT resource_version FROM engine_catalog.metadata_globals WHERE id = 1)';
 
 /** SQLSTATEs of engine_catalog.raise_error (class EN is no standard class): a failed permission check, a stale plan. */
 export const CHECK_FAILED_STATE = 'EN001';
 export const STALE_PLAN_STATE = 'EN002';
 
-/** The stored resource_version; with `lock`, the metadata row is locked until the transaction ends. */
+/** The stored resource_version; with `lock`, the metadata row (metadata-store.ts) is locked until the transaction ends. */
 export async function readVersion(tx: Queryable, lock = false): Promise<number> {
   const rows = await tx.query<{ v: number }>(`${VERSION_SQL}${lock ? ' FOR UPDATE' : ''}`);
-  return Number(rows[0]?.v ?? 0);
-}
-
-/**
- * Replaces the table entry at `index` of the stored document's `tables` and bumps the version; null when the
- * stored entry there is not the same table (the document was edited behind the engine's back): write it whole.
- */
-export async function writeTableEntry(tx: Queryable, index: number, table: string, entry: string): Promise<number | null> {
-  const rows = await tx.query<{ v: number }>(
-    `UPDATE engine_catalog.metadata SET metadata = jsonb_set(metadata, ARRAY['tables', $1::text], $2::jsonb),
-       resource_version = resource_version + 1
-     WHERE id = 1 AND metadata #> ARRAY['tables', $1::text, 'table'] = $3::jsonb RETURNING resource_version AS v`,
-    [String(index), entry, table],
-  );
-  return rows[0] ? Number(rows[0].v) : null;
-}
-
-export async function writeStored(tx: Queryable, doc: string): Promise<number> {
-  const rows = await tx.query<{ v: number }>(
-    'UPDATE engine_catalog.metadata SET metadata = $1::jsonb, resource_version = resource_version + 1 WHERE id = 1 RETURNING resource_version AS v',
-    [doc],
-  );
   return Number(rows[0]?.v ?? 0);
 }

@@ -2,14 +2,16 @@ import { ApiError } from '../errors.js';
 import type { Database, Queryable } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Json } from '../metadata/json.js';
-import { documentText, globalsText, parseDocument, tableEntryText } from '../metadata/document.js';
-import type { EventTrigger, TableEntry } from '../metadata/types.js';
+import { documentText, parseDocument } from '../metadata/document.js';
+import type { EventTrigger } from '../metadata/types.js';
 import type { CronTrigger } from '../metadata/kinds/cron-triggers.js';
+import { VersionedMap } from '../metadata/versioned-map.js';
 import { systemClock, type Clock } from './clock.js';
 import { OpContext } from './context.js';
 import { retireCronTriggers } from './workers/scheduled-store.js';
 import { introspect } from './db-catalog.js';
-import { ensureCatalog, readStored, readVersion, STARTUP_LOCK_KEY, writeStored, writeTableEntry } from './catalog.js';
+import { ensureCatalog, readVersion, STARTUP_LOCK_KEY } from './catalog.js';
+import { readStored, writeMetadata } from './metadata-store.js';
 import type { SchemaCache } from './schema-cache.js';
 import { resolve } from './resolve.js';
 import { archiveOrphanEvents, installedTriggers, syncTriggers } from './triggers.js';
@@ -60,8 +62,8 @@ export class Engine {
   }
 
   private static async load(tx: Queryable): Promise<{ cache: SchemaCache; version: number }> {
-    const stored = await readStored(tx, false);
-    const md = parseDocument(JSON.parse(stored.doc), '$');
+    const stored = await readStored(tx);
+    const md = parseDocument(stored.doc, '$');
     return { cache: resolve(md, await introspect(tx)), version: stored.version };
   }
 
@@ -104,31 +106,12 @@ export class Engine {
       if (ctx.changed && !sameKeys(before.metadata.cron_triggers, ctx.cache.metadata.cron_triggers)) {
         await retireCronTriggers(tx, [...ctx.cache.metadata.cron_triggers.keys()]);
       }
-      if (ctx.changed) version = await this.store(tx, before, ctx.cache);
+      if (ctx.changed) version = await writeMetadata(tx, before.metadata, ctx.cache.metadata);
       return { body: JSON.stringify(result), version, cache: ctx.changed || ctx.refreshed ? ctx.cache : null };
     });
     // Swapped only after commit: a failed request leaves the cache exactly as it was.
     if (outcome.cache && outcome.version >= this.version) this.adopt(outcome.cache, outcome.version);
     return { body: outcome.body, resourceVersion: outcome.version };
-  }
-
-  /**
-   * Writes the new document. When exactly one table entry changed in place (the usual single change), only that
-   * entry is replaced with jsonb_set: the stored document is the same, and the cost does not grow with its size.
-   */
-  private async store(tx: Queryable, before: SchemaCache, after: SchemaCache): Promise<number> {
-    const a = before.metadata;
-    const b = after.metadata;
-    const changed = [...b.tables].filter(([k, e]) => a.tables.get(k) !== e).map(([k]) => k);
-    const sameKeys = a.tables.size === b.tables.size && [...a.tables.keys()].every((k) => b.tables.has(k));
-    const key = changed[0];
-    if (sameKeys && changed.length === 1 && key !== undefined && globalsText(a) === globalsText(b)) {
-      const entry = b.tables.get(key) as TableEntry;
-      const v = await writeTableEntry(tx, after.order.indexOf(key), JSON.stringify(entry.table), tableEntryText(entry));
-      if (v !== null) return v;
-    }
-    const ordered = after.order.map((k) => b.tables.get(k)).filter((e): e is TableEntry => e !== undefined);
-    return writeStored(tx, documentText(b, ordered.length === b.tables.size ? ordered : undefined));
   }
 
   private adopt(cache: SchemaCache, version: number): void {
@@ -171,10 +154,15 @@ export class Engine {
    */
   async consistentEventTriggers(maxAgeMs = 0): Promise<Map<string, EventTrigger>> {
     const cache = await this.currentCache(maxAgeMs);
-    if (this.triggers?.cache !== cache) {
-      this.triggers = { cache, map: new Map([...installedTriggers(cache)].map(([name, it]) => [name, it.trigger])) };
-    }
-    return this.triggers.map;
+    const held = this.triggers;
+    if (held?.cache === cache) return held.map;
+    // Brought forward by the tables replaced since the cache it was made for: a change costs no walk of every table.
+    const changed = held ? VersionedMap.changedKeys(held.cache.tables, cache.tables) : null;
+    const map = held && changed ? new Map(held.map) : new Map<string, EventTrigger>();
+    if (held && changed) for (const name of installedTriggers(held.cache, changed).keys()) map.delete(name);
+    for (const [name, it] of installedTriggers(cache, changed ?? undefined)) map.set(name, it.trigger);
+    this.triggers = { cache, map };
+    return map;
   }
 
   /** The cron triggers as of the stored metadata (at most maxAgeMs old), for the scheduled-event processor. */

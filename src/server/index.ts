@@ -107,7 +107,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     let known = { at: 0, version: -1, targets: new Map<string, AsyncTarget>() };
     const targets = async (): Promise<Map<string, AsyncTarget>> => {
       if (Date.now() - known.at < TRIGGERS_MAX_AGE_MS && known.version === engine.resourceVersion) return known.targets;
-      const map = asyncTargets(await graphql.schemaFor('admin'));
+      // Without a consistent asynchronous action there is nothing to claim: a metadata change must not cost a whole
+      // admin schema, built on the requests' thread, when nothing needs it (issue 18).
+      const cache = engine.schemaCache;
+      const wanted = [...cache.metadata.actions.values()].some((a) => a.definition.kind === 'asynchronous' && cache.consistentActions.has(a.name));
+      const map = wanted ? asyncTargets(await graphql.schemaFor('admin')) : new Map<string, AsyncTarget>();
       known = { at: Date.now(), version: engine.resourceVersion, targets: map };
       return map;
     };

@@ -1,6 +1,7 @@
 import type { Action, Metadata, QualifiedName, TableEntry } from '../metadata/types.js';
 import { PERM_KINDS } from '../metadata/types.js';
 import { compareCodePoints } from '../metadata/json.js';
+import { VersionedMap } from '../metadata/versioned-map.js';
 import { qnJson, qnKey, qnQuoted } from '../metadata/names.js';
 import { sortedFunctions, sortedTables } from '../metadata/document.js';
 import { permField } from '../metadata/kinds/permissions.js';
@@ -44,7 +45,16 @@ export interface SchemaCache {
   inconsistentIds: Set<string>;
   /** Table keys in export order, and each table's records (pass 2 and pass 3): reused by incremental resolves. */
   order: string[];
-  tableRecords: Map<string, { early: InconsistentObject[]; late: InconsistentObject[] }>;
+  tableRecords: Map<string, TableRecords>;
+  /** Why each inconsistent tracked table that exists is inconsistent (its configuration or enum shape). */
+  tableReasons: Map<string, string>;
+  /** How many records at the start of `inconsistent` are those of tables and their objects. */
+  tablePart: number;
+}
+
+interface TableRecords {
+  early: InconsistentObject[];
+  late: InconsistentObject[];
 }
 
 export const tableId = (t: QualifiedName): string => objectId('table', t, '');
@@ -65,8 +75,8 @@ export const boolExpSchema = (tables: Map<string, ResolvedTable>): BoolExpSchema
 export function resolve(metadata: Metadata, catalog: DbCatalog, prev?: SchemaCache): SchemaCache {
   const changed = prev ? changedTables(prev, metadata, catalog) : null;
   if (!prev || !changed) return resolveAll(metadata, catalog);
-  const tables = new Map(prev.tables);
-  const tableRecords = new Map(prev.tableRecords);
+  const tables = VersionedMap.of(prev.tables);
+  const tableRecords = VersionedMap.of(prev.tableRecords);
   const schema = boolExpSchema(tables);
   for (const key of changed) {
     const entry = metadata.tables.get(key) as TableEntry;
@@ -76,16 +86,17 @@ export function resolve(metadata: Metadata, catalog: DbCatalog, prev?: SchemaCac
     tables.set(key, rt);
     tableRecords.set(key, { early: prev.tableRecords.get(key)?.early ?? [], late: resolveLate(rt, schema) });
   }
-  return finish(metadata, catalog, tables, prev.order, tableRecords);
+  return finish(metadata, catalog, tables, prev.order, tableRecords, prev.tableReasons, { prev, changed });
 }
 
 /** Keys of the changed tables when an incremental resolve is safe, else null. */
 function changedTables(prev: SchemaCache, md: Metadata, catalog: DbCatalog): string[] | null {
   if (prev.catalog !== catalog || prev.metadata.tables.size !== md.tables.size) return null;
   const out: string[] = [];
-  for (const [key, entry] of md.tables) {
+  for (const key of VersionedMap.changedKeys(prev.metadata.tables, md.tables) ?? md.tables.keys()) {
     const old = prev.metadata.tables.get(key);
-    if (!old) return null;
+    const entry = md.tables.get(key);
+    if (!old || !entry) return null;
     if (old === entry) continue;
     if (old.object_relationships !== entry.object_relationships || old.array_relationships !== entry.array_relationships ||
         old.computed_fields !== entry.computed_fields || old.extras !== entry.extras) return null;
@@ -95,7 +106,7 @@ function changedTables(prev: SchemaCache, md: Metadata, catalog: DbCatalog): str
 }
 
 function resolveAll(metadata: Metadata, catalog: DbCatalog): SchemaCache {
-  const tables = new Map<string, ResolvedTable>();
+  const tables = VersionedMap.of(new Map<string, ResolvedTable>());
   const ordered = sortedTables(metadata);
   const tableReasons = new Map<string, string>();
   // Pass 1: which tracked tables exist, so that references can tell a tracked table from a missing one.
@@ -114,7 +125,7 @@ function resolveAll(metadata: Metadata, catalog: DbCatalog): SchemaCache {
     });
   }
   // Pass 2: relationships and computed fields, which BoolExps of every table may then use.
-  const tableRecords = new Map<string, { early: InconsistentObject[]; late: InconsistentObject[] }>();
+  const tableRecords = VersionedMap.of(new Map<string, TableRecords>());
   for (const rt of tables.values()) {
     const early: InconsistentObject[] = [];
     resolveRelationships(rt, tables, catalog, early);
@@ -161,9 +172,38 @@ function resolveLate(rt: ResolvedTable, schema: BoolExpSchema): InconsistentObje
 /** Records in export order, then the objects outside tables (functions, actions, custom types). */
 function finish(
   metadata: Metadata, catalog: DbCatalog, tables: Map<string, ResolvedTable>, order: string[],
-  tableRecords: Map<string, { early: InconsistentObject[]; late: InconsistentObject[] }>,
-  tableReasons: Map<string, string> = new Map(),
+  tableRecords: Map<string, TableRecords>, tableReasons: Map<string, string>, since?: { prev: SchemaCache; changed: string[] },
 ): SchemaCache {
+  const inconsistent = since && sameTableRecords(since.prev, since.changed, tables, tableRecords)
+    ? since.prev.inconsistent.slice(0, since.prev.tablePart)
+    : tableInconsistencies(metadata, tables, order, tableRecords, tableReasons);
+  const tablePart = inconsistent.length;
+  for (const fn of sortedFunctions(metadata)) {
+    const problem = resolveFunction(fn, catalog, tables);
+    if (problem) inconsistent.push(problem);
+  }
+  const ctReasons = customTypeReasons(metadata.custom_types, catalog, tables);
+  const types = typeKinds(ctReasons.length > 0 ? { input_objects: [], objects: [], scalars: [], enums: [], argumentFields: [] } : metadata.custom_types, catalog);
+  const consistentActions = resolveActions([...metadata.actions.values()], types, inconsistent);
+  if (ctReasons.length > 0) inconsistent.push(customTypesRecord(metadata.custom_types, ctReasons));
+  return {
+    metadata, catalog, tables, types, consistentActions, inconsistent,
+    inconsistentIds: new Set(inconsistent.map((o) => o.id)), order, tableRecords, tableReasons, tablePart,
+  };
+}
+
+const noRecords = (r: TableRecords | undefined): boolean => r !== undefined && r.early.length === 0 && r.late.length === 0;
+
+/** Did the changed tables, consistent before and after, have no records either time? Then the others' stand. */
+function sameTableRecords(prev: SchemaCache, changed: string[], tables: Map<string, ResolvedTable>, records: Map<string, TableRecords>): boolean {
+  return changed.every((k) => tables.has(k) && prev.tables.has(k) && noRecords(prev.tableRecords.get(k)) && noRecords(records.get(k)));
+}
+
+/** The records of the tables and their objects, in export order. */
+function tableInconsistencies(
+  metadata: Metadata, tables: Map<string, ResolvedTable>, order: string[], tableRecords: Map<string, TableRecords>,
+  tableReasons: Map<string, string>,
+): InconsistentObject[] {
   const inconsistent: InconsistentObject[] = [];
   for (const key of order) {
     const rec = tableRecords.get(key);
@@ -178,18 +218,7 @@ function finish(
       reason: tableReasons.get(key) ?? `no such table/view exists in postgres : ${qnQuoted(entry.table)}`,
     });
   }
-  for (const fn of sortedFunctions(metadata)) {
-    const problem = resolveFunction(fn, catalog, tables);
-    if (problem) inconsistent.push(problem);
-  }
-  const ctReasons = customTypeReasons(metadata.custom_types, catalog, tables);
-  const types = typeKinds(ctReasons.length > 0 ? { input_objects: [], objects: [], scalars: [], enums: [], argumentFields: [] } : metadata.custom_types, catalog);
-  const consistentActions = resolveActions([...metadata.actions.values()], types, inconsistent);
-  if (ctReasons.length > 0) inconsistent.push(customTypesRecord(metadata.custom_types, ctReasons));
-  return {
-    metadata, catalog, tables, types, consistentActions, inconsistent,
-    inconsistentIds: new Set(inconsistent.map((o) => o.id)), order, tableRecords,
-  };
+  return inconsistent;
 }
 
 function resolveActions(actions: Action[], types: Map<string, TypeKind>, out: InconsistentObject[]): Set<string> {

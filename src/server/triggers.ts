@@ -2,6 +2,8 @@ import type { Queryable } from '../db/database.js';
 import { EVENT_OPS } from '../metadata/kinds/event-triggers.js';
 import { eventTriggerJson } from '../metadata/kinds/event-triggers.js';
 import type { ColumnList, EventTrigger, QualifiedName } from '../metadata/types.js';
+import { eventTriggerTables } from '../metadata/trigger-index.js';
+import { VersionedMap } from '../metadata/versioned-map.js';
 import type { SchemaCache } from './schema-cache.js';
 
 /**
@@ -21,10 +23,11 @@ interface Installed {
 const OPS = { insert: 'INSERT', update: 'UPDATE', delete: 'DELETE' } as const;
 export const triggerName = (name: string, op: string): string => `notify_engine_${name}_${op}`;
 
-/** The consistent event triggers of a cache, by name. */
-export function installedTriggers(cache: SchemaCache): Map<string, Installed> {
+/** The consistent event triggers of a cache (of the named tables only, when given), by name. */
+export function installedTriggers(cache: SchemaCache, keys?: Iterable<string>): Map<string, Installed> {
   const out = new Map<string, Installed>();
-  for (const rt of cache.tables.values()) {
+  const tables = keys ? [...keys].map((k) => cache.tables.get(k)).filter((rt) => rt !== undefined) : cache.tables.values();
+  for (const rt of tables) {
     for (const et of rt.entry.event_triggers) {
       if (!rt.eventTriggers.has(et.name)) continue;
       const def = eventTriggerJson(et)['definition'];
@@ -32,13 +35,6 @@ export function installedTriggers(cache: SchemaCache): Map<string, Installed> {
     }
   }
   return out;
-}
-
-/** Names of every event trigger in the metadata, consistent or not: their events are kept, the rest archived. */
-export function metadataTriggerNames(cache: SchemaCache): Set<string> {
-  const names = new Set<string>();
-  for (const entry of cache.metadata.tables.values()) for (const et of entry.event_triggers) names.add(et.name);
-  return names;
 }
 
 /** `data` of the row, restricted to the payload columns: to_jsonb keeps no column dependency on the table. */
@@ -149,8 +145,10 @@ async function presentTriggerNames(tx: Queryable): Promise<string[]> {
  * every engine trigger and installs all consistent ones. Then applies the archiving rule (§4.7.2).
  */
 export async function syncTriggers(tx: Queryable, before: SchemaCache, after: SchemaCache, full: boolean): Promise<void> {
-  const was = installedTriggers(before);
-  const now = installedTriggers(after);
+  // Resolved tables are shared between versions of the cache: only those replaced since `before` can differ.
+  const changed = full ? undefined : VersionedMap.changedKeys(before.tables, after.tables) ?? undefined;
+  const was = installedTriggers(before, changed);
+  const now = installedTriggers(after, changed);
   const toDrop = full ? [...new Set([...was.keys(), ...(await presentTriggerNames(tx))])]
     : [...was.keys()].filter((n) => was.get(n)?.signature !== now.get(n)?.signature);
   const toInstall = [...now.values()].filter((it) => full || was.get(it.trigger.name)?.signature !== it.signature);
@@ -172,7 +170,8 @@ export async function archiveOrphanEvents(tx: Queryable, cache: SchemaCache): Pr
                WHERE NOT e.archived AND e.trigger_name > names.n ORDER BY e.trigger_name LIMIT 1)
         FROM names WHERE names.n IS NOT NULL)
     SELECT n FROM names WHERE n IS NOT NULL`);
-  const known = metadataTriggerNames(cache);
+  if (rows.length === 0) return;
+  const known = eventTriggerTables(cache.metadata);
   const orphans = rows.map((r) => r.n).filter((n) => !known.has(n));
   if (orphans.length > 0) {
     await tx.query('UPDATE engine_catalog.event_log SET archived = true WHERE NOT archived AND trigger_name = ANY($1::text[])', [orphans]);

@@ -3,6 +3,7 @@ import { at, obj, optBool, qualifiedName, req, str } from '../../metadata/reader
 import type { Json } from '../../metadata/json.js';
 import { qnEqual } from '../../metadata/names.js';
 import { parseEventTriggerArgs } from '../../metadata/kinds/event-triggers.js';
+import { eventTriggerTables } from '../../metadata/trigger-index.js';
 import type { EventTrigger, QualifiedName, TableEntry } from '../../metadata/types.js';
 import { etId, etPrefix, etRecord } from '../kinds/event-triggers.js';
 import type { OpContext } from '../context.js';
@@ -14,11 +15,10 @@ import { EVENTS_CHANNEL } from '../catalog.js';
 
 /** The table entry holding the named event trigger (names are unique across tables). */
 export function findTrigger(ctx: OpContext, name: string): { entry: TableEntry; trigger: EventTrigger } | undefined {
-  for (const entry of ctx.metadata.tables.values()) {
-    const trigger = entry.event_triggers.find((e) => e.name === name);
-    if (trigger) return { entry, trigger };
-  }
-  return undefined;
+  const key = eventTriggerTables(ctx.metadata).get(name);
+  const entry = key === undefined ? undefined : ctx.metadata.tables.get(key);
+  const trigger = entry?.event_triggers.find((e) => e.name === name);
+  return entry && trigger ? { entry, trigger } : undefined;
 }
 
 const missing = (name: string) => badRequest('not-exists', '$.args.name', `event trigger "${name}" does not exist`);
