@@ -67,6 +67,30 @@ async function startOnce(dataDir, env = {}) {
   }
 }
 
+/**
+ * The floor: a node process that only imports PGlite, opens the same data directory (PGlite's defaults) and answers
+ * one query, timed from spawn to the answer (it prints the time itself: the process lives on to be measured).
+ */
+const FLOOR = `const t0 = Number(process.argv[2]);
+const { PGlite } = await import('@electric-sql/pglite');
+const db = await PGlite.create(process.argv[1]);
+await db.query('SELECT 1');
+process.stdout.write(String(performance.timeOrigin + performance.now() - t0));
+await db.close();`;
+
+function floorOnce(dataDir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', FLOOR, dataDir, String(performance.timeOrigin + performance.now())], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.on('exit', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`the PGlite floor exited ${code}: ${err}`))));
+  });
+}
+
 /** `node scripts/quickstart.mjs` into a temporary directory: the whole newcomer's path, in ms. */
 function quickstartOnce(dir) {
   return new Promise((resolve, reject) => {
@@ -104,6 +128,11 @@ export async function run({ quick, add }) {
     }
     add(goalRow(group, 'engine serve, fresh data directory: spawn → healthy', db, p50(fresh), 1000));
     add(goalRow(group, 'engine serve, restart on its data directory: spawn → healthy', db, p50(restart), 500));
+    // What PGlite alone takes on the same kind of directory: the part of the restart no change of ours can remove.
+    const floor = [];
+    for (let i = 0; i < runs; i++) floor.push(await floorOnce(join(root, `d${i}`)));
+    progress(`  floor, bare PGlite.create + SELECT 1 on the same directories: ${floor.map((x) => x.toFixed(0)).join(', ')} ms`);
+    add({ ...goalRow(group, 'floor: a process with bare PGlite.create on that directory, spawn → SELECT 1', db, p50(floor), 500), goal: 'information', ratio: null, pass: null });
     const qs = [];
     for (let i = 0; i < (quick ? QUICKSTART_RUNS.quick : QUICKSTART_RUNS.full); i++) {
       qs.push(await quickstartOnce(join(root, `quickstart${i}`)));

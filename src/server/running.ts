@@ -40,7 +40,11 @@ export async function runEngine({ db, release, dataDir }: OpenedDatabase, auth: 
     let known = { at: 0, version: -1, targets: new Map<string, AsyncTarget>() };
     const targets = async (): Promise<Map<string, AsyncTarget>> => {
       if (Date.now() - known.at < TRIGGERS_MAX_AGE_MS && known.version === engine.resourceVersion) return known.targets;
-      const map = asyncTargets(await graphql.schemaFor('admin'));
+      // Without asynchronous actions there is nothing to claim: no admin schema is built for it (at start-up, seconds
+      // at thousands of tables).
+      const { cache } = await engine.freshCache();
+      const anyAsync = [...cache.metadata.actions.values()].some((a) => a.definition.kind === 'asynchronous');
+      const map = anyAsync ? asyncTargets(await graphql.schemaFor('admin')) : new Map<string, AsyncTarget>();
       known = { at: Date.now(), version: engine.resourceVersion, targets: map };
       return map;
     };
