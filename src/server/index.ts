@@ -46,12 +46,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const logger = opts.logger ?? silentLogger;
   // Before the database: a bad authentication setting stops start-up at once, and a JWKS is fetched before listening.
   const auth = await Authenticator.create(opts, logger);
-  const [opened, running] = await Promise.allSettled([openDatabase(opts, logger), import('./running.js')]);
+  const t0 = performance.now();
+  const since = (): string => `${(performance.now() - t0).toFixed(0)} ms`;
+  const [opened, running] = await Promise.allSettled([
+    openDatabase(opts, logger).finally(() => logger.debug(`start-up: database open after ${since()}`)),
+    import('./running.js').finally(() => logger.debug(`start-up: engine modules loaded after ${since()}`)),
+  ]);
   if (opened.status === 'rejected') throw opened.reason;
   if (running.status === 'rejected') {
     await opened.value.db.close().catch(() => {});
     opened.value.release();
     throw running.reason;
   }
-  return running.value.runEngine(opened.value, auth, opts, logger);
+  return running.value.runEngine(opened.value, auth, opts, logger, since);
 }

@@ -22,18 +22,23 @@ function closeServer(server: Server): Promise<void> {
 }
 
 /** The engine on an open database: start it and its workers, then listen. On failure the database is closed and released. */
-export async function runEngine({ db, release, dataDir }: OpenedDatabase, auth: Authenticator, opts: ServeOptions, logger: Logger): Promise<RunningServer> {
+export async function runEngine(
+  { db, release, dataDir }: OpenedDatabase, auth: Authenticator, opts: ServeOptions, logger: Logger, since: () => string,
+): Promise<RunningServer> {
   let server: Server | undefined;
   let processor: EventProcessor | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
   let worker: ActionWorker | undefined;
   try {
     const engine = await Engine.start(db, logger, opts.clock);
+    logger.debug(`start-up: catalog and schema cache ready after ${since()}`);
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
-    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env });
-    scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env });
+    // Their first claims wait for the first poll (≤ 1 s): they would hold the database while the first requests come.
+    const claimOnStart = false;
+    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env, claimOnStart });
+    scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env, claimOnStart });
     const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false);
     // The admin schema holds every consistent asynchronous action. It follows the stored metadata (§2.1): this
     // instance's changes at once, another instance's within TRIGGERS_MAX_AGE_MS (one statement fewer per claim).
@@ -48,7 +53,8 @@ export async function runEngine({ db, release, dataDir }: OpenedDatabase, auth: 
       known = { at: Date.now(), version: engine.resourceVersion, targets: map };
       return map;
     };
-    worker = await ActionWorker.start(db, { targets, logger, env });
+    worker = await ActionWorker.start(db, { targets, logger, env, claimOnStart });
+    logger.debug(`start-up: event processor, scheduled events and action worker started after ${since()}`);
     server = createHttpServer(engine, { auth, logger, env, graphql });
     let address;
     try {
@@ -59,6 +65,7 @@ export async function runEngine({ db, release, dataDir }: OpenedDatabase, auth: 
       }
       throw e;
     }
+    logger.debug(`start-up: listening after ${since()}`);
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const running = server;
     const events = processor;
