@@ -83,7 +83,7 @@ export class PgliteDatabase implements Database {
       const seeded = seedDataDir(dataDir);
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
-      db = await PGlite.create({ fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS });
+      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS });
     } else {
       const t = await template();
       db = await PGlite.create({ ...(t ? { loadDataDir: new Blob([readFileSync(t.tarball)]) } : {}), startParams: START_PARAMS });
