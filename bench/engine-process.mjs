@@ -9,7 +9,8 @@ import { createBenchDatabase } from './lib.mjs';
 import { spawnServer } from './peer/servers.mjs';
 
 const BIN = fileURLToPath(new URL('../bin/engine.js', import.meta.url));
-const SECRET = 'bench';
+/** The admin secret of the engines started here (a project's config.yaml names it as `admin_secret`). */
+export const SECRET = 'bench';
 
 /** Starts `engine serve` ('pglite': on a temporary data directory; 'postgres': on a new database) and waits for it. */
 export async function startEngineProcess(kind) {
@@ -26,12 +27,13 @@ export async function startEngineProcess(kind) {
     });
     const text = await res.body.text();
     if (res.statusCode !== 200 || text.startsWith('{"errors"')) throw new Error(`${path}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
-    return text;
+    return { text, version: res.headers['x-engine-resource-version'] ?? null };
   };
   return {
     baseUrl,
+    /** A metadata API request: its body and X-Engine-Resource-Version. */
     query: (body) => post('/v1/query', body),
-    graphql: (body, headers) => post('/v1/graphql', body, headers),
+    graphql: async (body, headers) => (await post('/v1/graphql', body, headers)).text,
     async close() {
       await agent.close();
       await server.stop();

@@ -5,9 +5,6 @@
 // PGlite runs with a data directory on disk, one instance (a data directory belongs to one process).
 // Standalone: `node bench/events.mjs [--quick]` (after `npm run build`).
 import { createServer } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { PostgresDatabase } from '../dist/db/postgres.js';
@@ -16,7 +13,7 @@ import { benchEngine, count, goalRow, p50, progress, QUICK, rateRow, table } fro
 
 const GROUP = 'event delivery';
 export const SIZES = { full: { commits: 200, events: 10_000 }, quick: { commits: 40, events: 2_000 } };
-const RATE_GOAL = { postgres: 2000, pglite: 500 };
+const RATE_GOAL = { postgres: 2000, pglite: 500, 'pglite-memory': 500 };
 
 /** A webhook counting distinct event ids; `waitFor(id)` resolves when that event arrives. */
 async function webhook() {
@@ -55,8 +52,7 @@ async function setup(e, hookUrl) {
 const processor = (db, e) => EventProcessor.start(db, { triggers: () => e.engine.consistentEventTriggers(100) });
 
 async function withEngine(kind, fn) {
-  const dir = kind === 'pglite' ? await mkdtemp(join(tmpdir(), 'engine-bench-events-')) : undefined;
-  const e = await benchEngine(kind, { dataDir: dir && join(dir, 'data') });
+  const e = await benchEngine(kind);
   const hook = await webhook();
   try {
     await setup(e, hook.url);
@@ -64,7 +60,6 @@ async function withEngine(kind, fn) {
   } finally {
     await hook.close();
     await e.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   }
 }
 

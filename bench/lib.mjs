@@ -1,6 +1,9 @@
 // Shared benchmark plumbing: an engine on each database, timing, figures as rows {group, figure, database, value,
 // goal, ratio, pass} and the table they are printed in.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { maskUrl } from '../dist/db/database.js';
@@ -32,15 +35,26 @@ export async function createBenchDatabase() {
 }
 
 /**
- * Starts an engine over HTTP on the named database kind (PGlite in memory, or in `opts.dataDir`); `close` drops
- * everything it created. `dbUrl` is the external database's URL (for more connections to it).
+ * The databases a benchmark runs on: 'pglite' is PGlite on a data directory, as `engine serve` runs it (issue 18);
+ * 'pglite-memory' in memory, an extra column (`BENCH_PGLITE_MEMORY=1`); 'postgres' the external server.
+ */
+export const DATABASE_LABELS = { pglite: 'PGlite (data dir)', 'pglite-memory': 'PGlite (memory)', postgres: 'postgres' };
+
+/**
+ * Starts an engine over HTTP on the named database kind (see DATABASE_LABELS; PGlite in `opts.dataDir` when given,
+ * else in a temporary data directory); `close` drops everything it created. `dbUrl` is the external database's URL
+ * (for more connections to it).
  */
 export async function benchEngine(kind, opts = {}) {
   let db;
   let drop = async () => {};
   let dbUrl = null;
   if (kind === 'pglite') {
-    db = await PgliteDatabase.open(opts.dataDir);
+    const dir = opts.dataDir ? null : mkdtempSync(join(tmpdir(), 'engine-bench-data-'));
+    db = await PgliteDatabase.open(opts.dataDir ?? join(dir, 'data'));
+    if (dir) drop = async () => rmSync(dir, { recursive: true, force: true });
+  } else if (kind === 'pglite-memory') {
+    db = await PgliteDatabase.open(undefined);
   } else {
     const fresh = await createBenchDatabase();
     dbUrl = fresh.url;

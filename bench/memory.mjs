@@ -10,8 +10,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchEngine, count, progress, schemaSql } from './lib.mjs';
-import { projectDoc } from './project.mjs';
+import { count, progress, schemaSql } from './lib.mjs';
+import { startEngineProcess } from './engine-process.mjs';
+import { projectConfig, projectDoc } from './project.mjs';
 
 const GROUP = 'memory';
 export const SIZES = { full: { tables: 1000, actions: 200 }, quick: { tables: 200, actions: 40 } };
@@ -64,11 +65,11 @@ export async function run({ quick = false, add }) {
   const project = `${count(tables)} tables + ${count(actions)} actions`;
   const dir = await mkdtemp(join(tmpdir(), 'engine-bench-memory-'));
   progress(`${GROUP}: pglite, ${project}`);
-  const e = await benchEngine('pglite');
+  const e = await startEngineProcess('pglite');
   try {
     await e.query({ type: 'run_sql', args: { sql: schemaSql(tables) } });
     await e.query({ type: 'replace_metadata', args: projectDoc(tables, actions) });
-    await writeFile(join(dir, 'config.yaml'), `version: 2\nendpoint: ${e.baseUrl}\nmetadata_directory: metadata\n`);
+    await writeFile(join(dir, 'config.yaml'), projectConfig(e.baseUrl));
     await expectRun(dir, ['metadata', 'export'], 0);
     for (const cmd of ['validate', 'build', 'diff']) {
       add(row(`peak RSS: metadata ${cmd}, ${project}`, cmd === 'diff' ? 'pglite' : '— (offline)', (await expectRun(dir, ['metadata', cmd], 0)).mb));

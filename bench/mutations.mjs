@@ -52,7 +52,8 @@ async function measure(kind, { objects, runs, seconds, authors }) {
 
 export async function run({ quick = false, kinds = ['pglite', 'postgres'], add }) {
   const sizes = quick ? SIZES.quick : SIZES.full;
-  for (const kind of kinds) {
+  // `engine serve` in its own process: PGlite on a data directory, never in memory.
+  for (const kind of kinds.filter((k) => k !== 'pglite-memory')) {
     const m = await measure(kind, sizes);
     const db = kind === 'pglite' ? 'PGlite (data dir)' : 'postgres';
     const figure = `insert_article of ${count(sizes.objects)} objects as user, check through a relationship, p50 of ${sizes.runs}`;

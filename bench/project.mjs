@@ -1,6 +1,7 @@
-// Issue 4: the project tool on a large project, against the embedded engine (PGlite). A project of 1,000 tables (2
-// relationships and 4 permissions each, for role `user`) and 200 actions (a mutation each, its input and output types
-// and a permission). Every figure is the whole CLI process (spawn to exit).
+// Issue 4: the project tool on a large project, against the embedded engine as users run it (`engine serve` in its own
+// process, PGlite on a data directory; issue 18). A project of 1,000 tables (2 relationships and 4 permissions each,
+// for role `user`) and 200 actions (a mutation each, its input and output types and a permission). Every figure is the
+// whole CLI process (spawn to exit).
 // Goals: `metadata validate` ≤ 0.5 s, `metadata build` ≤ 0.5 s, `metadata apply` of everything to an empty engine ≤ 2 s,
 // `metadata diff` with one change ≤ 1 s, and start-up (`engine --version` / `node -e 0`) ≤ 1.3.
 import { spawn } from 'node:child_process';
@@ -9,7 +10,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchEngine, compareRow, count, goalRow, metadataDoc, p50, progress, schemaSql, time } from './lib.mjs';
+import { compareRow, count, goalRow, metadataDoc, p50, progress, schemaSql, time } from './lib.mjs';
+import { SECRET, startEngineProcess } from './engine-process.mjs';
 
 const GROUP = 'project';
 export const SIZES = {
@@ -52,6 +54,9 @@ export function projectDoc(tables, actions) {
   return doc;
 }
 
+/** config.yaml of a project whose engine is the `engine serve` of engine-process.mjs. */
+export const projectConfig = (endpoint) => `version: 2\nendpoint: ${endpoint}\nadmin_secret: ${SECRET}\nmetadata_directory: metadata\n`;
+
 /** The environment of a CLI run: none of the caller's engine settings leak in. */
 function cliEnv() {
   const env = { ...process.env, NO_COLOR: '1' };
@@ -60,9 +65,8 @@ function cliEnv() {
 }
 
 /**
- * Runs a command to its exit, asynchronously (the engine under test lives in this process and must keep serving).
- * stdout goes to a file, not a pipe, so that this process does not spend the measured time reading megabytes of
- * `metadata build` output on the event loop the engine under test also runs on.
+ * Runs a command to its exit. stdout goes to a file, not a pipe, so that this process does not spend the measured
+ * time reading megabytes of `metadata build` output while it runs.
  */
 async function exec(args, cwd, outFile) {
   const fd = outFile ? openSync(outFile, 'w') : 'pipe';
@@ -124,13 +128,13 @@ export async function run({ quick = false, add }) {
   const project = `${count(tables)} tables + ${count(actions)} actions`;
   const dir = await mkdtemp(join(tmpdir(), 'engine-bench-project-'));
   progress(`${GROUP}: pglite, ${project}, ${runs} runs of each command`);
-  const e = await benchEngine('pglite');
+  const e = await startEngineProcess('pglite');
   try {
     await e.query({ type: 'run_sql', args: { sql: schemaSql(tables) } });
     // The project: written by `engine metadata export` from an engine that holds the metadata.
     await e.query({ type: 'replace_metadata', args: projectDoc(tables, actions) });
     await expectConsistent(e, tables, actions);
-    await writeFile(join(dir, 'config.yaml'), `version: 2\nendpoint: ${e.baseUrl}\nmetadata_directory: metadata\n`);
+    await writeFile(join(dir, 'config.yaml'), projectConfig(e.baseUrl));
     await cliOk(dir, ['metadata', 'export']);
     const validated = await cliOk(dir, ['metadata', 'validate', '-o', 'json']);
     const summary = JSON.parse(validated.stdout).summary;

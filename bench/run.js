@@ -3,7 +3,7 @@
 // `npm run bench -- --quick` (or BENCH_QUICK=1): smaller sizes and fewer runs, a smoke check.
 // Exit code 0 even when figures are over their goals (benchmarks are not tests); 1 when a benchmark failed to run.
 import { cpus, loadavg } from 'node:os';
-import { count, externalDatabase, progress, QUICK, table } from './lib.mjs';
+import { count, DATABASE_LABELS, externalDatabase, progress, QUICK, table } from './lib.mjs';
 import * as replaceExport from './replace-export.mjs';
 import * as singleChange from './single-change.mjs';
 import * as project from './project.mjs';
@@ -21,11 +21,15 @@ const external = await externalDatabase().catch((err) => {
   console.error(`bench: ${err.message}`);
   process.exit(1);
 });
-const kinds = external.ok ? ['pglite', 'postgres'] : ['pglite'];
+// PGlite on a data directory, as `engine serve` runs it; in memory as an extra column when asked (issue 18).
+const inMemory = ['1', 'true', 'yes'].includes(process.env.BENCH_PGLITE_MEMORY ?? '');
+const kinds = ['pglite', ...(inMemory ? ['pglite-memory'] : []), ...(external.ok ? ['postgres'] : [])];
 progress(`${QUICK ? 'quick' : 'full'} run; postgres: ${external.label}`);
 
 const rows = [];
-const add = (row) => {
+const add = (added) => {
+  // Modules name the database by its kind; the table says which configuration it was.
+  const row = { ...added, database: DATABASE_LABELS[added.database] ?? added.database };
   rows.push(row);
   progress(`  ${row.figure} [${row.database}]: ${row.text ?? `${row.value.toFixed(2)} ${row.unit ?? 'ms'}`}${row.comparison && row.text === undefined ? ` vs ${row.base.toFixed(2)} ms` : ''}`);
 };
@@ -50,7 +54,8 @@ const minutes = ((Date.now() - t0) / 60000).toFixed(1);
 console.log(`## Benchmarks${QUICK ? ' — quick (smaller sizes, fewer runs: a smoke check, not the figures of the goals)' : ''}`);
 console.log();
 console.log(`${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, node ${process.version}, ${cpus().length} cores, load ${load.toFixed(2)} at start; ${minutes} min.`);
-console.log(`postgres: ${external.label}; pglite: embedded, in memory. Every benchmark has its own database.`);
+console.log(`postgres: ${external.label}; PGlite: embedded, on a data directory (as \`engine serve\` runs it)${inMemory ? ', and in memory' : ''}; ` +
+  'the project tool spawns the real bin against `engine serve` in its own process. Every benchmark has its own database.');
 console.log();
 console.log(table(rows));
 console.log();

@@ -51,7 +51,7 @@ export function ensurePostgraphile() {
 }
 
 /** A port free right now on 127.0.0.1 (PostGraphile's CLI does not report the port it got for 0). */
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

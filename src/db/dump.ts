@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import type { Database } from './database.js';
 import { PgliteDatabase } from './pglite.js';
-import { PostgresDatabase } from './postgres.js';
 
 /** Why a dump could not be made: the engine answers it as a client error naming what is missing. */
 export class DumpUnavailableError extends Error {}
@@ -67,6 +66,8 @@ export async function dumpDatabase(db: Database, args: string[]): Promise<string
       await pg.query("SELECT set_config('search_path', $1, false)", [searchPath]);
     }
   }
+  // pg only for an external database: the embedded engine does not import it.
+  const { PostgresDatabase } = await import('./postgres.js');
   if (db instanceof PostgresDatabase) return run('pg_dump', [...args, `--dbname=${db.connectionUrl}`]);
   throw new DumpUnavailableError('this database cannot be dumped');
 }

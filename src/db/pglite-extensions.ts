@@ -5,51 +5,47 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Extension, PGlite } from '@electric-sql/pglite';
-import { Parser } from 'tar';
-import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
-import { auto_explain } from '@electric-sql/pglite/contrib/auto_explain';
-import { bloom } from '@electric-sql/pglite/contrib/bloom';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
-import { citext } from '@electric-sql/pglite/contrib/citext';
-import { cube } from '@electric-sql/pglite/contrib/cube';
-import { dict_int } from '@electric-sql/pglite/contrib/dict_int';
-import { dict_xsyn } from '@electric-sql/pglite/contrib/dict_xsyn';
-import { earthdistance } from '@electric-sql/pglite/contrib/earthdistance';
-import { file_fdw } from '@electric-sql/pglite/contrib/file_fdw';
-import { fuzzystrmatch } from '@electric-sql/pglite/contrib/fuzzystrmatch';
-import { hstore } from '@electric-sql/pglite/contrib/hstore';
-import { intarray } from '@electric-sql/pglite/contrib/intarray';
-import { isn } from '@electric-sql/pglite/contrib/isn';
-import { lo } from '@electric-sql/pglite/contrib/lo';
-import { ltree } from '@electric-sql/pglite/contrib/ltree';
-import { moddatetime } from '@electric-sql/pglite/contrib/moddatetime';
-import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
-import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
-import { pg_freespacemap } from '@electric-sql/pglite/contrib/pg_freespacemap';
-import { pg_stat_statements } from '@electric-sql/pglite/contrib/pg_stat_statements';
-import { pg_surgery } from '@electric-sql/pglite/contrib/pg_surgery';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
-import { pg_walinspect } from '@electric-sql/pglite/contrib/pg_walinspect';
-import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
-import { seg } from '@electric-sql/pglite/contrib/seg';
-import { tablefunc } from '@electric-sql/pglite/contrib/tablefunc';
-import { tcn } from '@electric-sql/pglite/contrib/tcn';
-import { tsm_system_rows } from '@electric-sql/pglite/contrib/tsm_system_rows';
-import { tsm_system_time } from '@electric-sql/pglite/contrib/tsm_system_time';
-import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { uuid_ossp } from '@electric-sql/pglite/contrib/uuid_ossp';
 
-const ALL: Extension[] = [
-  amcheck, auto_explain, bloom, btree_gin, btree_gist, citext, cube, dict_int, dict_xsyn, earthdistance, file_fdw,
-  fuzzystrmatch, hstore, intarray, isn, lo, ltree, moddatetime, pageinspect, pg_buffercache, pg_freespacemap,
-  pg_stat_statements, pg_surgery, pg_trgm, pg_visibility, pg_walinspect, pgcrypto, seg, tablefunc, tcn,
-  tsm_system_rows, tsm_system_time, unaccent, uuid_ossp,
-];
+/** Each bundle's module, imported when the extension is first wanted: importing all of them cost every start ~40 ms. */
+const ALL: Record<string, () => Promise<Extension>> = {
+  amcheck: async () => (await import('@electric-sql/pglite/contrib/amcheck')).amcheck,
+  auto_explain: async () => (await import('@electric-sql/pglite/contrib/auto_explain')).auto_explain,
+  bloom: async () => (await import('@electric-sql/pglite/contrib/bloom')).bloom,
+  btree_gin: async () => (await import('@electric-sql/pglite/contrib/btree_gin')).btree_gin,
+  btree_gist: async () => (await import('@electric-sql/pglite/contrib/btree_gist')).btree_gist,
+  citext: async () => (await import('@electric-sql/pglite/contrib/citext')).citext,
+  cube: async () => (await import('@electric-sql/pglite/contrib/cube')).cube,
+  dict_int: async () => (await import('@electric-sql/pglite/contrib/dict_int')).dict_int,
+  dict_xsyn: async () => (await import('@electric-sql/pglite/contrib/dict_xsyn')).dict_xsyn,
+  earthdistance: async () => (await import('@electric-sql/pglite/contrib/earthdistance')).earthdistance,
+  file_fdw: async () => (await import('@electric-sql/pglite/contrib/file_fdw')).file_fdw,
+  fuzzystrmatch: async () => (await import('@electric-sql/pglite/contrib/fuzzystrmatch')).fuzzystrmatch,
+  hstore: async () => (await import('@electric-sql/pglite/contrib/hstore')).hstore,
+  intarray: async () => (await import('@electric-sql/pglite/contrib/intarray')).intarray,
+  isn: async () => (await import('@electric-sql/pglite/contrib/isn')).isn,
+  lo: async () => (await import('@electric-sql/pglite/contrib/lo')).lo,
+  ltree: async () => (await import('@electric-sql/pglite/contrib/ltree')).ltree,
+  moddatetime: async () => (await import('@electric-sql/pglite/contrib/moddatetime')).moddatetime,
+  pageinspect: async () => (await import('@electric-sql/pglite/contrib/pageinspect')).pageinspect,
+  pg_buffercache: async () => (await import('@electric-sql/pglite/contrib/pg_buffercache')).pg_buffercache,
+  pg_freespacemap: async () => (await import('@electric-sql/pglite/contrib/pg_freespacemap')).pg_freespacemap,
+  pg_stat_statements: async () => (await import('@electric-sql/pglite/contrib/pg_stat_statements')).pg_stat_statements,
+  pg_surgery: async () => (await import('@electric-sql/pglite/contrib/pg_surgery')).pg_surgery,
+  pg_trgm: async () => (await import('@electric-sql/pglite/contrib/pg_trgm')).pg_trgm,
+  pg_visibility: async () => (await import('@electric-sql/pglite/contrib/pg_visibility')).pg_visibility,
+  pg_walinspect: async () => (await import('@electric-sql/pglite/contrib/pg_walinspect')).pg_walinspect,
+  pgcrypto: async () => (await import('@electric-sql/pglite/contrib/pgcrypto')).pgcrypto,
+  seg: async () => (await import('@electric-sql/pglite/contrib/seg')).seg,
+  tablefunc: async () => (await import('@electric-sql/pglite/contrib/tablefunc')).tablefunc,
+  tcn: async () => (await import('@electric-sql/pglite/contrib/tcn')).tcn,
+  tsm_system_rows: async () => (await import('@electric-sql/pglite/contrib/tsm_system_rows')).tsm_system_rows,
+  tsm_system_time: async () => (await import('@electric-sql/pglite/contrib/tsm_system_time')).tsm_system_time,
+  unaccent: async () => (await import('@electric-sql/pglite/contrib/unaccent')).unaccent,
+  'uuid-ossp': async () => (await import('@electric-sql/pglite/contrib/uuid_ossp')).uuid_ossp,
+};
 
 /** Every extension the embedded engine can create, by its SQL name (`uuid-ossp`, `pgcrypto`, …). */
-export const EMBEDDED_EXTENSIONS: ReadonlyMap<string, Extension> = new Map(ALL.map((e) => [e.name, e]));
+export const EMBEDDED_EXTENSIONS: ReadonlyMap<string, () => Promise<Extension>> = new Map(Object.entries(ALL));
 
 const CREATE_EXTENSION = /\bcreate\s+extension\b/i;
 
@@ -68,10 +64,9 @@ export class ExtensionLoader {
     this.db = db;
   }
 
-  /** Makes available every shipped extension the database has installed (their libraries are loaded on use). */
-  async loadInstalled(): Promise<void> {
-    const rows = await this.db.query<{ extname: string }>('SELECT extname FROM pg_extension');
-    await this.load(rows.rows.map((r) => r.extname));
+  /** Makes available every shipped extension the database has installed (`installed`: pg_extension's names). */
+  async loadInstalled(installed: string[]): Promise<void> {
+    await this.load(installed);
   }
 
   /**
@@ -89,7 +84,7 @@ export class ExtensionLoader {
       const ext = EMBEDDED_EXTENSIONS.get(name);
       if (!ext || this.loaded.has(name)) continue;
       this.loaded.add(name);
-      const files = await unpack(ext, this.db);
+      const files = await unpack(await ext(), this.db);
       const mod = (this.db as unknown as { mod: WasmFs }).mod;
       for (const [path, data] of files) {
         const full = `${mod.WASM_PREFIX}/${path}`;
@@ -108,7 +103,7 @@ export class ExtensionLoader {
 async function unpack(ext: Extension, db: PGlite): Promise<[string, Uint8Array][]> {
   const { bundlePath } = await ext.setup(db, {});
   if (!bundlePath) return [];
-  const bytes = await readFile(fileURLToPath(bundlePath));
+  const [bytes, { Parser }] = await Promise.all([readFile(fileURLToPath(bundlePath)), import('tar')]);
   const files: [string, Uint8Array][] = [];
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template } from './pglite-template.js';
@@ -9,6 +10,26 @@ const identity = (x: string): string => x;
 
 
 type PgliteLike = Pick<PGlite, 'query' | 'exec'> | Transaction;
+
+/**
+ * PostgreSQL's default 128 MB of shared buffers is zeroed at every start (a third of PGlite's start-up, and 100 MB
+ * of resident memory); the pages it would hold are one read away in the operating system's cache.
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
+/**
+ * PGlite reads the data directory only once its WebAssembly is compiled and its own files unpacked, after
+ * initialSyncFs: until then the template is still being copied into a new directory (pglite-template.ts), in parallel.
+ */
+class SeedingNodeFS extends NodeFS {
+  constructor(dataDir: string, private readonly seeded: Promise<unknown>) {
+    super(dataDir);
+  }
+
+  override async initialSyncFs(): Promise<void> {
+    await this.seeded;
+  }
+}
 
 /**
  * PostgreSQL's hint for an extension it lacks ("must first be installed on the system") cannot be followed for the
@@ -59,18 +80,23 @@ export class PgliteDatabase implements Database {
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
     let db: PGlite;
     if (dataDir !== undefined) {
-      await seedDataDir(dataDir);
-      db = await PGlite.create(dataDir);
+      const seeded = seedDataDir(dataDir);
+      // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
+      seeded.catch(() => {});
+      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS });
     } else {
       const t = await template();
-      db = t ? await PGlite.create({ loadDataDir: new Blob([readFileSync(t.tarball)]) }) : await PGlite.create();
+      db = await PGlite.create({ ...(t ? { loadDataDir: new Blob([readFileSync(t.tarball)]) } : {}), startParams: START_PARAMS });
     }
-    const extensions = new ExtensionLoader(db);
-    await extensions.loadInstalled();
     // PGlite parses every type it knows (arrays included) into JS values; run_sql wants PostgreSQL's text
     // output, so every known type gets the identity parser (types created later have no parser: text already).
-    const oids = await db.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_type');
-    const textParsers: Parsers = Object.fromEntries([...Object.keys(types.parsers).map(Number), ...oids.rows.map((r) => r.oid)].map((o) => [o, identity]));
+    const known = await db.query<{ extensions: string[]; oids: number[] }>(
+      'SELECT ARRAY(SELECT extname::text FROM pg_extension) AS extensions, ARRAY(SELECT oid::int FROM pg_type) AS oids',
+    );
+    const row = known.rows[0];
+    const extensions = new ExtensionLoader(db);
+    await extensions.loadInstalled(row?.extensions ?? []);
+    const textParsers: Parsers = Object.fromEntries([...Object.keys(types.parsers).map(Number), ...(row?.oids ?? [])].map((o) => [o, identity]));
     return new PgliteDatabase(db, textParsers, extensions);
   }
 

@@ -1,4 +1,4 @@
-import { loadModule, parseSync, type ParseResult } from 'libpg-query';
+import type { ParseResult } from 'libpg-query';
 
 /** A transaction-control statement found in a SQL text (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, PREPARE TRANSACTION …). */
 export interface TransactionStatement {
@@ -33,7 +33,10 @@ const MAYBE = /\b(begin|commit|rollback|end|abort|start|savepoint|release|prepar
 /** Texts are parsed in pieces of about this size, so a 50 MB script does not need gigabytes of AST at once. */
 const PIECE = 2 * 1024 * 1024;
 
-let loading: Promise<void> | null = null;
+/** libpg_query, loaded on the first text that needs it: its WebAssembly is not part of every start of the engine. */
+let loading: Promise<Parse> | null = null;
+
+type Parse = (text: string) => ParseResult;
 
 /**
  * Finds transaction-control statements with PostgreSQL's own parser (libpg_query), never a hand-written splitter:
@@ -41,15 +44,17 @@ let loading: Promise<void> | null = null;
  */
 export async function scanTransactionControl(sql: string): Promise<TransactionControlScan> {
   if (!MAYBE.test(sql)) return { statements: [], unparsable: false };
-  loading ??= loadModule();
-  await loading;
-  return scanPieces(sql);
+  loading ??= import('libpg-query').then(async (m) => {
+    await m.loadModule();
+    return m.parseSync;
+  });
+  return scanPieces(sql, await loading);
 }
 
-function tryParse(text: string): ParseResult | null {
+function tryParse(parse: Parse, text: string): ParseResult | null {
   if (text.trim() === '') return { version: 0, stmts: [] } as unknown as ParseResult;
   try {
-    return parseSync(text);
+    return parse(text);
   } catch {
     return null;
   }
@@ -61,7 +66,7 @@ function tryParse(text: string): ParseResult | null {
  * then doubles until it does. A piece that parses ends at a top-level boundary, so the pieces' statements are exactly
  * the text's statements (a `--` comment around the `;` closes at the line break the piece includes).
  */
-function scanPieces(sql: string): TransactionControlScan {
+function scanPieces(sql: string, parse: Parse): TransactionControlScan {
   const statements: TransactionStatement[] = [];
   let count = 0;
   let start = 0;
@@ -70,7 +75,7 @@ function scanPieces(sql: string): TransactionControlScan {
     for (;;) {
       const end = boundaryAfter(sql, start + size);
       const piece = sql.slice(start, end);
-      const parsed = tryParse(piece);
+      const parsed = tryParse(parse, piece);
       if (parsed) {
         collect(sql, piece, start, parsed, count, statements);
         count += parsed.stmts?.length ?? 0;

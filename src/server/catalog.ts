@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { METADATA_DDL } from './metadata-store.js';
 
@@ -130,9 +131,31 @@ END
 $fn$;
 `;
 
-/** Creates the catalog if missing; callers hold STARTUP_LOCK_KEY so that instances do not race. */
+/**
+ * The catalog's revision: a digest of its DDL, kept as the comment of schema engine_catalog once the DDL has run. A
+ * database at this revision skips the DDL (a third of a restart of the embedded engine); any change to the DDL runs
+ * it once more everywhere.
+ */
+const REVISION = `engine catalog ${createHash('sha256').update(CATALOG_DDL).digest('hex').slice(0, 16)}`;
+
+/** COMMENT takes no parameter: the revision is passed as a setting of the transaction and quoted by format(). */
+const MARK_REVISION = `DO $mark$ BEGIN
+  EXECUTE format('COMMENT ON SCHEMA engine_catalog IS %L', current_setting('engine.catalog_revision'));
+END $mark$;`;
+
+/**
+ * Creates the catalog if missing or older than this engine's; callers hold STARTUP_LOCK_KEY so that instances do not
+ * race. One statement when it is current.
+ */
 export async function ensureCatalog(tx: Queryable): Promise<void> {
-  await tx.runScript(CATALOG_DDL);
+  const rows = await tx.query<{ current: boolean }>(
+    `SELECT set_config('engine.catalog_revision', $1, true) IS NOT NULL AND EXISTS (
+       SELECT 1 FROM pg_namespace n JOIN pg_description d ON d.objoid = n.oid AND d.classoid = 'pg_namespace'::regclass AND d.objsubid = 0
+       WHERE n.nspname = 'engine_catalog' AND d.description = $1) AS current`,
+    [REVISION],
+  );
+  if (rows[0]?.current) return;
+  await tx.runScript(`${CATALOG_DDL}\n${MARK_REVISION}`);
 }
 
 /** The stored resource_version as column `v`: fixed text, also sent in the round trip that begins a GraphQL transaction. */

@@ -113,6 +113,26 @@ describe('wake-up and concurrency', () => {
     await eventually(() => hook.received.length === 2, 10_000, 'delivery of a manual event on NOTIFY');
   });
 
+  it('claimOnStart false (engine serve, issue 18): an event waiting at start waits for the first poll or notification', async () => {
+    await trigger('t', hook.url);
+    await e.sql("insert into article values (1, 'a')");
+    const quiet = await startProcessor(e, { pollMs: 3_600_000, claimOnStart: false });
+    await quiet.stop();
+    expect((await eventRows(e)).map((r) => [r.delivered, r.tries, r.locked_by])).toEqual([[false, 0, null]]);
+    expect(hook.received).toHaveLength(0);
+    // The next commit's notification wakes it: its first claim takes the waiting event too.
+    await startProcessor(e, { pollMs: 3_600_000, claimOnStart: false });
+    await e.sql("insert into article values (2, 'b')");
+    await eventually(() => hook.received.length === 2, 10_000, 'both events on NOTIFY');
+  });
+
+  it('claims an event waiting at start at once by default', async () => {
+    await trigger('t', hook.url);
+    await e.sql("insert into article values (1, 'a')");
+    await startProcessor(e, { pollMs: 3_600_000 });
+    await eventually(() => hook.received.length === 1, 10_000, 'the waiting event');
+  });
+
   it('a slow webhook does not hold back other triggers; at most 100 in flight, shared round-robin', async () => {
     const pending: (() => void)[] = [];
     let open = 0;

@@ -220,6 +220,24 @@ describe('§5.2.4 the worker calls the handler and records the outcome', () => {
     const id = await call();
     expect((await finished(id)).status).toBe('completed');
   });
+
+  it('claimOnStart false (engine serve, issue 18): a call waiting at start waits for the first poll or notification', async () => {
+    const waiting = await call();
+    const quiet = await startWorker({ pollMs: 600_000, claimOnStart: false });
+    await quiet.stop();
+    expect((await rows()).find((x) => x.id === waiting)).toMatchObject({ status: 'created', locked_by: null });
+    expect(hook.received).toHaveLength(0);
+    // The next commit's notification wakes it: its first claim takes the waiting call too.
+    await startWorker({ pollMs: 600_000, claimOnStart: false });
+    const next = await call();
+    expect([(await finished(waiting)).status, (await finished(next)).status]).toEqual(['completed', 'completed']);
+  });
+
+  it('claims a call waiting at start at once by default', async () => {
+    const waiting = await call();
+    await startWorker({ pollMs: 600_000 });
+    expect((await finished(waiting)).status).toBe('completed');
+  });
 });
 
 describe('§5.2.4 several instances, crashed instances', () => {

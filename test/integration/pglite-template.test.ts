@@ -1,10 +1,14 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/db/database.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
+import { seedDataDir, template } from '../../src/db/pglite-template.js';
+import { openDatabase } from '../../src/server/index.js';
+import { silentLogger } from '../../src/logger.js';
+import { CliError } from '../../src/errors.js';
 import { EXTERNAL_URL } from '../helpers/engine.js';
 
 // Issue 18 item 2: a new embedded database is a copy of a template made once by initdb (cached per PGlite version);
@@ -17,6 +21,12 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+const scratch = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-tpl-'));
+  dirs.push(dir);
+  return dir;
+};
+
 const FACTS = `SELECT current_setting('server_version') AS version, pg_encoding_to_char(d.encoding) AS encoding, d.datcollate, d.datctype,
   d.datlocprovider::text AS provider, current_setting('lc_messages') AS lc_messages, current_setting('TimeZone') AS tz,
   current_setting('DateStyle') AS datestyle, current_setting('default_text_search_config') AS ts_config,
@@ -28,6 +38,15 @@ const FACTS = `SELECT current_setting('server_version') AS version, pg_encoding_
   FROM pg_database d WHERE d.datname = current_database()`;
 
 const facts = async (q: Pick<Queryable, 'query'>): Promise<unknown> => (await q.query(FACTS))[0];
+
+/** Every file under `dir`, relative, with its size. */
+function files(dir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) out.set(relative(dir, join(e.parentPath, e.name)), statSync(join(e.parentPath, e.name)).size);
+  }
+  return out;
+}
 
 describe.skipIf(EXTERNAL_URL)('the embedded database template (issue 18)', () => {
   it('starts every new database, in memory or on disk, with the catalog of a fresh initdb', async () => {
@@ -42,8 +61,7 @@ describe.skipIf(EXTERNAL_URL)('the embedded database template (issue 18)', () =>
     expect(root).toHaveLength(1);
     expect(existsSync(join(cache, root[0] as string, 'data', 'PG_VERSION'))).toBe(true);
 
-    const dir = mkdtempSync(join(tmpdir(), 'engine-tpl-'));
-    dirs.push(dir);
+    const dir = scratch();
     const disk = await PgliteDatabase.open(join(dir, 'data'));
     expect(await facts(disk)).toEqual(expected);
     await disk.runScript('create table kept (id int); insert into kept values (1)');
@@ -51,5 +69,54 @@ describe.skipIf(EXTERNAL_URL)('the embedded database template (issue 18)', () =>
     const again = await PgliteDatabase.open(join(dir, 'data'));
     expect(await again.query('SELECT id FROM kept')).toEqual([{ id: 1 }]);
     await again.close();
+  });
+
+  it('copies every file of the template into a new directory, and only into a new one', async () => {
+    const t = await template();
+    expect(t).not.toBeNull();
+    const dir = join(scratch(), 'nested', 'data');
+    expect(await seedDataDir(dir)).toBe(true);
+    expect(files(dir)).toEqual(files((t as { dir: string }).dir));
+    // A directory that has PG_VERSION is a database: never overwritten.
+    writeFileSync(join(dir, 'PG_VERSION'), '18\n');
+    expect(await seedDataDir(dir)).toBe(false);
+  });
+
+  it('copies again over a copy that was cut short (PG_VERSION comes last), and the database opens', async () => {
+    const dir = join(scratch(), 'data');
+    mkdirSync(join(dir, 'base', '1'), { recursive: true });
+    writeFileSync(join(dir, 'base', '1', '1259'), 'half a file');
+    const db = await PgliteDatabase.open(dir);
+    try {
+      expect(await db.query('SELECT count(*)::int AS n FROM pg_class WHERE relname = $1', ['pg_class'])).toEqual([{ n: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('runs PostgreSQL with 32 MB of shared buffers, in memory and on disk', async () => {
+    const memory = await PgliteDatabase.open(undefined);
+    const disk = await PgliteDatabase.open(join(scratch(), 'data'));
+    try {
+      expect(await memory.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+      expect(await disk.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+    } finally {
+      await memory.close();
+      await disk.close();
+    }
+  });
+
+  it('a copy that fails is database-start-failed: the lock is released and the directory not marked initialised', async () => {
+    const dir = join(scratch(), 'data');
+    mkdirSync(dir, { recursive: true });
+    // `base` is a file where the template has a directory: the copy cannot create base/1.
+    writeFileSync(join(dir, 'base'), 'in the way');
+    const err = await openDatabase({ dataDir: dir }, silentLogger).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).code).toBe('database-start-failed');
+    expect((err as CliError).message).toBe(`cannot start the embedded database in ${dir}: EEXIST: file already exists, mkdir '${dir}/base'`);
+    expect(existsSync(join(dir, 'PG_VERSION'))).toBe(false);
+    expect(existsSync(join(dir, 'engine.pid'))).toBe(false);
+    expect(statSync(join(dir, 'base')).isFile()).toBe(true);
   });
 });

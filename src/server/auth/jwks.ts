@@ -1,7 +1,8 @@
-import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type CryptoKey, type FlattenedJWSInput } from 'jose';
+import type { JSONWebKeySet, JWSHeaderParameters, CryptoKey, FlattenedJWSInput } from 'jose';
 import type { Logger } from '../../logger.js';
 import { callHttp } from '../outbound/http.js';
 import { freshForMs } from './cache-control.js';
+import { jose } from './jose.js';
 
 /**
  * The keys of a JWKS URL (issue 17): fetched at start-up, reused for as long as its Cache-Control/Expires allow
@@ -34,6 +35,7 @@ export class JwksCache {
   /** The key function given to jose's jwtVerify. */
   readonly getKey = async (header: JWSHeaderParameters, input: FlattenedJWSInput): Promise<CryptoKey> => {
     if (this.now() >= this.expiresAt) await this.refreshThrottled();
+    const { errors } = await jose();
     try {
       if (!this.keys) throw new errors.JWKSNoMatchingKey('the JWKS could not be fetched');
       return await this.lookup(header, input);
@@ -45,6 +47,7 @@ export class JwksCache {
 
   /** A key of the set that WebCrypto cannot import (garbage from the JWKS URL) is a JOSE error, not a crash. */
   private async lookup(header: JWSHeaderParameters, input: FlattenedJWSInput): Promise<CryptoKey> {
+    const { errors } = await jose();
     try {
       return await (this.keys as KeyFn)(header, input);
     } catch (e) {
@@ -79,7 +82,7 @@ export class JwksCache {
   private async fetch(): Promise<void> {
     this.lastAttempt = this.now();
     this.fetches++;
-    const res = await callHttp({ url: this.url, method: 'GET', headers: [{ name: 'Accept', value: 'application/json' }], timeoutSec: TIMEOUT_SEC, maxBodyBytes: MAX_BYTES, overflow: 'fail' });
+    const [{ createLocalJWKSet }, res] = await Promise.all([jose(), callHttp({ url: this.url, method: 'GET', headers: [{ name: 'Accept', value: 'application/json' }], timeoutSec: TIMEOUT_SEC, maxBodyBytes: MAX_BYTES, overflow: 'fail' })]);
     let problem: string;
     if (res.kind === 'error') problem = res.message;
     else if (res.status !== 200) problem = `status ${res.status}`;

@@ -1,5 +1,6 @@
-import { importSPKI, importX509, type CryptoKey } from 'jose';
+import type { CryptoKey } from 'jose';
 import { CliError } from '../../errors.js';
+import { jose } from './jose.js';
 import { parseJsonPath, type PathStep } from './json-path.js';
 
 /**
@@ -67,6 +68,7 @@ async function importKey(alg: Algorithm, key: string): Promise<CryptoKey | Uint8
     return bytes;
   }
   const pem = key.trim();
+  const { importSPKI, importX509 } = await jose();
   try {
     if (pem.startsWith('-----BEGIN CERTIFICATE-----')) return await importX509(pem, alg);
     if (pem.startsWith('-----BEGIN PUBLIC KEY-----')) return await importSPKI(pem, alg);

@@ -1,10 +1,11 @@
-import { errors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../../errors.js';
 import type { Caller } from './admin-secret.js';
 import { atPath } from './json-path.js';
 import type { JwtConfig } from './jwt-config.js';
 import type { JwksCache } from './jwks.js';
+import { jose } from './jose.js';
 
 /**
  * JWT mode (issue 17): jose verifies the signature and the registered claims with the algorithms of the
@@ -20,7 +21,7 @@ const DEFAULT = 'x-engine-default-role';
 export const invalidJwt = (reason: string): ApiError => new ApiError(401, 'invalid-jwt', '$', `Could not verify JWT: ${reason}`);
 
 /** jose's failures, named like the JWT errors users of GraphQL engines know. Messages never quote the token. */
-function reasonOf(e: unknown): string {
+function reasonOf(e: unknown, errors: Awaited<ReturnType<typeof jose>>['errors']): string {
   if (e instanceof errors.JWTExpired) return 'JWTExpired';
   if (e instanceof errors.JWSSignatureVerificationFailed) return 'JWSInvalidSignature';
   if (e instanceof errors.JWTClaimValidationFailed) {
@@ -89,6 +90,7 @@ function claimsOf(config: JwtConfig, payload: JWTPayload): Record<string, unknow
 /** Verifies a token and resolves the caller, honouring the requested role (`X-Engine-Role`). */
 export async function jwtCaller(config: JwtConfig, jwks: JwksCache | undefined, token: string, requestedRole: string | undefined): Promise<Caller> {
   if (token.length > MAX_TOKEN_CHARS) throw invalidJwt(`the token is longer than ${MAX_TOKEN_CHARS} characters`);
+  const { jwtVerify, errors } = await jose();
   let payload: JWTPayload;
   try {
     const options = {
@@ -100,7 +102,7 @@ export async function jwtCaller(config: JwtConfig, jwks: JwksCache | undefined, 
     const result = jwks ? await jwtVerify(token, jwks.getKey, options) : await jwtVerify(token, config.key as Uint8Array, options);
     payload = result.payload;
   } catch (e) {
-    throw invalidJwt(reasonOf(e));
+    throw invalidJwt(reasonOf(e, errors));
   }
   // jose checks `iat` only against a maximum age; a token issued in the future (beyond the skew) is refused too.
   if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + config.allowedSkew) throw invalidJwt('JWTIssuedAtFuture');

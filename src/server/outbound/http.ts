@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { NameValue } from './request.js';
 
 /**
@@ -26,8 +26,13 @@ export type CallResult =
   | { kind: 'response'; status: number; headers: NameValue[]; body: string; truncated: boolean }
   | { kind: 'error'; message: string; timedOut: boolean };
 
-// The call's own timer bounds the whole exchange; undici's separate header/body timeouts would only cut it shorter.
-const agent = new Agent({ keepAliveTimeout: 10_000, headersTimeout: 0, bodyTimeout: 0 });
+/** undici, loaded at the first outbound call (an engine that never calls out does not import it at start-up). */
+let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | null = null;
+const undici = (): Promise<{ agent: Agent; request: typeof import('undici').request }> => {
+  // The call's own timer bounds the whole exchange; undici's separate header/body timeouts would only cut it shorter.
+  client ??= import('undici').then(({ Agent, request }) => ({ agent: new Agent({ keepAliveTimeout: 10_000, headersTimeout: 0, bodyTimeout: 0 }), request }));
+  return client;
+};
 
 /** Readable descriptions of the usual network failures; other errors keep their own message. */
 const NETWORK: Record<string, string> = {
@@ -64,6 +69,8 @@ function flatten(headers: Record<string, string | string[] | undefined>): NameVa
 export class BodyTooLarge extends Error {}
 
 export async function callHttp(opts: CallOptions): Promise<CallResult> {
+  // Loaded before the timer starts: the first call's import is not part of the exchange its timeout bounds.
+  const { agent, request } = await undici();
   const controller = new AbortController();
   const timeoutMessage = `request timed out after ${opts.timeoutSec} seconds`;
   let timedOut = false;

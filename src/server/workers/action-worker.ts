@@ -31,6 +31,8 @@ export interface ActionWorkerOptions {
   pollMs?: number;
   /** How long a graceful stop waits for calls in flight before cancelling them. */
   graceMs?: number;
+  /** Claim at once (default), or first at the first poll (as the event processor's claimOnStart). */
+  claimOnStart?: boolean;
 }
 
 export class ActionWorker {
@@ -64,7 +66,7 @@ export class ActionWorker {
     await w.connect();
     w.timer = setInterval(() => w.wake(), w.pollMs);
     w.timer.unref();
-    w.wake();
+    if (opts.claimOnStart ?? true) w.wake();
     return w;
   }
 

@@ -58,12 +58,17 @@ export interface ProcessorOptions {
   pollMs?: number;
   /** How long a graceful stop waits for deliveries in flight. */
   graceMs?: number;
+  /**
+   * Claim at once (default), or first at the first poll: `engine serve` keeps its first claims (cold statements,
+   * ~100 ms) out of the way of its first requests; a notification still wakes the processor at once.
+   */
+  claimOnStart?: boolean;
 }
 
 export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> {
   private readonly db: Database;
   private readonly queue: DeliveryQueue<D, E>;
-  private readonly opts: Required<Omit<ProcessorOptions, 'logger' | 'env' | 'triggers'>> & { env: Env };
+  private readonly opts: Required<Omit<ProcessorOptions, 'logger' | 'env' | 'triggers' | 'claimOnStart'>> & { env: Env };
   private readonly logger: Logger;
   private session: Session | null = null;
   private me = 0;
@@ -106,7 +111,7 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     await p.connect();
     p.timer = setInterval(() => p.wake(), p.opts.pollMs);
     p.timer.unref();
-    p.wake();
+    if (opts.claimOnStart ?? true) p.wake();
     return p;
   }
 

@@ -1,0 +1,95 @@
+import type { Server } from 'node:http';
+import { CliError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Authenticator } from './auth/index.js';
+import { Engine } from './engine.js';
+import { createHttpServer, listen } from './http.js';
+import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
+import { GraphqlService } from './graphql/service.js';
+import { ActionWorker } from './workers/action-worker.js';
+import { EventProcessor } from './workers/event-processor.js';
+import { ScheduledQueue } from './workers/scheduled-queue.js';
+import type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
+
+/** How stale another instance's metadata change may be when the processor picks a trigger's definition (or the action worker an action's). */
+const TRIGGERS_MAX_AGE_MS = 100;
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+/** The engine on an open database: start it and its workers, then listen. On failure the database is closed and released. */
+export async function runEngine(
+  { db, release, dataDir }: OpenedDatabase, auth: Authenticator, opts: ServeOptions, logger: Logger, since: () => string,
+): Promise<RunningServer> {
+  let server: Server | undefined;
+  let processor: EventProcessor | undefined;
+  let scheduler: { stop(): Promise<void> } | undefined;
+  let worker: ActionWorker | undefined;
+  try {
+    const engine = await Engine.start(db, logger, opts.clock);
+    logger.debug(`start-up: catalog and schema cache ready after ${since()}`);
+    const lookup = opts.variable;
+    // Read at each delivery: a variable set or changed later is used from then on.
+    const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
+    // Their first claims wait for the first poll (≤ 1 s): they would hold the database while the first requests come.
+    const claimOnStart = false;
+    processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env, claimOnStart });
+    scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env, claimOnStart });
+    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false);
+    // The admin schema holds every consistent asynchronous action. It follows the stored metadata (§2.1): this
+    // instance's changes at once, another instance's within TRIGGERS_MAX_AGE_MS (one statement fewer per claim).
+    let known = { at: 0, version: -1, targets: new Map<string, AsyncTarget>() };
+    const targets = async (): Promise<Map<string, AsyncTarget>> => {
+      if (Date.now() - known.at < TRIGGERS_MAX_AGE_MS && known.version === engine.resourceVersion) return known.targets;
+      // Without asynchronous actions there is nothing to claim: no admin schema is built for it (at start-up, seconds
+      // at thousands of tables).
+      const { cache } = await engine.freshCache();
+      const anyAsync = [...cache.metadata.actions.values()].some((a) => a.definition.kind === 'asynchronous');
+      const map = anyAsync ? asyncTargets(await graphql.schemaFor('admin')) : new Map<string, AsyncTarget>();
+      known = { at: Date.now(), version: engine.resourceVersion, targets: map };
+      return map;
+    };
+    worker = await ActionWorker.start(db, { targets, logger, env, claimOnStart });
+    logger.debug(`start-up: event processor, scheduled events and action worker started after ${since()}`);
+    server = createHttpServer(engine, { auth, logger, env, graphql });
+    let address;
+    try {
+      address = await listen(server, opts.port, opts.host);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new CliError('port-in-use', `cannot listen on ${opts.host}:${opts.port}: address already in use`, 1, { hint: 'choose another --port' });
+      }
+      throw e;
+    }
+    logger.debug(`start-up: listening after ${since()}`);
+    const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+    const running = server;
+    const events = processor;
+    const scheduled = scheduler;
+    const actions = worker;
+    return {
+      url: `http://${host}:${address.port}`,
+      engine,
+      database: db.kind,
+      dataDir,
+      async close() {
+        // Deliveries and action calls finish (≤ 10 s) while requests drain; all before the database closes (cli.md §5.17).
+        await Promise.all([closeServer(running), events.stop(), actions.stop(), scheduled.stop()]);
+        await db.close();
+        release();
+      },
+    };
+  } catch (e) {
+    if (server?.listening) await closeServer(server);
+    await processor?.stop().catch(() => {});
+    await scheduler?.stop().catch(() => {});
+    await worker?.stop().catch(() => {});
+    await db.close().catch(() => {});
+    release();
+    throw e;
+  }
+}

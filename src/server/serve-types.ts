@@ -1,0 +1,43 @@
+import type { Database } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import type { Clock } from './clock.js';
+import type { Engine } from './engine.js';
+
+export interface ServeOptions {
+  /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
+  databaseUrl?: string;
+  dataDir?: string;
+  port: number;
+  host: string;
+  adminSecret?: string;
+  /** JWT mode: the JSON configuration of issue 17. */
+  jwtSecret?: string;
+  /** The role of a request without credentials. */
+  unauthorizedRole?: string;
+  /** Auth hook mode: the hook's URL and GET or POST. */
+  authHook?: string;
+  authHookMode?: string;
+  logger?: Logger;
+  /** Looks up the variables of webhook and action handler templates and headers at each call; default: the process environment. */
+  variable?: (name: string) => string | undefined;
+  /** The time scheduled events are judged by; default the system clock (tests move their own). */
+  clock?: Clock;
+  /** `--enable-allowlist`: non-admin GraphQL requests must send allow-listed documents. */
+  enableAllowlist?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  engine: Engine;
+  database: 'embedded' | 'external';
+  dataDir: string | null;
+  /** Stops accepting, finishes in-flight requests, closes the database and releases the lock. */
+  close(): Promise<void>;
+}
+
+/** The database as opened by openDatabase (index.ts), with the release of its data directory's lock. */
+export interface OpenedDatabase {
+  db: Database;
+  release: () => void;
+  dataDir: string | null;
+}
