@@ -84,6 +84,7 @@ export function spawnServer(label, cmd, args, opts, ready, toUrl) {
         clearTimeout(timer);
         resolve({
           url: toUrl(m[1]),
+          pid: child.pid,
           output: () => out,
           stop: () => new Promise((r) => {
             if (child.exitCode !== null) return r();
