@@ -1,34 +1,42 @@
-import { setMaxListeners } from 'node:events';
-import type { Database, Queryable, Session } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { EventTrigger } from '../../metadata/types.js';
 import { EVENTS_CHANNEL } from '../catalog.js';
 import type { Env } from '../outbound/index.js';
 import { attempt } from './event-delivery.js';
 import { claimEvents, recordAttempts, releaseEvents, type AttemptResult, type ClaimedEvent, type TriggerRoom } from './event-store.js';
-import { holdInstanceLock, releaseInstanceLock } from './instance.js';
+import { message, Worker } from './worker.js';
 
 /**
  * The event processor of one engine instance (engine-api.md §5.3.2). It is woken by the NOTIFY of
  * insert_event_log at commit and polls every second as a fallback; it claims pending events in batches
  * (FOR UPDATE SKIP LOCKED), keeps at most `maxInFlight` deliveries in flight, at most `perTrigger` of them for
  * one trigger (so one slow webhook never holds back the others), and writes results in batches.
+ *
+ * A delivery's slot is free once its webhook has answered, not once its result is written: the statements that
+ * claim and record then overlap the deliveries instead of adding to each one's turn. Results waiting to be written
+ * still hold their rows' locks, so claims also keep deliveries plus unwritten results within `maxHeld`.
  */
 
-/** Claims while deliveries are in flight wait for at least this many free slots. */
+/** Claims while deliveries are in flight wait for at least this many to end … */
 const MIN_CLAIM = 20;
 /** … or after this delay. */
 const CLAIM_DELAY_MS = 5;
-/** Results are written in batches of up to this many … */
+/** Claims out at once: slots freed while one is out need not wait for its round trip. */
+const MAX_CLAIMS = 2;
+/** Results are written as soon as this many wait … */
 const FLUSH_BATCH = 50;
-/** … or after this delay. */
+/** … or after this delay; and at most this many in one statement. */
 const FLUSH_DELAY_MS = 5;
+const MAX_FLUSH = 500;
 
 /**
  * What the processor delivers: event-trigger events (below) or scheduled events (scheduled-queue.ts). Rows are
  * claimed per definition ("trigger") with FOR UPDATE SKIP LOCKED and `locked_by` = the instance, as event_log's are.
  */
 export interface DeliveryQueue<D, E extends { id: string; trigger_name: string }> {
+  /** Names the processor in log lines. */
+  name: string;
   /** Notified when rows are added, so that deliveries start at once. */
   channel: string;
   /** The definitions rows may be claimed for, by name (read at each claim). */
@@ -44,7 +52,7 @@ export interface DeliveryQueue<D, E extends { id: string; trigger_name: string }
 
 /** Event-trigger events (engine-api.md §5.3). */
 export const eventQueue = (triggers: () => Promise<Map<string, EventTrigger>>): DeliveryQueue<EventTrigger, ClaimedEvent> => ({
-  channel: EVENTS_CHANNEL, definitions: triggers, claim: claimEvents, release: releaseEvents, record: recordAttempts, attempt,
+  name: 'event processor', channel: EVENTS_CHANNEL, definitions: triggers, claim: claimEvents, release: releaseEvents, record: recordAttempts, attempt,
 });
 
 export interface ProcessorOptions {
@@ -53,6 +61,8 @@ export interface ProcessorOptions {
   logger?: Logger;
   env?: Env;
   maxInFlight?: number;
+  /** Rows an instance holds locked at most: in flight plus results not yet written; default twice maxInFlight. */
+  maxHeld?: number;
   /** Default 80% of maxInFlight: one trigger with a slow webhook leaves the rest to the others. */
   perTrigger?: number;
   pollMs?: number;
@@ -60,36 +70,38 @@ export interface ProcessorOptions {
   graceMs?: number;
 }
 
-export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> {
-  private readonly db: Database;
+export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> extends Worker {
   private readonly queue: DeliveryQueue<D, E>;
   private readonly opts: Required<Omit<ProcessorOptions, 'logger' | 'env' | 'triggers'>> & { env: Env };
-  private readonly logger: Logger;
-  private session: Session | null = null;
-  private me = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private stopping = false;
-  private readonly abort = new AbortController();
-  /** Claimed and not yet recorded, by trigger. */
+  /** Deliveries in flight, by trigger, and in all. */
   private readonly inFlight = new Map<string, number>();
   private total = 0;
-  private pumping: Promise<void> | null = null;
-  private again = false;
+  /** Deliveries ended since the last claim went out. */
+  private freed = 0;
+  /** Claims out, and the slots (in all, by trigger) their rows may fill. */
+  private claims = 0;
+  private reserved = 0;
+  private readonly reservedBy = new Map<string, number>();
+  /** A wake-up came while MAX_CLAIMS claims were out. */
+  private rewake = false;
+  /** Results not yet written: waiting, and being written. */
   private readonly results: AttemptResult[] = [];
+  private writing = 0;
   private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
   private claimDue = false;
-  private idle: (() => void) | null = null;
+  private retryTimer: { at: number; timer: NodeJS.Timeout } | null = null;
 
   private constructor(db: Database, queue: DeliveryQueue<D, E>, opts: Omit<ProcessorOptions, 'triggers'>) {
-    this.db = db;
-    this.queue = queue;
-    this.logger = opts.logger ?? silentLogger;
     const maxInFlight = opts.maxInFlight ?? 100;
+    const pollMs = opts.pollMs ?? 1000;
+    const graceMs = opts.graceMs ?? 10_000;
+    super(db, { name: queue.name, channel: queue.channel, logger: opts.logger ?? silentLogger, pollMs, graceMs });
+    this.queue = queue;
     this.opts = {
-      env: opts.env ?? process.env, maxInFlight,
-      perTrigger: opts.perTrigger ?? Math.max(1, Math.floor(maxInFlight * 0.8)), pollMs: opts.pollMs ?? 1000, graceMs: opts.graceMs ?? 10_000,
+      env: opts.env ?? process.env, maxInFlight, maxHeld: Math.max(maxInFlight, opts.maxHeld ?? 2 * maxInFlight),
+      perTrigger: opts.perTrigger ?? Math.max(1, Math.floor(maxInFlight * 0.8)), pollMs, graceMs,
     };
   }
 
@@ -101,127 +113,101 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     db: Database, queue: DeliveryQueue<D2, E2>, opts: Omit<ProcessorOptions, 'triggers'>,
   ): Promise<EventProcessor<D2, E2>> {
     const p = new EventProcessor<D2, E2>(db, queue, opts);
-    // Every delivery in flight listens on the one stop signal.
-    setMaxListeners(0, p.abort.signal);
-    await p.connect();
-    p.timer = setInterval(() => p.wake(), p.opts.pollMs);
-    p.timer.unref();
-    p.wake();
+    await p.begin();
     return p;
   }
 
-  /** The instance id that lock rows of this processor carry. */
-  get instanceId(): number {
-    return this.me;
+  protected busy(): number {
+    return this.total + this.reserved;
   }
 
-  /** Opens the session holding the instance lock and listening; after a lost connection, with the same id. */
-  private async connect(): Promise<void> {
-    const session = await this.db.openSession();
-    try {
-      this.me = await holdInstanceLock(session, this.me || undefined);
-      await session.listen(this.queue.channel, () => this.wake());
-    } catch (e) {
-      await session.close();
-      throw e;
+  protected async claimRound(): Promise<boolean> {
+    if (this.claims >= MAX_CLAIMS) {
+      this.rewake = true;
+      return false;
     }
-    session.onLost((err) => {
-      this.session = null;
-      this.logger.warn(`event processor: database session lost (${err.message}); reconnecting`);
-      void this.reconnect();
-    });
-    this.session = session;
-  }
-
-  private async reconnect(): Promise<void> {
-    while (!this.stopping && !this.session) {
-      await new Promise((r) => setTimeout(r, this.opts.pollMs));
-      if (this.stopping) return;
-      try {
-        await this.connect();
+    const held = this.total + this.reserved;
+    const room = Math.min(this.opts.maxInFlight - held, this.opts.maxHeld - held - this.results.length - this.writing);
+    if (room <= 0) return false;
+    // While busy, freed slots are gathered for a moment: one claim per freed slot would cost a statement each.
+    if (held > 0 && this.freed < Math.min(MIN_CLAIM, this.opts.maxInFlight) && !this.claimDue) {
+      this.claimTimer ??= setTimeout(() => {
+        this.claimTimer = undefined;
+        this.claimDue = true;
         this.wake();
-      } catch (e) {
-        this.logger.debug(`event processor: reconnect failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
+      }, CLAIM_DELAY_MS);
+      return false;
     }
-  }
-
-  /** Fetches as long as there is room and there may be more; concurrent wake-ups fold into one more round. */
-  wake(): void {
-    if (this.stopping) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = this.pump().finally(() => {
-      this.pumping = null;
+    this.claimDue = false;
+    const triggers = await this.queue.definitions();
+    await this.queue.prepare?.(this.db, triggers);
+    // A trigger's slots include those a claim still out may fill.
+    const rooms = [...triggers.keys()].map((name) => {
+      const busy = (this.inFlight.get(name) ?? 0) + (this.reservedBy.get(name) ?? 0);
+      return { name, busy, room: Math.max(0, Math.min(room, this.opts.perTrigger - busy)) };
     });
+    if (!rooms.some((t) => t.room > 0)) return false;
+    this.freed = 0;
+    this.reserve(rooms, room, 1);
+    void this.claim(triggers, rooms, room);
+    // Every free slot is reserved now: what frees up meanwhile, or a full batch, wakes the next round.
+    return false;
   }
 
-  private async pump(): Promise<void> {
-    do {
-      this.again = false;
-      // Without its session the instance holds no advisory lock: its claims could be taken over at once.
-      if (this.stopping || !this.session) return;
-      const room = this.opts.maxInFlight - this.total;
-      if (room <= 0) return;
-      // While busy, freed slots are gathered for a moment: one claim per freed slot would cost a statement each.
-      if (this.total > 0 && room < Math.min(MIN_CLAIM, this.opts.maxInFlight) && !this.claimDue) {
-        this.claimTimer ??= setTimeout(() => {
-          this.claimTimer = undefined;
-          this.claimDue = true;
-          this.wake();
-        }, CLAIM_DELAY_MS);
-        return;
-      }
-      this.claimDue = false;
-      try {
-        const triggers = await this.queue.definitions();
-        await this.queue.prepare?.(this.db, triggers);
-        const rooms = [...triggers.keys()].map((name) => {
-          const busy = this.inFlight.get(name) ?? 0;
-          return { name, busy, room: Math.min(room, this.opts.perTrigger - busy) };
-        });
-        const claimed = await this.queue.claim(this.db, this.me, rooms, room);
-        const excess: string[] = [];
-        for (const ev of claimed) {
-          const trigger = triggers.get(ev.trigger_name);
-          const n = this.inFlight.get(ev.trigger_name) ?? 0;
-          if (!trigger || n >= this.opts.perTrigger || this.stopping) {
-            excess.push(ev.id);
-            continue;
-          }
-          this.inFlight.set(ev.trigger_name, n + 1);
-          this.total++;
-          void this.deliver(ev, trigger);
+  private reserve(rooms: TriggerRoom[], room: number, sign: 1 | -1): void {
+    this.claims += sign;
+    this.reserved += sign * room;
+    for (const t of rooms) if (t.room > 0) this.reservedBy.set(t.name, (this.reservedBy.get(t.name) ?? 0) + sign * t.room);
+  }
+
+  /** One claim statement; the deliveries it starts run on their own. */
+  private async claim(triggers: Map<string, D>, rooms: TriggerRoom[], room: number): Promise<void> {
+    let more = false;
+    try {
+      const claimed = await this.queue.claim(this.db, this.me, rooms, room);
+      const excess: string[] = [];
+      for (const ev of claimed) {
+        const trigger = triggers.get(ev.trigger_name);
+        const n = this.inFlight.get(ev.trigger_name) ?? 0;
+        if (!trigger || n >= this.opts.perTrigger || this.stopping) {
+          excess.push(ev.id);
+          continue;
         }
-        await this.queue.release(this.db, this.me, excess);
-        // A full batch means more may be waiting; a partial one that had to give rows back too.
-        if (claimed.length === room && excess.length < claimed.length) this.again = true;
-      } catch (e) {
-        this.logger.warn(`event processor: fetching events failed: ${e instanceof Error ? e.message : String(e)}`);
-        return;
+        this.inFlight.set(ev.trigger_name, n + 1);
+        this.total++;
+        void this.deliver(ev, trigger);
       }
-    } while (this.again);
+      await this.queue.release(this.db, this.me, excess);
+      // A full batch means more may be waiting; a partial one that had to give rows back too.
+      more = claimed.length === room && excess.length < claimed.length;
+    } catch (e) {
+      this.settings.logger.warn(`${this.settings.name}: claiming failed: ${message(e)}`);
+    } finally {
+      this.reserve(rooms, room, -1);
+    }
+    this.settled();
+    // A wake-up that found every claim out came while this one's snapshot may have missed its rows.
+    if (more || this.rewake) {
+      this.rewake = false;
+      this.wake();
+    }
   }
 
   private async deliver(ev: E, trigger: D): Promise<void> {
     const result = await this.queue.attempt(ev, trigger, this.opts.env, this.abort.signal);
-    if (this.abort.signal.aborted) {
-      // Cut short by a stop past its grace period: not an attempt; the lock is released with the rest.
-      this.done(ev.trigger_name);
-      return;
+    this.inFlight.set(ev.trigger_name, (this.inFlight.get(ev.trigger_name) ?? 1) - 1);
+    this.total--;
+    this.freed++;
+    // Cut short by a stop past its grace period: not an attempt; the lock is released with the rest.
+    if (!this.abort.signal.aborted) {
+      this.settings.logger.debug(`event ${ev.id} of trigger "${ev.trigger_name}": ${result.delivered ? 'delivered' : result.error ? 'failed, error' : 'failed, will retry'}` +
+        (result.status === null ? '' : ` (HTTP ${result.status})`));
+      this.results.push(result);
+      this.scheduleFlush();
     }
-    this.logger.debug(`event ${ev.id} of trigger "${ev.trigger_name}": ${result.delivered ? 'delivered' : result.error ? 'failed, error' : 'failed, will retry'}` +
-      (result.status === null ? '' : ` (HTTP ${result.status})`));
-    this.results.push(result);
-    this.scheduleFlush();
-  }
-
-  private done(trigger: string, n = 1): void {
-    this.inFlight.set(trigger, (this.inFlight.get(trigger) ?? n) - n);
-    this.total -= n;
-    if (this.total === 0) this.idle?.();
+    this.settled();
+    // A pending gathering timer claims the freed slots anyway, unless enough are free already.
+    if (!this.claimTimer || this.freed >= MIN_CLAIM) this.wake();
   }
 
   /**
@@ -230,11 +216,8 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
    */
   private scheduleFlush(): void {
     if (this.flushing) return;
-    if (this.results.length < FLUSH_BATCH && !this.stopping && !this.abort.signal.aborted) {
-      this.flushTimer ??= setTimeout(() => {
-        this.flushTimer = undefined;
-        this.startFlush();
-      }, FLUSH_DELAY_MS);
+    if (this.results.length < FLUSH_BATCH && !this.stopping) {
+      this.flushTimer ??= setTimeout(() => this.startFlush(), FLUSH_DELAY_MS);
       return;
     }
     this.startFlush();
@@ -246,18 +229,33 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     if (this.flushing || this.results.length === 0) return;
     this.flushing = (async () => {
       while (this.results.length > 0) {
-        const batch = this.results.splice(0);
+        const batch = this.results.splice(0, MAX_FLUSH);
+        this.writing = batch.length;
         await this.record(batch);
-        for (const r of batch) {
-          this.done(r.trigger);
-          // A retry due sooner than the next poll is fetched on time.
-          if (r.retryIn !== null && r.retryIn * 1000 < this.opts.pollMs) setTimeout(() => this.wake(), r.retryIn * 1000 + 5).unref();
-        }
+        this.writing = 0;
+        this.wakeForRetries(batch);
+        // Written results free room under maxHeld.
         this.wake();
       }
     })().finally(() => {
       this.flushing = null;
     });
+  }
+
+  /** A retry due sooner than the next poll is fetched on time: one timer, for the soonest. */
+  private wakeForRetries(batch: AttemptResult[]): void {
+    let soonest = Infinity;
+    for (const r of batch) if (r.retryIn !== null && r.retryIn * 1000 < this.opts.pollMs) soonest = Math.min(soonest, r.retryIn * 1000);
+    if (soonest === Infinity) return;
+    const at = Date.now() + soonest + 5;
+    if (this.retryTimer && this.retryTimer.at <= at) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    const timer = setTimeout(() => {
+      this.retryTimer = null;
+      this.wake();
+    }, soonest + 5);
+    timer.unref();
+    this.retryTimer = { at, timer };
   }
 
   /** A batch that cannot be written is retried row by row; a row that still fails is released for another attempt. */
@@ -266,7 +264,7 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
       await this.queue.record(this.db, this.me, batch);
       return;
     } catch (e) {
-      this.logger.warn(`event processor: recording ${batch.length} attempt(s) failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.settings.logger.warn(`${this.settings.name}: recording ${batch.length} attempt(s) failed: ${message(e)}`);
     }
     for (const r of batch) {
       try {
@@ -277,37 +275,14 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     }
   }
 
-  /**
-   * Graceful stop (§5.3.2): no more fetching; deliveries in flight get `graceMs` to finish and be recorded, the
-   * rest are cancelled and their locks released; then the instance lock goes.
-   */
-  async stop(): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
-    clearInterval(this.timer);
+  protected async drain(): Promise<void> {
     clearTimeout(this.claimTimer);
-    while (this.pumping) await this.pumping;
-    if (this.total > 0) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.opts.graceMs);
-        this.idle = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-    }
-    this.abort.abort(new Error('the engine is stopping'));
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
     this.startFlush();
     while (this.flushing) await this.flushing;
-    const session = this.session;
-    this.session = null;
-    try {
-      await this.queue.release(this.db, this.me);
-      if (session) await releaseInstanceLock(session, this.me);
-    } catch (e) {
-      this.logger.warn(`event processor: releasing locks failed: ${e instanceof Error ? e.message : String(e)}`);
-    } finally {
-      await session?.close();
-    }
+  }
+
+  protected async releaseAll(): Promise<void> {
+    await this.queue.release(this.db, this.me);
   }
 }

@@ -49,6 +49,7 @@ export function scheduledBody(ev: ClaimedScheduled, name: string | null, payload
 }
 
 export class ScheduledQueue implements DeliveryQueue<ScheduledDef, ClaimedScheduled> {
+  readonly name = 'scheduled-event processor';
   readonly channel = SCHEDULED_CHANNEL;
   private readonly crons: () => Promise<Map<string, CronTrigger>>;
   private readonly clock: Clock;
