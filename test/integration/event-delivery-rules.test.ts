@@ -189,6 +189,27 @@ describe('wake-up and concurrency', () => {
     expect(await invocations(e)).toHaveLength(100);
   });
 
+  it('events claimed ahead for a fast webhook still start within the bounds: at most 80 open for one trigger, each event once', async () => {
+    let open = 0;
+    let maxOpen = 0;
+    hook.handler = (_, res) => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      setImmediate(() => {
+        open--;
+        res.end();
+      });
+    };
+    await trigger('fast', hook.url);
+    await e.sql('insert into article select g, null from generate_series(1, 1000) g');
+    await startProcessor(e);
+    await eventually(async () => (await eventRows(e)).every((r) => r.delivered), 30_000, 'all delivered');
+    expect(maxOpen).toBeGreaterThan(1);
+    expect(maxOpen).toBeLessThanOrEqual(80);
+    expect(new Set(hook.received.map((r) => r.body.event.data.new.id)).size).toBe(1000);
+    expect(hook.received).toHaveLength(1000);
+  });
+
   it('one slow trigger takes at most 80 slots, leaving room for the others', async () => {
     const pending: (() => void)[] = [];
     hook.handler = (_, res) => void pending.push(() => res.end());

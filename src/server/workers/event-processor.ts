@@ -14,15 +14,21 @@ import { message, Worker } from './worker.js';
  * one trigger (so one slow webhook never holds back the others), and writes results in batches.
  *
  * A delivery's slot is free once its webhook has answered, not once its result is written: the statements that
- * claim and record then overlap the deliveries instead of adding to each one's turn. Results waiting to be written
- * still hold their rows' locks, so claims also keep deliveries plus unwritten results within `maxHeld`.
+ * claim and record then overlap the deliveries instead of adding to each one's turn. A trigger whose deliveries
+ * end while a claim is out gets as many more claimed ahead (`pace`), kept in a queue and started as slots free, so
+ * that a claim's round trip does not leave its slots idle; a trigger whose webhook is slow gets none, so the slots it
+ * frees still go to whichever trigger is least busy. Events claimed, in flight or with results not yet written all
+ * hold their rows' locks: an instance holds at most `maxHeld`.
  */
 
-/** Claims while deliveries are in flight wait for at least this many to end … */
-const MIN_CLAIM = 20;
+/** Claims while deliveries are in flight wait for at least this many to end (at most half of maxInFlight) … */
+const MIN_CLAIM = 40;
 /** … or after this delay. */
 const CLAIM_DELAY_MS = 5;
-/** Claims out at once: slots freed while one is out need not wait for its round trip. */
+/**
+ * Claims out at once on PostgreSQL: slots freed while one is out need not wait for its round trip. The embedded
+ * database runs one statement at a time, so a second claim there would only split the batch.
+ */
 const MAX_CLAIMS = 2;
 /** Results are written as soon as this many wait … */
 const FLUSH_BATCH = 50;
@@ -70,19 +76,34 @@ export interface ProcessorOptions {
   graceMs?: number;
 }
 
+/** One trigger's counts (EventProcessor.tally). */
+interface Tally {
+  flying: number;
+  queued: number;
+  reserved: number;
+  ended: number;
+  /** Its deliveries that ended during the last claim's round trip. */
+  pace: number;
+}
+
 export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> extends Worker {
   private readonly queue: DeliveryQueue<D, E>;
   private readonly opts: Required<Omit<ProcessorOptions, 'logger' | 'env' | 'triggers'>> & { env: Env };
-  /** Deliveries in flight, by trigger, and in all. */
-  private readonly inFlight = new Map<string, number>();
+  /** By trigger: deliveries in flight, events waiting for a slot, slots claims out may fill, deliveries ended, pace. */
+  private readonly tally = new Map<string, Tally>();
+  /** Deliveries in flight in all. */
   private total = 0;
+  /** Claimed events waiting for a slot, oldest claim first. */
+  private readonly ready: { ev: E; def: D }[] = [];
   /** Deliveries ended since the last claim went out. */
   private freed = 0;
-  /** Claims out, and the slots (in all, by trigger) their rows may fill. */
+  /** Claims out, and the rows they may bring in all. */
   private claims = 0;
   private reserved = 0;
-  private readonly reservedBy = new Map<string, number>();
-  /** A wake-up came while MAX_CLAIMS claims were out. */
+  private readonly maxClaims: number;
+  /** The rows a claim waits for while busy (MIN_CLAIM, at most half of maxInFlight). */
+  private readonly batch: number;
+  /** A wake-up came while every claim allowed was out. */
   private rewake = false;
   /** Results not yet written: waiting, and being written. */
   private readonly results: AttemptResult[] = [];
@@ -99,6 +120,8 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     const graceMs = opts.graceMs ?? 10_000;
     super(db, { name: queue.name, channel: queue.channel, logger: opts.logger ?? silentLogger, pollMs, graceMs });
     this.queue = queue;
+    this.maxClaims = db.kind === 'embedded' ? 1 : MAX_CLAIMS;
+    this.batch = Math.min(MIN_CLAIM, Math.ceil(maxInFlight / 2));
     this.opts = {
       env: opts.env ?? process.env, maxInFlight, maxHeld: Math.max(maxInFlight, opts.maxHeld ?? 2 * maxInFlight),
       perTrigger: opts.perTrigger ?? Math.max(1, Math.floor(maxInFlight * 0.8)), pollMs, graceMs,
@@ -121,16 +144,42 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     return this.total + this.reserved;
   }
 
+  private of(trigger: string): Tally {
+    let t = this.tally.get(trigger);
+    if (!t) {
+      t = { flying: 0, queued: 0, reserved: 0, ended: 0, pace: 0 };
+      this.tally.set(trigger, t);
+    }
+    return t;
+  }
+
   protected async claimRound(): Promise<boolean> {
-    if (this.claims >= MAX_CLAIMS) {
+    if (this.claims >= this.maxClaims) {
       this.rewake = true;
       return false;
     }
-    const held = this.total + this.reserved;
-    const room = Math.min(this.opts.maxInFlight - held, this.opts.maxHeld - held - this.results.length - this.writing);
+    const { maxInFlight, perTrigger, maxHeld } = this.opts;
+    const held = this.total + this.ready.length + this.reserved;
+    let ahead = 0;
+    for (const t of this.tally.values()) ahead += Math.min(perTrigger, t.pace);
+    const room = Math.min(maxInFlight + Math.min(maxInFlight, ahead) - held, maxHeld - held - this.results.length - this.writing);
     if (room <= 0) return false;
-    // While busy, freed slots are gathered for a moment: one claim per freed slot would cost a statement each.
-    if (held > 0 && this.freed < Math.min(MIN_CLAIM, this.opts.maxInFlight) && !this.claimDue) {
+    const triggers = await this.queue.definitions();
+    const rooms = [...triggers.keys()].map((name) => {
+      const t = this.of(name);
+      const busy = t.flying + t.queued + t.reserved;
+      return { name, busy, room: Math.max(0, Math.min(room, perTrigger + Math.min(perTrigger, t.pace) - busy)) };
+    });
+    const claimable = Math.min(room, rooms.reduce((n, t) => n + t.room, 0));
+    if (claimable === 0) return false;
+    // While busy, a claim waits until it is worth a statement: with another claim out, until it can bring a batch
+    // (that claim's return wakes the next round); otherwise until a batch of deliveries ended, or for a moment.
+    const { batch } = this;
+    if (held > 0 && this.claims > 0 && claimable < batch) {
+      this.rewake = true;
+      return false;
+    }
+    if (held > 0 && this.claims === 0 && this.freed < batch && !this.claimDue) {
       this.claimTimer ??= setTimeout(() => {
         this.claimTimer = undefined;
         this.claimDue = true;
@@ -139,44 +188,43 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
       return false;
     }
     this.claimDue = false;
-    const triggers = await this.queue.definitions();
     await this.queue.prepare?.(this.db, triggers);
-    // A trigger's slots include those a claim still out may fill.
-    const rooms = [...triggers.keys()].map((name) => {
-      const busy = (this.inFlight.get(name) ?? 0) + (this.reservedBy.get(name) ?? 0);
-      return { name, busy, room: Math.max(0, Math.min(room, this.opts.perTrigger - busy)) };
-    });
-    if (!rooms.some((t) => t.room > 0)) return false;
     this.freed = 0;
     this.reserve(rooms, room, 1);
     void this.claim(triggers, rooms, room);
-    // Every free slot is reserved now: what frees up meanwhile, or a full batch, wakes the next round.
+    // Every room is reserved now: what frees up meanwhile, or a full batch, wakes the next round.
     return false;
   }
 
   private reserve(rooms: TriggerRoom[], room: number, sign: 1 | -1): void {
     this.claims += sign;
     this.reserved += sign * room;
-    for (const t of rooms) if (t.room > 0) this.reservedBy.set(t.name, (this.reservedBy.get(t.name) ?? 0) + sign * t.room);
+    for (const r of rooms) this.of(r.name).reserved += sign * r.room;
   }
 
-  /** One claim statement; the deliveries it starts run on their own. */
+  /** One claim statement; what it brings starts at once, or waits in `ready` for a slot. */
   private async claim(triggers: Map<string, D>, rooms: TriggerRoom[], room: number): Promise<void> {
+    const ended = rooms.map((r) => this.of(r.name).ended);
     let more = false;
     try {
       const claimed = await this.queue.claim(this.db, this.me, rooms, room);
+      // A trigger's pace: its deliveries that ended during this round trip, which the next claim may bring ahead.
+      rooms.forEach((r, i) => {
+        const t = this.of(r.name);
+        t.pace = t.ended - (ended[i] ?? 0);
+      });
+      for (const [name, t] of this.tally) if (!triggers.has(name) && t.flying + t.queued + t.reserved === 0) this.tally.delete(name);
       const excess: string[] = [];
       for (const ev of claimed) {
-        const trigger = triggers.get(ev.trigger_name);
-        const n = this.inFlight.get(ev.trigger_name) ?? 0;
-        if (!trigger || n >= this.opts.perTrigger || this.stopping) {
+        const def = triggers.get(ev.trigger_name);
+        if (!def || this.stopping) {
           excess.push(ev.id);
           continue;
         }
-        this.inFlight.set(ev.trigger_name, n + 1);
-        this.total++;
-        void this.deliver(ev, trigger);
+        this.of(ev.trigger_name).queued++;
+        this.ready.push({ ev, def });
       }
+      this.startReady();
       await this.queue.release(this.db, this.me, excess);
       // A full batch means more may be waiting; a partial one that had to give rows back too.
       more = claimed.length === room && excess.length < claimed.length;
@@ -193,9 +241,28 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     }
   }
 
-  private async deliver(ev: E, trigger: D): Promise<void> {
-    const result = await this.queue.attempt(ev, trigger, this.opts.env, this.abort.signal);
-    this.inFlight.set(ev.trigger_name, (this.inFlight.get(ev.trigger_name) ?? 1) - 1);
+  /** Starts waiting events, oldest claim first, while slots are free; an event whose trigger is at perTrigger waits. */
+  private startReady(): void {
+    for (let i = 0; i < this.ready.length && this.total < this.opts.maxInFlight && !this.stopping;) {
+      const { ev, def } = this.ready[i] as { ev: E; def: D };
+      const t = this.of(ev.trigger_name);
+      if (t.flying >= this.opts.perTrigger) {
+        i++;
+        continue;
+      }
+      this.ready.splice(i, 1);
+      t.queued--;
+      t.flying++;
+      this.total++;
+      void this.deliver(ev, def);
+    }
+  }
+
+  private async deliver(ev: E, def: D): Promise<void> {
+    const result = await this.queue.attempt(ev, def, this.opts.env, this.abort.signal);
+    const t = this.of(ev.trigger_name);
+    t.flying--;
+    t.ended++;
     this.total--;
     this.freed++;
     // Cut short by a stop past its grace period: not an attempt; the lock is released with the rest.
@@ -205,9 +272,10 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
       this.results.push(result);
       this.scheduleFlush();
     }
+    this.startReady();
     this.settled();
     // A pending gathering timer claims the freed slots anyway, unless enough are free already.
-    if (!this.claimTimer || this.freed >= MIN_CLAIM) this.wake();
+    if (!this.claimTimer || this.freed >= this.batch) this.wake();
   }
 
   /**
