@@ -62,8 +62,9 @@ console.log();
 console.log(`value: p50 of ${r.runs} runs (replace/export), ${s.runs} (one change), ${p.runs} (project CLI, process spawn to exit), ` +
   `${p.startupRuns} (start-up). The project: ${count(p.tables)} tables × (2 relationships + 4 permissions) + ${count(p.actions)} actions.`);
 const ev = events.SIZES[QUICK ? 'quick' : 'full'];
-console.log(`event delivery: commit → webhook over ${ev.commits} single-row INSERTs (autocommit, by a database client), timed from sending the statement to the ` +
-  `webhook's receipt; events/s: ${count(ev.events)} events from one statement, until all are recorded delivered; the webhook answers at once.`);
+console.log(`event delivery: \`engine serve\` in its own process (PGlite on a data directory); commit → webhook over ${ev.commits} single-row ` +
+  `\`insert_item_one\` mutations, timed from sending the request to the webhook's receipt; events/s: ${count(ev.events)} events from one statement, ` +
+  'until all are recorded delivered, with one engine process and (PostgreSQL) two on one database; the webhook answers at once.');
 console.log(`peer: engine vs PostGraphile ${peer.POSTGRAPHILE_VERSION} (each its own process) on the external PostgreSQL, ${count(10_000)} authors × 10 articles, ` +
   `autocannon at ${peer.settings(QUICK).connections} connections for ${peer.settings(QUICK).seconds} s per query; \`npm run bench:peer\` prints its side-by-side table (p50/p99 too).`);
 console.log('peak RSS: the CLI process\'s peak resident set size (VmHWM), one run each; the 50 MB file is refused unread (metadata-too-large).');

@@ -7,6 +7,8 @@ export interface Received {
   headers: IncomingMessage['headers'];
   rawHeaders: string[];
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The body as sent. */
+  text: string;
   at: number;
 }
 
@@ -31,7 +33,7 @@ export async function startWebhook(handler: Handler = (_, res) => void res.end('
       try {
         body = JSON.parse(text);
       } catch { /* kept as text */ }
-      const r: Received = { headers: req.headers, rawHeaders: req.rawHeaders, body, at: Date.now() };
+      const r: Received = { headers: req.headers, rawHeaders: req.rawHeaders, body, text, at: Date.now() };
       hook.received.push(r);
       void Promise.resolve(hook.handler(r, res, hook.received.length)).catch(() => res.destroy());
     });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTestEngine } from '../helpers/engine.js';
 import { eventRows, invocations, startProcessor, useProcessors } from '../helpers/events.js';
@@ -105,6 +105,27 @@ describe('misbehaving webhooks', () => {
     const { row, log } = await outcome();
     expect(row).toMatchObject({ delivered: false, error: true, tries: 1 });
     expect([log?.status, log?.response]).toEqual([null, clientError('request timed out after 1 seconds')]);
+  });
+
+  it('the timeout covers connecting: a TLS handshake that never completes fails at timeout_sec, not at the connect timeout', async () => {
+    // A TCP server that never speaks: the https connection stays in its handshake.
+    const open = new Set<Socket>();
+    const silent: Server = createServer((sock) => {
+      open.add(sock);
+      sock.on('close', () => open.delete(sock));
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      await trigger('bad_one', { webhook: `https://127.0.0.1:${(silent.address() as { port: number }).port}/hook` });
+      const { row, log } = await outcome();
+      expect(row).toMatchObject({ error: true, tries: 1 });
+      expect(log?.response).toEqual(clientError('request timed out after 1 seconds'));
+      // Recorded while the handshake was still waiting (undici gives a connection up after 10 s).
+      expect(open.size).toBe(1);
+    } finally {
+      for (const sock of open) sock.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
   });
 
   it('a refused connection is a client_error', async () => {

@@ -186,6 +186,50 @@ describe('wake-up and concurrency', () => {
     await eventually(() => hook.received.length === 1, 10_000, 'delivery after the reconnect');
   });
 
+  it.skipIf(!EXTERNAL_URL)('results not yet written hold their events: deliveries stop at maxHeld until they are written', async () => {
+    await trigger('t', hook.url);
+    await e.sql('insert into article select g, null from generate_series(1, 100) g');
+    // Another session keeps the invocation logs from being written (PostgreSQL: the embedded database has one session).
+    const blocker = await e.db.openSession();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE engine_catalog.event_invocation_logs IN EXCLUSIVE MODE');
+      await startProcessor(e, { maxInFlight: 10, perTrigger: 10, maxHeld: 20, pollMs: 20 });
+      await eventually(async () => (await e.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO engine_catalog.event_invocation_logs%'`))[0]?.n === 1, 10_000, 'the results waiting');
+      await eventually(() => hook.received.length === 20, 10_000, '20 deliveries');
+      expect((await eventRows(e)).filter((r) => r.locked !== null)).toHaveLength(20);
+      expect(hook.received).toHaveLength(20);
+    } finally {
+      await blocker.query('COMMIT');
+      await blocker.close();
+    }
+    await eventually(async () => (await eventRows(e)).every((r) => r.delivered), 10_000, 'all delivered');
+    expect(hook.received).toHaveLength(100);
+    expect(await invocations(e)).toHaveLength(100);
+  });
+
+  it('events claimed ahead for a fast webhook still start within the bounds: at most 80 open for one trigger, each event once', async () => {
+    let open = 0;
+    let maxOpen = 0;
+    hook.handler = (_, res) => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      setImmediate(() => {
+        open--;
+        res.end();
+      });
+    };
+    await trigger('fast', hook.url);
+    await e.sql('insert into article select g, null from generate_series(1, 1000) g');
+    await startProcessor(e);
+    await eventually(async () => (await eventRows(e)).every((r) => r.delivered), 30_000, 'all delivered');
+    expect(maxOpen).toBeGreaterThan(1);
+    expect(maxOpen).toBeLessThanOrEqual(80);
+    expect(new Set(hook.received.map((r) => r.body.event.data.new.id)).size).toBe(1000);
+    expect(hook.received).toHaveLength(1000);
+  });
+
   it('one slow trigger takes at most 80 slots, leaving room for the others', async () => {
     const pending: (() => void)[] = [];
     hook.handler = (_, res) => void pending.push(() => res.end());

@@ -58,6 +58,18 @@ describe('payload and headers', () => {
     expect(logs[0]?.response.data.headers).toContainEqual({ name: 'content-length', value: '2' });
   });
 
+  it('numbers in the row reach the webhook and the invocation log with the digits stored, beyond a double\'s precision', async () => {
+    await e.sql('create table ledger (id bigint primary key, amount numeric)');
+    await e.ok({ type: 'track_table', args: 'ledger' });
+    await e.ok({ type: 'create_event_trigger', args: { name: 'ledger_events', table: 'ledger', webhook: hook.url, insert: { columns: '*' } } });
+    await startProcessor(e);
+    await e.sql('insert into ledger values (9007199254740993, 0.10000000000000000001)');
+    await delivered();
+    expect(hook.received[0]?.text).toContain('"new": {"id": 9007199254740993, "amount": 0.10000000000000000001}');
+    const [row] = await e.db.query<{ t: string }>(`SELECT request::text AS t FROM engine_catalog.event_invocation_logs`);
+    expect(row?.t).toContain('"new": {"id": 9007199254740993, "amount": 0.10000000000000000001}');
+  });
+
   it('a configured User-Agent replaces the engine\'s; a configured Content-Type does not stay', async () => {
     await create({ headers: [{ name: 'user-agent', value: 'mine' }, { name: 'content-type', value: 'text/plain' }] });
     await startProcessor(e);

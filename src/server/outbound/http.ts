@@ -1,10 +1,11 @@
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { NameValue } from './request.js';
 
 /**
- * The one HTTP call of engine-api.md §5.1: POST of a JSON body (or a GET, for the auth hook and JWKS), redirects not followed (undici's request never
- * follows them), certificates verified, one timeout over the whole exchange (connect to the end of the body),
- * and a bound on the response body read. Nothing here logs: URLs and headers may carry secrets.
+ * The one HTTP call of engine-api.md §5.1: POST of a JSON body (or a GET, for the auth hook and JWKS), redirects not
+ * followed (a dispatch never follows them), certificates verified, one timeout over the whole exchange (from the call,
+ * connecting included, to the end of the body), and a bound on the response body read. Nothing here logs: URLs and
+ * headers may carry secrets.
  */
 
 export interface CallOptions {
@@ -26,12 +27,12 @@ export type CallResult =
   | { kind: 'response'; status: number; headers: NameValue[]; body: string; truncated: boolean }
   | { kind: 'error'; message: string; timedOut: boolean };
 
-/** undici, loaded at the first outbound call (an engine that never calls out does not import it at start-up). */
-let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | null = null;
-const undici = (): Promise<{ agent: Agent; request: typeof import('undici').request }> => {
+/** undici's agent, loaded at the first outbound call (an engine that never calls out does not import it at start-up). */
+let loading: Promise<Agent> | null = null;
+const loadAgent = (): Promise<Agent> => {
   // The call's own timer bounds the whole exchange; undici's separate header/body timeouts would only cut it shorter.
-  client ??= import('undici').then(({ Agent, request }) => ({ agent: new Agent({ keepAliveTimeout: 10_000, headersTimeout: 0, bodyTimeout: 0 }), request }));
-  return client;
+  loading ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000, headersTimeout: 0, bodyTimeout: 0 }));
+  return loading;
 };
 
 /** Readable descriptions of the usual network failures; other errors keep their own message. */
@@ -66,52 +67,116 @@ function flatten(headers: Record<string, string | string[] | undefined>): NameVa
   return out;
 }
 
-export class BodyTooLarge extends Error {}
+/**
+ * The calls in flight under each cancelling signal: one listener per signal rather than one per call (a processor
+ * keeps up to 100 calls on its one stop signal, and an EventTarget checks each new listener against all the others).
+ */
+const cancellable = new WeakMap<AbortSignal, Set<Call>>();
+
+function watch(signal: AbortSignal, call: Call): void {
+  let calls = cancellable.get(signal);
+  if (!calls) {
+    const set = new Set<Call>();
+    calls = set;
+    cancellable.set(signal, set);
+    signal.addEventListener('abort', () => {
+      for (const c of set) c.fail(describe(signal.reason), false);
+      set.clear();
+    }, { once: true });
+  }
+  calls.add(call);
+}
+
+/**
+ * One call as an undici dispatch handler: no response stream, no per-call AbortController (half the CPU of
+ * `request()` with an async-iterated body, measured at 100 concurrent calls). Settles exactly once; a call that
+ * settles before undici starts it (a timeout while connecting, a stop) is aborted as soon as it starts.
+ */
+class Call implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private status = 0;
+  private headers: NameValue[] = [];
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly opts: CallOptions, private readonly agent: Agent, private readonly resolve: (r: CallResult) => void) {
+    this.timer = setTimeout(() => this.fail(`request timed out after ${opts.timeoutSec} seconds`, true), opts.timeoutSec * 1000);
+  }
+
+  start(): void {
+    const { signal } = this.opts;
+    if (signal?.aborted) return this.fail(describe(signal.reason), false);
+    if (signal) watch(signal, this);
+    try {
+      const url = new URL(this.opts.url);
+      const method = this.opts.method ?? 'POST';
+      this.agent.dispatch({
+        origin: url.origin, path: `${url.pathname}${url.search}`, method,
+        headers: Object.fromEntries(this.opts.headers.map((h) => [h.name, h.value])),
+        body: method === 'GET' ? null : (this.opts.body ?? null),
+      }, this);
+    } catch (e) {
+      this.fail(describe(e), false);
+    }
+  }
+
+  fail(message: string, timedOut: boolean): void {
+    this.settle({ kind: 'error', message, timedOut });
+  }
+
+  private settle(r: CallResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    if (this.opts.signal) cancellable.get(this.opts.signal)?.delete(this);
+    // Whatever is left of the exchange is dropped, and its connection closed with it.
+    if (r.kind === 'error' || r.truncated) this.controller?.abort(new Error('the call is over'));
+    this.resolve(r);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(new Error('the call is over'));
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx answers are informational: the final one follows.
+    if (status < 200) return;
+    this.status = status;
+    this.headers = flatten(headers);
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    const max = this.opts.maxBodyBytes;
+    if (this.size + chunk.length > max) {
+      if (this.opts.overflow === 'fail') return this.fail(`the response body exceeds ${max} bytes`, false);
+      // The rest of the body is never read.
+      this.chunks.push(chunk.subarray(0, max - this.size));
+      return this.respond(true);
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.respond(false);
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.fail(describe(err), false);
+  }
+
+  private respond(truncated: boolean): void {
+    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer).toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
+    this.settle({ kind: 'response', status: this.status, headers: this.headers, body, truncated });
+  }
+}
 
 export async function callHttp(opts: CallOptions): Promise<CallResult> {
-  // Loaded before the timer starts: the first call's import is not part of the exchange its timeout bounds.
-  const { agent, request } = await undici();
-  const controller = new AbortController();
-  const timeoutMessage = `request timed out after ${opts.timeoutSec} seconds`;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(timeoutMessage));
-  }, opts.timeoutSec * 1000);
-  const cancel = () => controller.abort(opts.signal?.reason);
-  if (opts.signal?.aborted) cancel();
-  opts.signal?.addEventListener('abort', cancel, { once: true });
-  try {
-    const res = await request(opts.url, {
-      method: opts.method ?? 'POST',
-      headers: Object.fromEntries(opts.headers.map((h) => [h.name, h.value])),
-      body: opts.method === 'GET' ? null : opts.body,
-      signal: controller.signal,
-      dispatcher: agent,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      if (size + buf.length > opts.maxBodyBytes) {
-        if (opts.overflow === 'fail') throw new BodyTooLarge(`the response body exceeds ${opts.maxBodyBytes} bytes`);
-        chunks.push(buf.subarray(0, opts.maxBodyBytes - size));
-        truncated = true;
-        // Closing the stream early also closes the connection: the rest of the body is never read.
-        res.body.destroy();
-        break;
-      }
-      chunks.push(buf);
-      size += buf.length;
-    }
-    return { kind: 'response', status: res.statusCode, headers: flatten(res.headers), body: Buffer.concat(chunks).toString('utf8'), truncated };
-  } catch (e) {
-    if (timedOut) return { kind: 'error', message: timeoutMessage, timedOut: true };
-    if (e instanceof BodyTooLarge) return { kind: 'error', message: e.message, timedOut: false };
-    return { kind: 'error', message: describe(e), timedOut: false };
-  } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', cancel);
-  }
+  // Loaded before the call's timer starts: the first call's import is not part of the exchange its timeout bounds.
+  const agent = await loadAgent();
+  return new Promise((resolve) => new Call(opts, agent, resolve).start());
 }

@@ -8,18 +8,17 @@ import type { AttemptResult, ClaimedEvent } from './event-store.js';
 /** Response bodies are recorded up to this size; a webhook's answer is judged by its status alone. */
 export const MAX_LOGGED_BODY = 64 * 1024;
 
-/** The §5.3.1 body, keys in order. */
-export function eventBody(ev: ClaimedEvent, trigger: EventTrigger): Record<string, Json> {
-  // A row written by hand may hold any JSON: what is not an object gives null fields rather than a crash.
-  const stored = (typeof ev.payload === 'object' && ev.payload !== null ? ev.payload : {}) as Partial<ClaimedEvent['payload']>;
-  return {
-    id: ev.id,
-    created_at: ev.created_at,
-    trigger: { name: ev.trigger_name },
-    table: { schema: ev.schema_name, name: ev.table_name },
-    event: { op: stored.op ?? null, data: stored.data ?? null, session_variables: stored.session_variables ?? null },
-    delivery_info: { max_retries: trigger.retry_conf.num_retries, current_retry: ev.tries },
-  };
+/**
+ * The §5.3.1 body as JSON text, keys in order. The stored payload's fields come as PostgreSQL wrote them (claimEvents),
+ * so a row's data is never parsed and serialised again; a row written by hand with a payload that is not an object
+ * gives null fields rather than a crash.
+ */
+export function eventBody(ev: ClaimedEvent, trigger: EventTrigger): string {
+  const q = JSON.stringify;
+  return `{"id":${q(ev.id)},"created_at":${q(ev.created_at)},"trigger":{"name":${q(ev.trigger_name)}},` +
+    `"table":{"schema":${q(ev.schema_name)},"name":${q(ev.table_name)}},` +
+    `"event":{"op":${ev.op},"data":${ev.data},"session_variables":${ev.session_variables}},` +
+    `"delivery_info":{"max_retries":${q(trigger.retry_conf.num_retries)},"current_retry":${q(ev.tries)}}}`;
 }
 
 /** `Retry-After` as a positive integer number of seconds; anything else (dates, garbage, 0) is ignored. */
@@ -41,7 +40,8 @@ export interface Delivery {
   url?: string;
   urlFromEnv?: string;
   headers: Header[];
-  payload: Record<string, Json>;
+  /** The JSON text to send. */
+  body: string;
   timeoutSec: number;
   /** Attempts made before this one. */
   tries: number;
@@ -50,7 +50,7 @@ export interface Delivery {
 }
 
 /** A failed attempt: retried per the retry rule unless `after` (Retry-After) says when (§5.3.2). */
-function failure(d: Delivery, status: number | null, request: Json, response: Json, after: number | null): AttemptResult {
+function failure(d: Delivery, status: number | null, request: string, response: Json, after: number | null): AttemptResult {
   const retryIn = after ?? (d.tries + 1 <= d.numRetries ? d.intervalSec : null);
   return { id: d.id, trigger: d.trigger, delivered: false, error: retryIn === null, retryIn, status, request, response };
 }
@@ -60,7 +60,7 @@ export async function attempt(ev: ClaimedEvent, trigger: EventTrigger, env: Env,
   const conf = trigger.retry_conf;
   return deliver({
     id: ev.id, trigger: ev.trigger_name, url: trigger.webhook, urlFromEnv: trigger.webhook_from_env, headers: trigger.headers,
-    payload: eventBody(ev, trigger), timeoutSec: conf.timeout_sec, tries: ev.tries, numRetries: conf.num_retries, intervalSec: conf.interval_sec,
+    body: eventBody(ev, trigger), timeoutSec: conf.timeout_sec, tries: ev.tries, numRetries: conf.num_retries, intervalSec: conf.interval_sec,
   }, env, signal);
 }
 
@@ -69,19 +69,22 @@ export async function deliver(d: Delivery, env: Env, signal?: AbortSignal): Prom
     return await deliverOnce(d, env, signal);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    return failure(d, null, { payload: null, headers: [] }, { type: 'client_error', data: { message } }, null);
+    return failure(d, null, '{"payload":null,"headers":[]}', { type: 'client_error', data: { message } }, null);
   }
 }
 
+/** The invocation log's request: the body as sent, and the headers. */
+const requestJson = (body: string, headers: { name: string; value: string }[]): string =>
+  `{"payload":${body},"headers":${JSON.stringify(headers.map((h) => ({ name: h.name, value: h.value })))}}`;
+
 async function deliverOnce(d: Delivery, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
-  const payload = d.payload;
   const target = resolveTarget({ url: d.url, urlFromEnv: d.urlFromEnv, headers: d.headers }, env);
   if (!target.ok) {
-    return failure(d, null, { payload, headers: [] }, { type: 'client_error', data: { message: target.message } }, null);
+    return failure(d, null, requestJson(d.body, []), { type: 'client_error', data: { message: target.message } }, null);
   }
-  const request: Json = { payload, headers: target.headers.map((h) => ({ name: h.name, value: h.value })) };
+  const request = requestJson(d.body, target.headers);
   const res = await callHttp({
-    url: target.url, headers: target.headers, body: JSON.stringify(payload), timeoutSec: d.timeoutSec,
+    url: target.url, headers: target.headers, body: d.body, timeoutSec: d.timeoutSec,
     maxBodyBytes: MAX_LOGGED_BODY, overflow: 'truncate', signal,
   });
   if (res.kind === 'error') return failure(d, null, request, { type: 'client_error', data: { message: res.message } }, null);

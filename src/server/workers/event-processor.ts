@@ -1,34 +1,48 @@
-import { setMaxListeners } from 'node:events';
-import type { Database, Queryable, Session } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { EventTrigger } from '../../metadata/types.js';
 import { EVENTS_CHANNEL } from '../catalog.js';
 import type { Env } from '../outbound/index.js';
 import { attempt } from './event-delivery.js';
 import { claimEvents, recordAttempts, releaseEvents, type AttemptResult, type ClaimedEvent, type TriggerRoom } from './event-store.js';
-import { holdInstanceLock, releaseInstanceLock } from './instance.js';
+import { message, Worker } from './worker.js';
 
 /**
  * The event processor of one engine instance (engine-api.md §5.3.2). It is woken by the NOTIFY of
  * insert_event_log at commit and polls every second as a fallback; it claims pending events in batches
  * (FOR UPDATE SKIP LOCKED), keeps at most `maxInFlight` deliveries in flight, at most `perTrigger` of them for
  * one trigger (so one slow webhook never holds back the others), and writes results in batches.
+ *
+ * A delivery's slot is free once its webhook has answered, not once its result is written: the statements that
+ * claim and record then overlap the deliveries instead of adding to each one's turn. A trigger whose deliveries
+ * end while a claim is out gets as many more claimed ahead (`pace`), kept in a queue and started as slots free, so
+ * that a claim's round trip does not leave its slots idle; a trigger whose webhook is slow gets none, so the slots it
+ * frees still go to whichever trigger is least busy. Events claimed, in flight or with results not yet written all
+ * hold their rows' locks: an instance holds at most `maxHeld`.
  */
 
-/** Claims while deliveries are in flight wait for at least this many free slots. */
-const MIN_CLAIM = 20;
+/** Claims while deliveries are in flight wait for at least this many to end (at most half of maxInFlight) … */
+const MIN_CLAIM = 40;
 /** … or after this delay. */
 const CLAIM_DELAY_MS = 5;
-/** Results are written in batches of up to this many … */
+/**
+ * Claims out at once on PostgreSQL: slots freed while one is out need not wait for its round trip. The embedded
+ * database runs one statement at a time, so a second claim there would only split the batch.
+ */
+const MAX_CLAIMS = 2;
+/** Results are written as soon as this many wait … */
 const FLUSH_BATCH = 50;
-/** … or after this delay. */
+/** … or after this delay; and at most this many in one statement. */
 const FLUSH_DELAY_MS = 5;
+const MAX_FLUSH = 500;
 
 /**
  * What the processor delivers: event-trigger events (below) or scheduled events (scheduled-queue.ts). Rows are
  * claimed per definition ("trigger") with FOR UPDATE SKIP LOCKED and `locked_by` = the instance, as event_log's are.
  */
 export interface DeliveryQueue<D, E extends { id: string; trigger_name: string }> {
+  /** Names the processor in log lines. */
+  name: string;
   /** Notified when rows are added, so that deliveries start at once. */
   channel: string;
   /** The definitions rows may be claimed for, by name (read at each claim). */
@@ -44,7 +58,7 @@ export interface DeliveryQueue<D, E extends { id: string; trigger_name: string }
 
 /** Event-trigger events (engine-api.md §5.3). */
 export const eventQueue = (triggers: () => Promise<Map<string, EventTrigger>>): DeliveryQueue<EventTrigger, ClaimedEvent> => ({
-  channel: EVENTS_CHANNEL, definitions: triggers, claim: claimEvents, release: releaseEvents, record: recordAttempts, attempt,
+  name: 'event processor', channel: EVENTS_CHANNEL, definitions: triggers, claim: claimEvents, release: releaseEvents, record: recordAttempts, attempt,
 });
 
 export interface ProcessorOptions {
@@ -53,6 +67,8 @@ export interface ProcessorOptions {
   logger?: Logger;
   env?: Env;
   maxInFlight?: number;
+  /** Rows an instance holds locked at most: in flight plus results not yet written; default twice maxInFlight. */
+  maxHeld?: number;
   /** Default 80% of maxInFlight: one trigger with a slow webhook leaves the rest to the others. */
   perTrigger?: number;
   pollMs?: number;
@@ -65,36 +81,55 @@ export interface ProcessorOptions {
   claimOnStart?: boolean;
 }
 
-export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> {
-  private readonly db: Database;
+/** One trigger's counts (EventProcessor.tally). */
+interface Tally {
+  flying: number;
+  queued: number;
+  reserved: number;
+  ended: number;
+  /** Its deliveries that ended during the last claim's round trip. */
+  pace: number;
+}
+
+export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> extends Worker {
   private readonly queue: DeliveryQueue<D, E>;
   private readonly opts: Required<Omit<ProcessorOptions, 'logger' | 'env' | 'triggers' | 'claimOnStart'>> & { env: Env };
-  private readonly logger: Logger;
-  private session: Session | null = null;
-  private me = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private stopping = false;
-  private readonly abort = new AbortController();
-  /** Claimed and not yet recorded, by trigger. */
-  private readonly inFlight = new Map<string, number>();
+  /** By trigger: deliveries in flight, events waiting for a slot, slots claims out may fill, deliveries ended, pace. */
+  private readonly tally = new Map<string, Tally>();
+  /** Deliveries in flight in all. */
   private total = 0;
-  private pumping: Promise<void> | null = null;
-  private again = false;
+  /** Claimed events waiting for a slot, oldest claim first. */
+  private readonly ready: { ev: E; def: D }[] = [];
+  /** Deliveries ended since the last claim went out. */
+  private freed = 0;
+  /** Claims out, and the rows they may bring in all. */
+  private claims = 0;
+  private reserved = 0;
+  private readonly maxClaims: number;
+  /** The rows a claim waits for while busy (MIN_CLAIM, at most half of maxInFlight). */
+  private readonly batch: number;
+  /** A wake-up came while every claim allowed was out. */
+  private rewake = false;
+  /** Results not yet written: waiting, and being written. */
   private readonly results: AttemptResult[] = [];
+  private writing = 0;
   private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
   private claimDue = false;
-  private idle: (() => void) | null = null;
+  private retryTimer: { at: number; timer: NodeJS.Timeout } | null = null;
 
   private constructor(db: Database, queue: DeliveryQueue<D, E>, opts: Omit<ProcessorOptions, 'triggers'>) {
-    this.db = db;
-    this.queue = queue;
-    this.logger = opts.logger ?? silentLogger;
     const maxInFlight = opts.maxInFlight ?? 100;
+    const pollMs = opts.pollMs ?? 1000;
+    const graceMs = opts.graceMs ?? 10_000;
+    super(db, { name: queue.name, channel: queue.channel, logger: opts.logger ?? silentLogger, pollMs, graceMs });
+    this.queue = queue;
+    this.maxClaims = db.kind === 'embedded' ? 1 : MAX_CLAIMS;
+    this.batch = Math.min(MIN_CLAIM, Math.ceil(maxInFlight / 2));
     this.opts = {
-      env: opts.env ?? process.env, maxInFlight,
-      perTrigger: opts.perTrigger ?? Math.max(1, Math.floor(maxInFlight * 0.8)), pollMs: opts.pollMs ?? 1000, graceMs: opts.graceMs ?? 10_000,
+      env: opts.env ?? process.env, maxInFlight, maxHeld: Math.max(maxInFlight, opts.maxHeld ?? 2 * maxInFlight),
+      perTrigger: opts.perTrigger ?? Math.max(1, Math.floor(maxInFlight * 0.8)), pollMs, graceMs,
     };
   }
 
@@ -106,127 +141,146 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     db: Database, queue: DeliveryQueue<D2, E2>, opts: Omit<ProcessorOptions, 'triggers'>,
   ): Promise<EventProcessor<D2, E2>> {
     const p = new EventProcessor<D2, E2>(db, queue, opts);
-    // Every delivery in flight listens on the one stop signal.
-    setMaxListeners(0, p.abort.signal);
-    await p.connect();
-    p.timer = setInterval(() => p.wake(), p.opts.pollMs);
-    p.timer.unref();
-    if (opts.claimOnStart ?? true) p.wake();
+    await p.begin(opts.claimOnStart ?? true);
     return p;
   }
 
-  /** The instance id that lock rows of this processor carry. */
-  get instanceId(): number {
-    return this.me;
+  protected busy(): number {
+    return this.total + this.reserved;
   }
 
-  /** Opens the session holding the instance lock and listening; after a lost connection, with the same id. */
-  private async connect(): Promise<void> {
-    const session = await this.db.openSession();
-    try {
-      this.me = await holdInstanceLock(session, this.me || undefined);
-      await session.listen(this.queue.channel, () => this.wake());
-    } catch (e) {
-      await session.close();
-      throw e;
+  private of(trigger: string): Tally {
+    let t = this.tally.get(trigger);
+    if (!t) {
+      t = { flying: 0, queued: 0, reserved: 0, ended: 0, pace: 0 };
+      this.tally.set(trigger, t);
     }
-    session.onLost((err) => {
-      this.session = null;
-      this.logger.warn(`event processor: database session lost (${err.message}); reconnecting`);
-      void this.reconnect();
-    });
-    this.session = session;
+    return t;
   }
 
-  private async reconnect(): Promise<void> {
-    while (!this.stopping && !this.session) {
-      await new Promise((r) => setTimeout(r, this.opts.pollMs));
-      if (this.stopping) return;
-      try {
-        await this.connect();
+  protected async claimRound(): Promise<boolean> {
+    if (this.claims >= this.maxClaims) {
+      this.rewake = true;
+      return false;
+    }
+    const { maxInFlight, perTrigger, maxHeld } = this.opts;
+    const held = this.total + this.ready.length + this.reserved;
+    let ahead = 0;
+    for (const t of this.tally.values()) ahead += Math.min(perTrigger, t.pace);
+    const room = Math.min(maxInFlight + Math.min(maxInFlight, ahead) - held, maxHeld - held - this.results.length - this.writing);
+    if (room <= 0) return false;
+    const triggers = await this.queue.definitions();
+    const rooms = [...triggers.keys()].map((name) => {
+      const t = this.of(name);
+      const busy = t.flying + t.queued + t.reserved;
+      return { name, busy, room: Math.max(0, Math.min(room, perTrigger + Math.min(perTrigger, t.pace) - busy)) };
+    });
+    const claimable = Math.min(room, rooms.reduce((n, t) => n + t.room, 0));
+    if (claimable === 0) return false;
+    // While busy, a claim waits until it is worth a statement: with another claim out, until it can bring a batch
+    // (that claim's return wakes the next round); otherwise until a batch of deliveries ended, or for a moment.
+    const { batch } = this;
+    if (held > 0 && this.claims > 0 && claimable < batch) {
+      this.rewake = true;
+      return false;
+    }
+    if (held > 0 && this.claims === 0 && this.freed < batch && !this.claimDue) {
+      this.claimTimer ??= setTimeout(() => {
+        this.claimTimer = undefined;
+        this.claimDue = true;
         this.wake();
-      } catch (e) {
-        this.logger.debug(`event processor: reconnect failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
+      }, CLAIM_DELAY_MS);
+      return false;
     }
+    this.claimDue = false;
+    await this.queue.prepare?.(this.db, triggers);
+    this.freed = 0;
+    this.reserve(rooms, room, 1);
+    void this.claim(triggers, rooms, room);
+    // Every room is reserved now: what frees up meanwhile, or a full batch, wakes the next round.
+    return false;
   }
 
-  /** Fetches as long as there is room and there may be more; concurrent wake-ups fold into one more round. */
-  wake(): void {
-    if (this.stopping) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = this.pump().finally(() => {
-      this.pumping = null;
-    });
+  private reserve(rooms: TriggerRoom[], room: number, sign: 1 | -1): void {
+    this.claims += sign;
+    this.reserved += sign * room;
+    for (const r of rooms) this.of(r.name).reserved += sign * r.room;
   }
 
-  private async pump(): Promise<void> {
-    do {
-      this.again = false;
-      // Without its session the instance holds no advisory lock: its claims could be taken over at once.
-      if (this.stopping || !this.session) return;
-      const room = this.opts.maxInFlight - this.total;
-      if (room <= 0) return;
-      // While busy, freed slots are gathered for a moment: one claim per freed slot would cost a statement each.
-      if (this.total > 0 && room < Math.min(MIN_CLAIM, this.opts.maxInFlight) && !this.claimDue) {
-        this.claimTimer ??= setTimeout(() => {
-          this.claimTimer = undefined;
-          this.claimDue = true;
-          this.wake();
-        }, CLAIM_DELAY_MS);
-        return;
-      }
-      this.claimDue = false;
-      try {
-        const triggers = await this.queue.definitions();
-        await this.queue.prepare?.(this.db, triggers);
-        const rooms = [...triggers.keys()].map((name) => {
-          const busy = this.inFlight.get(name) ?? 0;
-          return { name, busy, room: Math.min(room, this.opts.perTrigger - busy) };
-        });
-        const claimed = await this.queue.claim(this.db, this.me, rooms, room);
-        const excess: string[] = [];
-        for (const ev of claimed) {
-          const trigger = triggers.get(ev.trigger_name);
-          const n = this.inFlight.get(ev.trigger_name) ?? 0;
-          if (!trigger || n >= this.opts.perTrigger || this.stopping) {
-            excess.push(ev.id);
-            continue;
-          }
-          this.inFlight.set(ev.trigger_name, n + 1);
-          this.total++;
-          void this.deliver(ev, trigger);
+  /** One claim statement; what it brings starts at once, or waits in `ready` for a slot. */
+  private async claim(triggers: Map<string, D>, rooms: TriggerRoom[], room: number): Promise<void> {
+    const ended = rooms.map((r) => this.of(r.name).ended);
+    let more = false;
+    try {
+      const claimed = await this.queue.claim(this.db, this.me, rooms, room);
+      // A trigger's pace: its deliveries that ended during this round trip, which the next claim may bring ahead.
+      rooms.forEach((r, i) => {
+        const t = this.of(r.name);
+        t.pace = t.ended - (ended[i] ?? 0);
+      });
+      for (const [name, t] of this.tally) if (!triggers.has(name) && t.flying + t.queued + t.reserved === 0) this.tally.delete(name);
+      const excess: string[] = [];
+      for (const ev of claimed) {
+        const def = triggers.get(ev.trigger_name);
+        if (!def || this.stopping) {
+          excess.push(ev.id);
+          continue;
         }
-        await this.queue.release(this.db, this.me, excess);
-        // A full batch means more may be waiting; a partial one that had to give rows back too.
-        if (claimed.length === room && excess.length < claimed.length) this.again = true;
-      } catch (e) {
-        this.logger.warn(`event processor: fetching events failed: ${e instanceof Error ? e.message : String(e)}`);
-        return;
+        this.of(ev.trigger_name).queued++;
+        this.ready.push({ ev, def });
       }
-    } while (this.again);
-  }
-
-  private async deliver(ev: E, trigger: D): Promise<void> {
-    const result = await this.queue.attempt(ev, trigger, this.opts.env, this.abort.signal);
-    if (this.abort.signal.aborted) {
-      // Cut short by a stop past its grace period: not an attempt; the lock is released with the rest.
-      this.done(ev.trigger_name);
-      return;
+      this.startReady();
+      await this.queue.release(this.db, this.me, excess);
+      // A full batch means more may be waiting; a partial one that had to give rows back too.
+      more = claimed.length === room && excess.length < claimed.length;
+    } catch (e) {
+      this.settings.logger.warn(`${this.settings.name}: claiming failed: ${message(e)}`);
+    } finally {
+      this.reserve(rooms, room, -1);
     }
-    this.logger.debug(`event ${ev.id} of trigger "${ev.trigger_name}": ${result.delivered ? 'delivered' : result.error ? 'failed, error' : 'failed, will retry'}` +
-      (result.status === null ? '' : ` (HTTP ${result.status})`));
-    this.results.push(result);
-    this.scheduleFlush();
+    this.settled();
+    // A wake-up that found every claim out came while this one's snapshot may have missed its rows.
+    if (more || this.rewake) {
+      this.rewake = false;
+      this.wake();
+    }
   }
 
-  private done(trigger: string, n = 1): void {
-    this.inFlight.set(trigger, (this.inFlight.get(trigger) ?? n) - n);
-    this.total -= n;
-    if (this.total === 0) this.idle?.();
+  /** Starts waiting events, oldest claim first, while slots are free; an event whose trigger is at perTrigger waits. */
+  private startReady(): void {
+    for (let i = 0; i < this.ready.length && this.total < this.opts.maxInFlight && !this.stopping;) {
+      const { ev, def } = this.ready[i] as { ev: E; def: D };
+      const t = this.of(ev.trigger_name);
+      if (t.flying >= this.opts.perTrigger) {
+        i++;
+        continue;
+      }
+      this.ready.splice(i, 1);
+      t.queued--;
+      t.flying++;
+      this.total++;
+      void this.deliver(ev, def);
+    }
+  }
+
+  private async deliver(ev: E, def: D): Promise<void> {
+    const result = await this.queue.attempt(ev, def, this.opts.env, this.abort.signal);
+    const t = this.of(ev.trigger_name);
+    t.flying--;
+    t.ended++;
+    this.total--;
+    this.freed++;
+    // Cut short by a stop past its grace period: not an attempt; the lock is released with the rest.
+    if (!this.abort.signal.aborted) {
+      this.settings.logger.debug(`event ${ev.id} of trigger "${ev.trigger_name}": ${result.delivered ? 'delivered' : result.error ? 'failed, error' : 'failed, will retry'}` +
+        (result.status === null ? '' : ` (HTTP ${result.status})`));
+      this.results.push(result);
+      this.scheduleFlush();
+    }
+    this.startReady();
+    this.settled();
+    // A pending gathering timer claims the freed slots anyway, unless enough are free already.
+    if (!this.claimTimer || this.freed >= this.batch) this.wake();
   }
 
   /**
@@ -235,11 +289,8 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
    */
   private scheduleFlush(): void {
     if (this.flushing) return;
-    if (this.results.length < FLUSH_BATCH && !this.stopping && !this.abort.signal.aborted) {
-      this.flushTimer ??= setTimeout(() => {
-        this.flushTimer = undefined;
-        this.startFlush();
-      }, FLUSH_DELAY_MS);
+    if (this.results.length < FLUSH_BATCH && !this.stopping) {
+      this.flushTimer ??= setTimeout(() => this.startFlush(), FLUSH_DELAY_MS);
       return;
     }
     this.startFlush();
@@ -251,18 +302,33 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     if (this.flushing || this.results.length === 0) return;
     this.flushing = (async () => {
       while (this.results.length > 0) {
-        const batch = this.results.splice(0);
+        const batch = this.results.splice(0, MAX_FLUSH);
+        this.writing = batch.length;
         await this.record(batch);
-        for (const r of batch) {
-          this.done(r.trigger);
-          // A retry due sooner than the next poll is fetched on time.
-          if (r.retryIn !== null && r.retryIn * 1000 < this.opts.pollMs) setTimeout(() => this.wake(), r.retryIn * 1000 + 5).unref();
-        }
+        this.writing = 0;
+        this.wakeForRetries(batch);
+        // Written results free room under maxHeld.
         this.wake();
       }
     })().finally(() => {
       this.flushing = null;
     });
+  }
+
+  /** A retry due sooner than the next poll is fetched on time: one timer, for the soonest. */
+  private wakeForRetries(batch: AttemptResult[]): void {
+    let soonest = Infinity;
+    for (const r of batch) if (r.retryIn !== null && r.retryIn * 1000 < this.opts.pollMs) soonest = Math.min(soonest, r.retryIn * 1000);
+    if (soonest === Infinity) return;
+    const at = Date.now() + soonest + 5;
+    if (this.retryTimer && this.retryTimer.at <= at) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    const timer = setTimeout(() => {
+      this.retryTimer = null;
+      this.wake();
+    }, soonest + 5);
+    timer.unref();
+    this.retryTimer = { at, timer };
   }
 
   /** A batch that cannot be written is retried row by row; a row that still fails is released for another attempt. */
@@ -271,7 +337,7 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
       await this.queue.record(this.db, this.me, batch);
       return;
     } catch (e) {
-      this.logger.warn(`event processor: recording ${batch.length} attempt(s) failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.settings.logger.warn(`${this.settings.name}: recording ${batch.length} attempt(s) failed: ${message(e)}`);
     }
     for (const r of batch) {
       try {
@@ -282,37 +348,14 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     }
   }
 
-  /**
-   * Graceful stop (§5.3.2): no more fetching; deliveries in flight get `graceMs` to finish and be recorded, the
-   * rest are cancelled and their locks released; then the instance lock goes.
-   */
-  async stop(): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
-    clearInterval(this.timer);
+  protected async drain(): Promise<void> {
     clearTimeout(this.claimTimer);
-    while (this.pumping) await this.pumping;
-    if (this.total > 0) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.opts.graceMs);
-        this.idle = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-    }
-    this.abort.abort(new Error('the engine is stopping'));
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
     this.startFlush();
     while (this.flushing) await this.flushing;
-    const session = this.session;
-    this.session = null;
-    try {
-      await this.queue.release(this.db, this.me);
-      if (session) await releaseInstanceLock(session, this.me);
-    } catch (e) {
-      this.logger.warn(`event processor: releasing locks failed: ${e instanceof Error ? e.message : String(e)}`);
-    } finally {
-      await session?.close();
-    }
+  }
+
+  protected async releaseAll(): Promise<void> {
+    await this.queue.release(this.db, this.me);
   }
 }

@@ -9,7 +9,13 @@ export interface ClaimedEvent {
   schema_name: string;
   table_name: string;
   trigger_name: string;
-  payload: { op: string; data: Json; session_variables: Json };
+  /**
+   * The stored payload's fields as PostgreSQL writes jsonb: they go into the webhook's body as they are, never parsed
+   * (digits beyond a double's precision kept); 'null' where the stored payload has no such field.
+   */
+  op: string;
+  data: string;
+  session_variables: string;
   tries: number;
   /** UTC, six fractional digits, suffix Z (§5.3.1). */
   created_at: string;
@@ -26,8 +32,16 @@ export interface AttemptResult {
   /** Seconds until the next attempt; null when delivered or error. */
   retryIn: number | null;
   status: number | null;
-  request: Json;
+  /** The invocation log's request, as JSON text: the body sent is spliced in, not serialised again. */
+  request: string;
   response: Json;
+}
+
+/** The invocation logs of `results` as one JSON array, for jsonb_to_recordset. */
+export function logsJson(results: AttemptResult[]): string {
+  const rows = results.map((r) => `{"event_id":${JSON.stringify(r.id)},"trigger_name":${JSON.stringify(r.trigger)},` +
+    `"status":${r.status === null ? 'null' : String(r.status)},"request":${r.request},"response":${JSON.stringify(r.response)}}`);
+  return `[${rows.join(',')}]`;
 }
 
 /**
@@ -64,7 +78,9 @@ export async function claimEvents(db: Queryable, me: number, triggers: TriggerRo
             ORDER BY e.created_at LIMIT t.room FOR UPDATE SKIP LOCKED) x),
      c AS (SELECT id FROM cand ORDER BY turn, created_at LIMIT $4)
      UPDATE engine_catalog.event_log e SET locked = now(), locked_by = $5 FROM c WHERE e.id = c.id
-     RETURNING e.id::text AS id, e.schema_name, e.table_name, e.trigger_name, e.payload, e.tries,
+     RETURNING e.id::text AS id, e.schema_name, e.table_name, e.trigger_name, e.tries,
+       coalesce((e.payload -> 'op')::text, 'null') AS op, coalesce((e.payload -> 'data')::text, 'null') AS data,
+       coalesce((e.payload -> 'session_variables')::text, 'null') AS session_variables,
        to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at`,
     [open.map((t) => t.name), open.map((t) => t.room), open.map((t) => t.busy), limit, me],
   );
@@ -87,21 +103,21 @@ export async function releaseEvents(db: Queryable, me: number, ids?: string[]): 
  */
 export async function recordAttempts(db: Queryable, me: number, results: AttemptResult[]): Promise<void> {
   if (results.length === 0) return;
-  const logs = results.map((r) => ({ event_id: r.id, trigger_name: r.trigger, status: r.status, request: r.request, response: r.response }));
-  const states = results.map((r) => ({ id: r.id, delivered: r.delivered, error: r.error, retry_in: r.retryIn }));
-  // One statement (one round trip, atomic): the logs joined to event_log, so that an event deleted meanwhile (users
-  // may clean up) does not fail the batch; then the states, only where this instance still holds the lock.
+  const ids = results.map((r) => r.id);
+  // One statement (one round trip, atomic), every row found through the primary key whatever the table's size: the
+  // logs of events still there (users may delete events meanwhile), then the states, where this instance holds the
+  // lock. A state is looked up by the event's position in $2, so that no join depends on the planner's estimates.
   await db.query(
     `WITH logs AS (
        INSERT INTO engine_catalog.event_invocation_logs (event_id, trigger_name, status, request, response)
-       SELECT e.id, x.trigger_name, x.status, x.request, x.response
+       SELECT x.event_id, x.trigger_name, x.status, x.request, x.response
          FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, trigger_name text, status integer, request jsonb, response jsonb)
-         JOIN engine_catalog.event_log e ON e.id = x.event_id)
+        WHERE x.event_id IN (SELECT e.id FROM engine_catalog.event_log e WHERE e.id = ANY($2::uuid[])))
      UPDATE engine_catalog.event_log e SET tries = e.tries + 1, locked = NULL, locked_by = NULL,
-         delivered = x.delivered, error = x.error,
-         next_retry_at = CASE WHEN x.retry_in IS NULL THEN NULL ELSE now() + make_interval(secs => x.retry_in) END
-       FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, delivered boolean, error boolean, retry_in integer)
-      WHERE e.id = x.id AND e.locked_by = $3`,
-    [JSON.stringify(logs), JSON.stringify(states), me],
+         delivered = e.id = ANY($3::uuid[]), error = e.id = ANY($4::uuid[]),
+         next_retry_at = now() + make_interval(secs => ($5::integer[])[array_position($2::uuid[], e.id)])
+      WHERE e.id = ANY($2::uuid[]) AND e.locked_by = $6`,
+    [logsJson(results), ids, results.filter((r) => r.delivered).map((r) => r.id), results.filter((r) => r.error).map((r) => r.id),
+      results.map((r) => r.retryIn), me],
   );
 }

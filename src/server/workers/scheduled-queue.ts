@@ -49,6 +49,7 @@ export function scheduledBody(ev: ClaimedScheduled, name: string | null, payload
 }
 
 export class ScheduledQueue implements DeliveryQueue<ScheduledDef, ClaimedScheduled> {
+  readonly name = 'scheduled-event processor';
   readonly channel = SCHEDULED_CHANNEL;
   private readonly crons: () => Promise<Map<string, CronTrigger>>;
   private readonly clock: Clock;
@@ -112,11 +113,11 @@ export class ScheduledQueue implements DeliveryQueue<ScheduledDef, ClaimedSchedu
     const conf = fullRetryConf(d.retry_conf);
     // Late beyond the tolerance (the engine was down, or busy): recorded as dead, never called.
     if (ev.tries === 0 && this.clock.now().getTime() - Date.parse(ev.scheduled_time) > conf.tolerance_seconds * 1000) {
-      return { id: ev.id, trigger: ev.trigger_name, delivered: false, error: false, dead: true, retryIn: null, status: null, request: null, response: null };
+      return { id: ev.id, trigger: ev.trigger_name, delivered: false, error: false, dead: true, retryIn: null, status: null, request: 'null', response: null };
     }
     return deliver({
       id: ev.id, trigger: ev.trigger_name, url: d.webhook, headers: d.headers,
-      payload: scheduledBody(ev, def.kind === 'cron' ? def.trigger.name : null, d.payload, d.comment),
+      body: JSON.stringify(scheduledBody(ev, def.kind === 'cron' ? def.trigger.name : null, d.payload, d.comment)),
       timeoutSec: conf.timeout_seconds, tries: ev.tries, numRetries: conf.num_retries, intervalSec: conf.retry_interval_seconds,
     }, env, signal);
   }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import type { Json } from '../../metadata/json.js';
 import type { AttemptResult, TriggerRoom } from './event-store.js';
-import { LOCK_HELD } from './event-store.js';
+import { LOCK_HELD, logsJson } from './event-store.js';
 
 /**
  * The statements of scheduled events (issue 20): the rows of engine_catalog.scheduled_events, claimed, released and
@@ -55,7 +55,7 @@ export async function releaseScheduled(db: Queryable, me: number, ids?: string[]
 /** Invocation logs (none for a dead event, which was not attempted) and new states, where this instance holds the lock. */
 export async function recordScheduled(db: Queryable, me: number, results: AttemptResult[], now: Date): Promise<void> {
   if (results.length === 0) return;
-  const logs = results.filter((r) => !r.dead).map((r) => ({ event_id: r.id, status: r.status, request: r.request, response: r.response }));
+  const logs = logsJson(results.filter((r) => !r.dead));
   const states = results.map((r) => ({ id: r.id, delivered: r.delivered, error: r.error, dead: r.dead === true, retry_in: r.retryIn }));
   await db.query(
     `WITH logs AS (
@@ -68,7 +68,7 @@ export async function recordScheduled(db: Queryable, me: number, results: Attemp
          next_retry_at = CASE WHEN x.retry_in IS NULL THEN NULL ELSE $4::timestamptz + make_interval(secs => x.retry_in) END
        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, delivered boolean, error boolean, dead boolean, retry_in integer)
       WHERE e.id = x.id AND e.locked_by = $3`,
-    [JSON.stringify(logs), JSON.stringify(states), me, now.toISOString()],
+    [logs, JSON.stringify(states), me, now.toISOString()],
   );
 }
 
