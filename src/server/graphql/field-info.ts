@@ -2,6 +2,7 @@ import type { GraphQLField, GraphQLOutputType } from 'graphql';
 import type { Action, PermissionDef } from '../../metadata/types.js';
 import type { ResolvedTable } from '../schema-cache.js';
 import type { DbColumn, DbFunction } from '../db-catalog.js';
+import type { GqlColumn } from './columns.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
 
 /**
@@ -17,9 +18,9 @@ export interface MutationTable {
   update: PermissionDef | undefined;
   delete: PermissionDef | undefined;
   /** Every column in attnum order, domains as their base type (presets may name any of them). */
-  allColumns: DbColumn[];
-  insertColumns: DbColumn[];
-  updateColumns: DbColumn[];
+  allColumns: GqlColumn[];
+  insertColumns: GqlColumn[];
+  updateColumns: GqlColumn[];
 }
 
 /** Where the rows of a list, aggregate or object field come from. */

@@ -3,25 +3,24 @@ import {
   type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap, type GraphQLNullableType,
 } from 'graphql';
 import { NUMERIC } from '../bool-exp/operators.js';
-import type { DbColumn } from '../db-catalog.js';
 import type { ResolvedTable } from '../schema-cache.js';
+import { tableColumns, type GqlColumn } from './columns.js';
 import { info, type MutationTable } from './field-info.js';
 import { isGraphqlName } from './names.js';
 import type { TableNames } from './table-names.js';
 import type { TableTypes } from './schema-tables.js';
-import { asBase, type TableView } from './visibility.js';
+import type { TableView } from './visibility.js';
 
 /** The mutation root fields of one table for one role (graphql-api.md §2.7, §3), compiled by mutation-sql.ts. */
 
 const PLACEHOLDER_INPUT = { _PLACEHOLDER: { type: GraphQLBoolean } };
 const nn = <T extends GraphQLNullableType>(t: T) => new GraphQLNonNull(t);
 
-function inputColumns(rt: ResolvedTable, columns: string[] | '*' | undefined, presets: Record<string, unknown> | undefined): DbColumn[] {
-  return [...rt.db.columns.values()]
-    .filter((c) => isGraphqlName(c.name) && !c.generated && (columns === undefined || columns === '*' || columns.includes(c.name)))
-    .filter((c) => !presets || !(c.name in presets))
-    .sort((a, b) => a.num - b.num)
-    .map(asBase);
+/** The columns a role may write (permissions and presets name SQL columns), exposed under their GraphQL names. */
+function inputColumns(rt: ResolvedTable, columns: string[] | '*' | undefined, presets: Record<string, unknown> | undefined): GqlColumn[] {
+  return tableColumns(rt).exposed
+    .filter((c) => !c.generated && (columns === undefined || columns === '*' || columns.includes(c.name)))
+    .filter((c) => !presets || !(c.name in presets));
 }
 
 export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNames, view: TableView | null): GraphQLFieldConfigMap<unknown, unknown> {
@@ -34,12 +33,12 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
   const del = admin ? ((rt.db.updatable & 16) !== 0 ? {} : undefined) : role.permission(rt, 'delete');
   if (!ins && !upd && !del) return {};
   const out: GraphQLFieldConfigMap<unknown, unknown> = {};
-  const scalar = (c: DbColumn) => tt.columnType(rt, c);
-  const inputType = (suffix: string, cols: DbColumn[]) => new GraphQLInputObjectType({
+  const scalar = (c: GqlColumn) => tt.columnType(rt, c);
+  const inputType = (suffix: string, cols: GqlColumn[]) => new GraphQLInputObjectType({
     name: `${name}_${suffix}`,
     fields: () => {
       const f: GraphQLInputFieldConfigMap = {};
-      for (const c of cols) f[c.name] = { type: scalar(c) };
+      for (const c of cols) f[c.field] = { type: scalar(c) };
       return cols.length > 0 ? f : PLACEHOLDER_INPUT;
     },
   });
@@ -51,14 +50,14 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
     }),
   });
   const pk = view?.pk ?? null;
-  const pkArgs = () => Object.fromEntries((pk ?? []).map((c) => [c.name, { type: nn(scalar(c)) }]));
+  const pkArgs = () => Object.fromEntries((pk ?? []).map((c) => [c.field, { type: nn(scalar(c)) }]));
   const boolExp = view ? tt.boolExp(view) : null;
   const updCols = upd ? inputColumns(rt, upd.columns, upd.set) : [];
   const insCols = ins ? inputColumns(rt, ins.columns, ins.set) : [];
   const table: MutationTable = {
     rt, name, view,
     insert: admin ? undefined : ins, update: admin ? undefined : upd, delete: admin ? undefined : del,
-    allColumns: [...rt.db.columns.values()].sort((a, b) => a.num - b.num).map(asBase),
+    allColumns: tableColumns(rt).all,
     insertColumns: insCols, updateColumns: updCols,
   };
   const constraints = rt.db.uniques.filter((u) => isGraphqlName(u.name));
@@ -71,7 +70,7 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
         update_columns: {
           type: nn(new GraphQLList(nn(new GraphQLEnumType({
             name: `${name}_update_column`,
-            values: updCols.length > 0 ? Object.fromEntries(updCols.map((c) => [c.name, { value: c.name }])) : { _PLACEHOLDER: { value: null } },
+            values: updCols.length > 0 ? Object.fromEntries(updCols.map((c) => [c.field, { value: c.field }])) : { _PLACEHOLDER: { value: null } },
           })))),
           defaultValue: [],
         },
@@ -91,7 +90,7 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
     const incArg: GraphQLFieldConfigArgumentMap = incCols.length > 0 ? { _inc: { type: inputType('inc_input', incCols) } } : {};
     out[names.update] = { type: response, description: d.update, args: { ...incArg, ...setArg, where: { type: nn(boolExp) } }, extensions: info({ kind: 'update', table, byPk: false }) };
     if (view && pk) {
-      const pkInput = new GraphQLInputObjectType({ name: `${name}_pk_columns_input`, fields: () => Object.fromEntries(pk.map((c) => [c.name, { type: nn(scalar(c)) }])) });
+      const pkInput = new GraphQLInputObjectType({ name: `${name}_pk_columns_input`, fields: () => pkArgs() });
       out[names.update_by_pk] = { type: tt.objectType(view), description: d.update_by_pk, args: { ...incArg, ...setArg, pk_columns: { type: nn(pkInput) } }, extensions: info({ kind: 'update', table, byPk: true }) };
     }
   }

@@ -9,6 +9,7 @@ import { qnKey } from '../../metadata/names.js';
 import type { ResolvedTable } from '../schema-cache.js';
 import type { EnumTypes } from './enum-values.js';
 import type { AggOp, RowSource } from './field-info.js';
+import { fieldTaken } from './columns.js';
 import { ext as info, NO_EXTENSIONS } from './extensions.js';
 import { gqlName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
@@ -95,7 +96,7 @@ export class TableTypes {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const c of v.columns) {
       const s = this.columnType(v.rt, c);
-      f[c.name] = { type: c.notNull && v.rt.db.kind !== 'v' ? nn(s) : s, description: c.comment ?? undefined, extensions: info({ kind: 'column', column: c }) };
+      f[c.field] = { type: c.notNull && v.rt.db.kind !== 'v' ? nn(s) : s, description: c.comment ?? undefined, extensions: info({ kind: 'column', column: c }) };
     }
     for (const r of v.objRels) {
       const remote = this.role.table(r.remoteKey) as TableView;
@@ -105,7 +106,7 @@ export class TableTypes {
       const remote = this.role.table(r.remoteKey) as TableView;
       const source: RowSource = { kind: 'rel', rel: r };
       f[r.name] = { type: this.listOf(remote), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'rows', view: remote, source }) };
-      if (remote.aggregates && !f[`${r.name}_aggregate`] && !v.rt.fields.has(`${r.name}_aggregate`)) {
+      if (remote.aggregates && !f[`${r.name}_aggregate`] && !fieldTaken(v.rt, `${r.name}_aggregate`)) {
         f[`${r.name}_aggregate`] = { type: nn(this.aggregateType(remote)), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'aggregate', view: remote, source }) };
       }
     }
@@ -166,7 +167,7 @@ export class TableTypes {
     if (!e) {
       const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
       for (const c of v.columns) {
-        if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.name)) values[c.name] = { value: c.name, extensions: NO_EXTENSIONS };
+        if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
       }
       e = new GraphQLEnumType({ extensions: NO_EXTENSIONS, name, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } } });
       this.enums.set(name, e);
@@ -185,7 +186,7 @@ export class TableTypes {
           const f: GraphQLInputFieldConfigMap = { _and: { type: list(nn(self)), extensions: NO_EXTENSIONS }, _not: { type: self, extensions: NO_EXTENSIONS }, _or: { type: list(nn(self)), extensions: NO_EXTENSIONS } };
           for (const c of v.columns) {
             const e = this.enumOf(v.rt, c);
-            f[c.name] = { type: e ? this.enumComparisonExp(e) : this.comparisonExp(c.typeName), extensions: NO_EXTENSIONS };
+            f[c.field] = { type: e ? this.enumComparisonExp(e) : this.comparisonExp(c.typeName), extensions: NO_EXTENSIONS };
           }
           for (const r of [...v.objRels, ...v.arrRels].sort((a, b) => (a.name < b.name ? -1 : 1))) {
             f[r.name] = { type: this.boolExp(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
@@ -248,7 +249,7 @@ export class TableTypes {
         name,
         fields: () => {
           const f: GraphQLInputFieldConfigMap = {};
-          for (const c of v.columns) if (c.typeName !== 'json') f[c.name] = { type: ORDER_BY, extensions: NO_EXTENSIONS };
+          for (const c of v.columns) if (c.typeName !== 'json') f[c.field] = { type: ORDER_BY, extensions: NO_EXTENSIONS };
           for (const r of v.objRels) f[r.name] = { type: this.orderBy(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
           return Object.keys(f).length > 0 ? f : { _PLACEHOLDER: { type: GraphQLBoolean, extensions: NO_EXTENSIONS } };
         },
@@ -293,7 +294,7 @@ export class TableTypes {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const c of v.columns) {
       const rt = aggregateType(op, c);
-      if (rt) f[c.name] = { type: this.scalars.column(rt) as GraphQLScalarType, extensions: info({ kind: 'agg_col', op, column: c }) };
+      if (rt) f[c.field] = { type: this.scalars.column(rt) as GraphQLScalarType, extensions: info({ kind: 'agg_col', op, column: c }) };
     }
     if (Object.keys(f).length === 0) return null;
     return new GraphQLObjectType({ extensions: NO_EXTENSIONS, name: `${v.name}_${op}_fields`, fields: f });

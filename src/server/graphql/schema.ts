@@ -116,7 +116,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
       query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
       if (v.aggregates) query[n.select_aggregate] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
       if (v.pk) {
-        const args = Object.fromEntries(v.pk.map((col) => [col.name, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
+        const args = Object.fromEntries(v.pk.map((col) => [col.field, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
         query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
       }
     }

@@ -1,10 +1,11 @@
 import { compareCodePoints, type Json } from '../../metadata/json.js';
 import { qnKey } from '../../metadata/names.js';
 import type { ComputedField, PermissionDef, PermKind } from '../../metadata/types.js';
-import type { DbColumn, DbFunction, DbFunctionArg } from '../db-catalog.js';
+import type { DbFunction, DbFunctionArg } from '../db-catalog.js';
 import type { ResolvedComputedField } from '../kinds/computed-fields.js';
 import type { ResolvedRelationship } from '../kinds/relationships.js';
 import { permKey, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
+import { tableColumns, type GqlColumn } from './columns.js';
 import { isGraphqlName } from './names.js';
 import { tableNames } from './table-names.js';
 
@@ -14,8 +15,8 @@ export interface TableView {
   rt: ResolvedTable;
   /** The table's GraphQL name `T`. */
   name: string;
-  /** Visible columns with valid names, attnum order. */
-  columns: DbColumn[];
+  /** Visible columns with a GraphQL field, attnum order. */
+  columns: GqlColumn[];
   /** Scalar computed fields, sorted by name. */
   scalarCfs: CfView[];
   /** Computed fields returning rows of a table the role may select, sorted by name. */
@@ -27,11 +28,8 @@ export interface TableView {
   filter: Json | null;
   limit: number | null;
   /** Primary-key columns in constraint order when they are all visible. */
-  pk: DbColumn[] | null;
+  pk: GqlColumn[] | null;
 }
-
-/** A column as the GraphQL layer types it: a domain as its base type (graphql-api.md §2.3). */
-export const asBase = (c: DbColumn): DbColumn => (c.baseTypeName ? { ...c, typeName: c.baseTypeName } : c);
 
 export interface FnArgs {
   /** User arguments in declaration order; `required` when the argument has no default. */
@@ -135,7 +133,8 @@ export class RoleView {
     const perm = this.admin ? undefined : this.permission(rt, 'select');
     if (!this.admin && !perm) return null;
     const allowed = (c: string): boolean => this.admin || perm?.columns === '*' || (Array.isArray(perm?.columns) && perm.columns.includes(c));
-    const columns = [...rt.db.columns.values()].filter((c) => isGraphqlName(c.name) && allowed(c.name)).sort((a, b) => a.num - b.num).map(asBase);
+    const cols = tableColumns(rt);
+    const columns = cols.exposed.filter((c) => allowed(c.name));
     const pkCon = rt.db.uniques.find((u) => u.primary);
     const pk = pkCon ? pkCon.columns.map((c) => columns.find((x) => x.name === c)) : null;
     const view: TableView = {
@@ -143,13 +142,13 @@ export class RoleView {
       aggregates: this.admin || perm?.allow_aggregations === true,
       filter: this.admin ? null : (perm?.filter ?? {}),
       limit: this.admin ? null : (perm?.limit ?? null),
-      pk: pk && pk.every((c) => c !== undefined) ? (pk as DbColumn[]) : null,
+      pk: pk && pk.every((c) => c !== undefined) ? (pk as GqlColumn[]) : null,
     };
     // Registered before its fields are resolved: relationships and computed fields may lead back here.
     this.views.set(key, view);
     for (const def of [...rt.entry.computed_fields].sort((a, b) => compareCodePoints(a.name, b.name))) {
       const cf = rt.computedFields.get(def.name);
-      if (!cf || !isGraphqlName(def.name)) continue;
+      if (!cf || !isGraphqlName(def.name) || cols.fields.has(def.name)) continue;
       const args = fnArgs(cf.fn, def.definition.table_argument, def.definition.session_argument);
       if (!args) continue;
       if (cf.returnsTable) {
@@ -164,7 +163,7 @@ export class RoleView {
       const out: RelView[] = [];
       for (const r of [...list].sort((a, b) => compareCodePoints(a.name, b.name))) {
         const rel = rt.relationships.get(r.name);
-        if (!rel || !isGraphqlName(r.name) || !this.table(qnKey(rel.remote))) continue;
+        if (!rel || !isGraphqlName(r.name) || cols.fields.has(r.name) || !this.table(qnKey(rel.remote))) continue;
         out.push({ name: r.name, rel, remoteKey: qnKey(rel.remote), comment: r.comment });
       }
       return out;
