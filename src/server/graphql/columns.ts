@@ -22,8 +22,8 @@ export interface TableColumns {
   fields: Set<string>;
 }
 
-/** Role-independent: computed once per database table and configuration, shared by every role and schema cache. */
-const known = new WeakMap<DbTable, { conf: JsonObject | undefined; cols: TableColumns }>();
+/** Role-independent: computed once per resolved table, shared by every role's schema. */
+const known = new WeakMap<ResolvedTable, TableColumns>();
 
 function build(db: DbTable, conf: JsonObject | undefined): TableColumns {
   const comments = conf?.['column_config'] as Record<string, { comment?: string }> | undefined;
@@ -42,11 +42,11 @@ function build(db: DbTable, conf: JsonObject | undefined): TableColumns {
 }
 
 export function tableColumns(rt: ResolvedTable): TableColumns {
-  const conf = rt.entry.extras?.configuration;
-  const k = known.get(rt.db);
-  if (k && k.conf === conf) return k.cols;
-  const cols = build(rt.db, conf);
-  known.set(rt.db, { conf, cols });
+  let cols = known.get(rt);
+  if (!cols) {
+    cols = build(rt.db, rt.entry.extras?.configuration);
+    known.set(rt, cols);
+  }
   return cols;
 }
 

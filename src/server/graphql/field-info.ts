@@ -60,7 +60,14 @@ export type FieldInfo =
   | { kind: 'update'; table: MutationTable; byPk: boolean }
   | { kind: 'delete'; table: MutationTable; byPk: boolean };
 
-export const info = (i: FieldInfo): { engine: FieldInfo } => ({ engine: i });
+/**
+ * A field's `extensions`, in the null-prototype shape graphql-js keeps (it copies any other object into a new one:
+ * at a thousand tables that is tens of thousands of objects per schema). A literal whose prototype is then set to
+ * null keeps V8's compact layout: a fifth of the size of an `Object.create(null)` object.
+ */
+export function info(i: FieldInfo): { engine: FieldInfo } {
+  return Object.setPrototypeOf({ engine: i }, null) as { engine: FieldInfo };
+}
 
 export function fieldInfo(field: GraphQLField<unknown, unknown>): FieldInfo | undefined {
   return (field.extensions as { engine?: FieldInfo }).engine;

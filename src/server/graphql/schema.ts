@@ -1,6 +1,6 @@
 import {
   GraphQLDeprecatedDirective, GraphQLIncludeDirective, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLSkipDirective,
-  GraphQLSpecifiedByDirective, GraphQLString, specifiedScalarTypes, type GraphQLFieldConfigMap,
+  GraphQLSpecifiedByDirective, GraphQLString, specifiedScalarTypes, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap,
 } from 'graphql';
 import { compareCodePoints } from '../../metadata/json.js';
 import { qnKey } from '../../metadata/names.js';
@@ -9,6 +9,7 @@ import type { Action, FunctionEntry } from '../../metadata/types.js';
 import type { DbFunction } from '../db-catalog.js';
 import { functionId } from '../kinds/functions.js';
 import type { SchemaCache } from '../schema-cache.js';
+import { NO_EXTENSIONS } from './extensions.js';
 import { info, type RowSource } from './field-info.js';
 import { gqlName, isGraphqlName } from './names.js';
 import { rootFieldNames, tableNames } from './table-names.js';
@@ -17,6 +18,7 @@ import { ActionTypes } from './schema-actions.js';
 import { mutationFields } from './schema-mutations.js';
 import { TableTypes } from './schema-tables.js';
 import { ScalarRegistry } from './scalar-registry.js';
+import { sharedNonNull } from './shared-types.js';
 import { fnArgs, RoleView, type FnArgs } from './visibility.js';
 
 /** Per-role GraphQL schemas (graphql-api.md §2): built lazily, cached for one schema cache. */
@@ -110,17 +112,18 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
     const v = view.table(key);
     const rt = cache.tables.get(key);
     if (!rt) continue;
+    const n = tableNames(rt.entry);
     if (v) {
       // §2.10: a table's comment describes its type T, not its root fields.
-      const n = tableNames(rt.entry);
       query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
-      if (v.aggregates) query[n.select_aggregate] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
+      if (v.aggregates) query[n.select_aggregate] = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
       if (v.pk) {
-        const args = Object.fromEntries(v.pk.map((col) => [col.field, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
+        const args: GraphQLFieldConfigArgumentMap = {};
+        for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.scalars.column(col.typeName)), extensions: NO_EXTENSIONS };
         query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
       }
     }
-    Object.assign(mutation, mutationFields(tt, rt, tableNames(rt.entry), v));
+    mutationFields(tt, rt, n, v, mutation);
   }
   for (const f of c.functions) {
     const v = view.table(f.returns);
@@ -129,7 +132,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
     const args = { ...tt.fnArgsArg(f.name, f.args), ...tt.listArgs(v) };
     const description = f.fn.comment ?? undefined;
     query[f.name] = { type: tt.listOf(v), args, description, extensions: info({ kind: 'rows', view: v, source }) };
-    if (v.aggregates) query[`${f.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args, description, extensions: info({ kind: 'aggregate', view: v, source }) };
+    if (v.aggregates) query[`${f.name}_aggregate`] = { type: tt.aggregateNonNull(v), args, description, extensions: info({ kind: 'aggregate', view: v, source }) };
   }
   const at = new ActionTypes(tt, cache.metadata.custom_types);
   for (const a of c.actions) {

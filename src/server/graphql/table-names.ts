@@ -26,7 +26,19 @@ export type RootKind = Exclude<keyof TableNames, 'type' | 'comments'>;
 
 const configuration = (entry: TableEntry): JsonObject | undefined => entry.extras?.configuration;
 
+/** Names depend on the entry only (immutable): computed once each, for every role and schema. */
+const known = new WeakMap<TableEntry, TableNames>();
+
 export function tableNames(entry: TableEntry): TableNames {
+  let n = known.get(entry);
+  if (!n) {
+    n = build(entry);
+    known.set(entry, n);
+  }
+  return n;
+}
+
+function build(entry: TableEntry): TableNames {
   const conf = configuration(entry);
   const custom = conf?.['custom_name'];
   const t = typeof custom === 'string' ? custom : gqlName(entry.table);

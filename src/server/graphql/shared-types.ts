@@ -1,0 +1,53 @@
+import { GraphQLNonNull, type GraphQLInterfaceType, type GraphQLNullableType } from 'graphql';
+import type { DbColumn } from '../db-catalog.js';
+import { info, type AggOp, type FieldInfo } from './field-info.js';
+
+/**
+ * Parts of generated types that depend on nothing role-specific, shared by every schema: a schema at a thousand
+ * tables would otherwise allocate tens of thousands of equal objects, most of a cold build's garbage-collection time.
+ */
+
+type Ext = { engine: FieldInfo };
+
+const nonNulls = new WeakMap<GraphQLNullableType, GraphQLNonNull<GraphQLNullableType>>();
+
+/** `T!` of a type shared by schemas (a scalar or an enum table's enum): one wrapper per type. */
+export function sharedNonNull<T extends GraphQLNullableType>(t: T): GraphQLNonNull<T> {
+  let w = nonNulls.get(t);
+  if (!w) {
+    w = new GraphQLNonNull(t);
+    nonNulls.set(t, w);
+  }
+  return w as GraphQLNonNull<T>;
+}
+
+/** graphql-js resolves an absent `interfaces` to a new empty array per object type. */
+export const NO_INTERFACES: readonly GraphQLInterfaceType[] = Object.freeze([]);
+
+const columnInfos = new WeakMap<DbColumn, Ext>();
+
+/** A column field's info (the column objects are per resolved table, shared by its roles). */
+export function columnInfo(c: DbColumn): Ext {
+  let i = columnInfos.get(c);
+  if (!i) {
+    i = info({ kind: 'column', column: c });
+    columnInfos.set(c, i);
+  }
+  return i;
+}
+
+const aggInfos = new WeakMap<DbColumn, Partial<Record<AggOp, Ext>>>();
+
+export function aggColumnInfo(op: AggOp, c: DbColumn): Ext {
+  let byOp = aggInfos.get(c);
+  if (!byOp) {
+    byOp = {};
+    aggInfos.set(c, byOp);
+  }
+  return (byOp[op] ??= info({ kind: 'agg_col', op, column: c }));
+}
+
+export const AGG_COUNT = info({ kind: 'agg_count' });
+export const AGG_FIELDS = info({ kind: 'agg_fields' });
+export const AGG_NODES = info({ kind: 'agg_nodes' });
+export const AGG_OPS: Record<AggOp, Ext> = { sum: info({ kind: 'agg_op', op: 'sum' }), avg: info({ kind: 'agg_op', op: 'avg' }), max: info({ kind: 'agg_op', op: 'max' }), min: info({ kind: 'agg_op', op: 'min' }) };
