@@ -42,12 +42,19 @@ const baseType = (c: DbColumn): string => c.typeName.replace(/\(.*\)$/, '');
 const SUM_TYPE: Record<string, string> = { smallint: 'bigint', integer: 'bigint', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
 const AVG_TYPE: Record<string, string> = { smallint: 'numeric', integer: 'numeric', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
 
+/** Result types by column type: a schema asks for every column and operation, of a few column types. */
+const AGG_RESULTS = new Map<string, Record<AggOp, string | null>>();
+
 /** The PostgreSQL type of an aggregate's result, or null when the column has no such aggregate. */
 export function aggregateType(op: AggOp, c: DbColumn): string | null {
-  const t = baseType(c);
-  if (op === 'sum') return SUM_TYPE[t] ?? null;
-  if (op === 'avg') return AVG_TYPE[t] ?? null;
-  return NUMERIC.has(t) || TEXT_LIKE.has(t) || TIME_TYPES.has(t) ? c.typeName : null;
+  let r = AGG_RESULTS.get(c.typeName);
+  if (!r) {
+    const t = baseType(c);
+    const ordered = NUMERIC.has(t) || TEXT_LIKE.has(t) || TIME_TYPES.has(t) ? c.typeName : null;
+    r = { sum: SUM_TYPE[t] ?? null, avg: AVG_TYPE[t] ?? null, max: ordered, min: ordered };
+    AGG_RESULTS.set(c.typeName, r);
+  }
+  return r[op];
 }
 
 export class TableTypes {
@@ -315,11 +322,13 @@ export class TableTypes {
 
   private aggregateOp(v: TableView, op: AggOp): GraphQLObjectType | null {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {};
+    let any = false;
     for (const c of v.columns) {
       const rt = aggregateType(op, c);
-      if (rt) f[c.field] = { type: this.scalars.column(rt) as GraphQLScalarType, extensions: aggColumnInfo(op, c) };
+      if (!rt) continue;
+      f[c.field] = { type: this.scalars.column(rt), extensions: aggColumnInfo(op, c) };
+      any = true;
     }
-    if (Object.keys(f).length === 0) return null;
-    return new GraphQLObjectType({ extensions: NO_EXTENSIONS, name: `${v.name}_${op}_fields`, interfaces: NO_INTERFACES, fields: f });
+    return any ? new GraphQLObjectType({ extensions: NO_EXTENSIONS, name: `${v.name}_${op}_fields`, interfaces: NO_INTERFACES, fields: f }) : null;
   }
 }
