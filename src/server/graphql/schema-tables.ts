@@ -129,8 +129,8 @@ export class TableTypes {
         f[`${r.name}_aggregate`] = { type: this.aggregateNonNull(remote), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'aggregate', view: remote, source }) };
       }
     }
-    for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      f[cf.name] = this.computedField(cf);
+    if (v.scalarCfs.length + v.tableCfs.length > 0) {
+      for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) f[cf.name] = this.computedField(cf);
     }
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }

@@ -24,28 +24,10 @@ export function sharedNonNull<T extends GraphQLNullableType>(t: T): GraphQLNonNu
 /** graphql-js resolves an absent `interfaces` to a new empty array per object type. */
 export const NO_INTERFACES: readonly GraphQLInterfaceType[] = Object.freeze([]);
 
-const columnInfos = new WeakMap<DbColumn, Ext>();
+/** A column field's info. */
+export const columnInfo = (c: DbColumn): Ext => info({ kind: 'column', column: c });
 
-/** A column field's info (the column objects are per resolved table, shared by its roles). */
-export function columnInfo(c: DbColumn): Ext {
-  let i = columnInfos.get(c);
-  if (!i) {
-    i = info({ kind: 'column', column: c });
-    columnInfos.set(c, i);
-  }
-  return i;
-}
-
-const aggInfos = new WeakMap<DbColumn, Partial<Record<AggOp, Ext>>>();
-
-export function aggColumnInfo(op: AggOp, c: DbColumn): Ext {
-  let byOp = aggInfos.get(c);
-  if (!byOp) {
-    byOp = {};
-    aggInfos.set(c, byOp);
-  }
-  return (byOp[op] ??= info({ kind: 'agg_col', op, column: c }));
-}
+export const aggColumnInfo = (op: AggOp, c: DbColumn): Ext => info({ kind: 'agg_col', op, column: c });
 
 export const AGG_COUNT = info({ kind: 'agg_count' });
 export const AGG_FIELDS = info({ kind: 'agg_fields' });
