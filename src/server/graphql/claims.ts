@@ -6,6 +6,7 @@ import type { Action, FunctionEntry } from '../../metadata/types.js';
 import type { DbFunction } from '../db-catalog.js';
 import { functionId } from '../kinds/functions.js';
 import type { SchemaCache } from '../schema-cache.js';
+import { memoByObject } from './memo.js';
 import { gqlName, isGraphqlName } from './names.js';
 import { rootFieldNames, tableNames } from './table-names.js';
 import { fnArgs, type FnArgs } from './visibility.js';
@@ -109,13 +110,4 @@ function claims(cache: SchemaCache): Claims {
 }
 
 /** The claims depend only on the schema cache: computed once for all its roles. */
-const claimsByCache = new WeakMap<SchemaCache, Claims>();
-
-export function cachedClaims(cache: SchemaCache): Claims {
-  let c = claimsByCache.get(cache);
-  if (!c) {
-    c = claims(cache);
-    claimsByCache.set(cache, c);
-  }
-  return c;
-}
+export const cachedClaims = memoByObject(claims);

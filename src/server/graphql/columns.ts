@@ -2,6 +2,7 @@ import type { JsonObject } from '../../metadata/json.js';
 import { customColumnName } from '../../metadata/kinds/table-configuration.js';
 import type { DbColumn, DbTable } from '../db-catalog.js';
 import type { ResolvedTable } from '../schema-cache.js';
+import { memoByObject } from './memo.js';
 import { isGraphqlName } from './names.js';
 
 /**
@@ -22,9 +23,6 @@ export interface TableColumns {
   fields: Set<string>;
 }
 
-/** Role-independent: computed once per resolved table, shared by every role's schema. */
-const known = new WeakMap<ResolvedTable, TableColumns>();
-
 function build(db: DbTable, conf: JsonObject | undefined): TableColumns {
   const comments = conf?.['column_config'] as Record<string, { comment?: string }> | undefined;
   const all: GqlColumn[] = [];
@@ -41,14 +39,8 @@ function build(db: DbTable, conf: JsonObject | undefined): TableColumns {
   return { all, exposed, fields };
 }
 
-export function tableColumns(rt: ResolvedTable): TableColumns {
-  let cols = known.get(rt);
-  if (!cols) {
-    cols = build(rt.db, rt.entry.extras?.configuration);
-    known.set(rt, cols);
-  }
-  return cols;
-}
+/** Role-independent: computed once per resolved table, shared by every role's schema. */
+export const tableColumns = memoByObject((rt: ResolvedTable): TableColumns => build(rt.db, rt.entry.extras?.configuration));
 
 /**
  * Whether a field name of the table's type is taken by a column, relationship or computed field. Columns come

@@ -8,7 +8,8 @@ import { tableColumns, type GqlColumn } from './columns.js';
 import { NO_EXTENSIONS } from './extensions.js';
 import { info, type MutationTable } from './field-info.js';
 import { isGraphqlName } from './names.js';
-import type { TableNames } from './table-names.js';
+import { tableNames, type TableNames } from './table-names.js';
+import { memoByObject } from './memo.js';
 import type { TableTypes } from './schema-tables.js';
 import { NO_INTERFACES, sharedNonNull } from './shared-types.js';
 import type { TableView } from './visibility.js';
@@ -21,19 +22,14 @@ const AFFECTED_ROWS = { type: sharedNonNull(GraphQLInt), extensions: NO_EXTENSIO
 const NO_COLUMNS = { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } };
 const arg = <T>(type: T) => ({ type, extensions: NO_EXTENSIONS });
 
-/** `T_constraint` depends on the table only: one per resolved table, shared by its roles' schemas. */
-const constraintEnums = new WeakMap<ResolvedTable, GraphQLEnumType>();
+const constraintsOf = (rt: ResolvedTable) => rt.db.uniques.filter((u) => isGraphqlName(u.name));
 
-function constraintEnum(rt: ResolvedTable, name: string, constraints: { name: string }[]): GraphQLEnumType {
-  let e = constraintEnums.get(rt);
-  if (!e) {
-    const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
-    for (const c of constraints) values[c.name] = { value: c.name, extensions: NO_EXTENSIONS };
-    e = new GraphQLEnumType({ name: `${name}_constraint`, values, extensions: NO_EXTENSIONS });
-    constraintEnums.set(rt, e);
-  }
-  return e;
-}
+/** `T_constraint` depends on the table only: one per resolved table, shared by its roles' schemas. */
+const constraintEnum = memoByObject((rt: ResolvedTable): GraphQLEnumType => {
+  const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
+  for (const c of constraintsOf(rt)) values[c.name] = { value: c.name, extensions: NO_EXTENSIONS };
+  return new GraphQLEnumType({ name: `${tableNames(rt.entry).type}_constraint`, values, extensions: NO_EXTENSIONS });
+});
 
 /** The columns a role may write (permissions and presets name SQL columns), exposed under their GraphQL names. */
 function inputColumns(rt: ResolvedTable, columns: string[] | '*' | undefined, presets: Record<string, unknown> | undefined): GqlColumn[] {
@@ -79,9 +75,8 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
     allColumns: tableColumns(rt).all,
     insertColumns: insCols, updateColumns: updCols,
   };
-  const constraints = rt.db.uniques.filter((u) => isGraphqlName(u.name));
   let conflictArg: GraphQLFieldConfigArgumentMap | null = null;
-  if (upd && constraints.length > 0 && boolExp) {
+  if (upd && boolExp && constraintsOf(rt).length > 0) {
     const values: Record<string, { value: string | null; extensions: typeof NO_EXTENSIONS }> = {};
     for (const c of updCols) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
     const columns = new GraphQLEnumType({ name: `${name}_update_column`, values: updCols.length > 0 ? values : NO_COLUMNS, extensions: NO_EXTENSIONS });
@@ -89,7 +84,7 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
       name: `${name}_on_conflict`,
       extensions: NO_EXTENSIONS,
       fields: {
-        constraint: arg(nn(constraintEnum(rt, name, constraints))),
+        constraint: arg(nn(constraintEnum(rt))),
         update_columns: { type: nn(new GraphQLList(nn(columns))), defaultValue: [], extensions: NO_EXTENSIONS },
         where: arg(boolExp),
       },

@@ -1,6 +1,7 @@
 import { GraphQLNonNull, type GraphQLInterfaceType, type GraphQLNullableType } from 'graphql';
 import type { DbColumn } from '../db-catalog.js';
 import { info, type AggOp, type FieldInfo } from './field-info.js';
+import { memoByObject } from './memo.js';
 
 /**
  * Parts of generated types that depend on nothing role-specific, shared by every schema: a schema at a thousand
@@ -9,17 +10,10 @@ import { info, type AggOp, type FieldInfo } from './field-info.js';
 
 type Ext = { engine: FieldInfo };
 
-const nonNulls = new WeakMap<GraphQLNullableType, GraphQLNonNull<GraphQLNullableType>>();
+const nonNullOf = memoByObject((t: GraphQLNullableType) => new GraphQLNonNull(t));
 
 /** `T!` of a type shared by schemas (a scalar or an enum table's enum): one wrapper per type. */
-export function sharedNonNull<T extends GraphQLNullableType>(t: T): GraphQLNonNull<T> {
-  let w = nonNulls.get(t);
-  if (!w) {
-    w = new GraphQLNonNull(t);
-    nonNulls.set(t, w);
-  }
-  return w as GraphQLNonNull<T>;
-}
+export const sharedNonNull = <T extends GraphQLNullableType>(t: T): GraphQLNonNull<T> => nonNullOf(t) as GraphQLNonNull<T>;
 
 /** graphql-js resolves an absent `interfaces` to a new empty array per object type. */
 export const NO_INTERFACES: readonly GraphQLInterfaceType[] = Object.freeze([]);

@@ -1,5 +1,6 @@
 import type { Json, JsonObject } from '../../metadata/json.js';
 import type { TableEntry } from '../../metadata/types.js';
+import { memoByObject } from './memo.js';
 import { gqlName } from './names.js';
 
 /**
@@ -26,18 +27,6 @@ export type RootKind = Exclude<keyof TableNames, 'type' | 'comments'>;
 
 const configuration = (entry: TableEntry): JsonObject | undefined => entry.extras?.configuration;
 
-/** Names depend on the entry only (immutable): computed once each, for every role and schema. */
-const known = new WeakMap<TableEntry, TableNames>();
-
-export function tableNames(entry: TableEntry): TableNames {
-  let n = known.get(entry);
-  if (!n) {
-    n = build(entry);
-    known.set(entry, n);
-  }
-  return n;
-}
-
 function build(entry: TableEntry): TableNames {
   const conf = configuration(entry);
   const custom = conf?.['custom_name'];
@@ -59,6 +48,9 @@ function build(entry: TableEntry): TableNames {
   }
   return names;
 }
+
+/** Names depend on the entry only (immutable): computed once each, for every role and schema. */
+export const tableNames = memoByObject(build);
 
 export const rootFieldNames = (n: TableNames): string[] =>
   [n.select, n.select_aggregate, n.select_by_pk, n.insert, n.insert_one, n.update, n.update_by_pk, n.delete, n.delete_by_pk];

@@ -6,6 +6,7 @@ import type { ResolvedComputedField } from '../kinds/computed-fields.js';
 import type { ResolvedRelationship } from '../kinds/relationships.js';
 import { permKey, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
 import { tableColumns, type GqlColumn } from './columns.js';
+import { memoByObject } from './memo.js';
 import { isGraphqlName } from './names.js';
 import { tableNames } from './table-names.js';
 
@@ -178,11 +179,7 @@ interface TableShape {
   arrRels: RelView[];
 }
 
-const shapes = new WeakMap<ResolvedTable, TableShape>();
-
-function shapeOf(rt: ResolvedTable): TableShape {
-  const known = shapes.get(rt);
-  if (known) return known;
+const shapeOf = memoByObject((rt: ResolvedTable): TableShape => {
   const cols = tableColumns(rt);
   const cfs: CfView[] = [];
   for (const def of [...rt.entry.computed_fields].sort((a, b) => compareCodePoints(a.name, b.name))) {
@@ -199,10 +196,8 @@ function shapeOf(rt: ResolvedTable): TableShape {
     }
     return out;
   };
-  const shape: TableShape = {
+  return {
     columns: cols.exposed, pk: rt.db.uniques.find((u) => u.primary)?.columns ?? null, cfs,
     objRels: rels(rt.entry.object_relationships), arrRels: rels(rt.entry.array_relationships),
   };
-  shapes.set(rt, shape);
-  return shape;
-}
+});
