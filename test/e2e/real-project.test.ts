@@ -1,6 +1,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { post } from '../helpers/engine.js';
 import { cli, show, snapshot, tempDir, useTestEngine } from './cli-helpers.js';
 
 // Issue 12: a project shaped like the real ones (migrations wrapped in BEGIN/COMMIT creating pgcrypto, citext,
@@ -37,5 +38,10 @@ describe('a project shaped like the real ones (issue 12)', () => {
 
     const doc = (await e.ok({ type: 'export_metadata', args: {} })) as { actions: { name: string; definition: { type?: string } }[] };
     expect(doc.actions.map((a) => [a.name, a.definition.type ?? 'mutation'])).toEqual([['currentWriter', 'query'], ['renameWriter', 'mutation']]);
+
+    // The table's and its column's custom names: author is `Writer`, its column full_name is `name`.
+    const gql = async (query: string) => (await post(`${e.url}/v1/graphql`, { query })).body;
+    expect(await gql('mutation { insert_Writer_one(object: {name: "Ann"}) { name } }')).toEqual({ data: { insert_Writer_one: { name: 'Ann' } } });
+    expect(await gql('{ writers(where: {name: {_eq: "Ann"}}, order_by: {name: asc}) { id name } }')).toEqual({ data: { writers: [{ id: 1, name: 'Ann' }] } });
   });
 });

@@ -126,7 +126,7 @@ export class SelectionCompiler {
   byPk(field: Field, view: TableView, nodes: FieldNode[], path: string): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
-    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.name) ?? null, c.typeName)}`);
+    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.field) ?? null, c.typeName)}`);
     const perm = this.b.permission(view, a);
     if (perm !== 'true') where.push(perm);
     const obj = this.objectJson(named(field), nodes, a, path);
@@ -159,28 +159,30 @@ export class SelectionCompiler {
       const p = `${path}.selectionSet.${key}`;
       if (n.name.value === '__typename') pairs.push([key, `'${aggType.name}'::text`]);
       else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p)} ORDER BY ${e}."n"), '[]'::json)`]);
-      else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), fns, r)]);
+      else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), view, fns, r)]);
     }
     // The rows are selected whole ("r") so that nodes can pass them to computed fields after aggregation.
     return `(SELECT ${jsonObject(pairs)} FROM (${rowSelect(c, `${a} AS "r"`, from, where)}) AS ${e})`;
   }
 
-  private aggregateFields(type: GraphQLObjectType, nodes: FieldNode[], r: string): string {
+  private aggregateFields(type: GraphQLObjectType, view: TableView, nodes: FieldNode[], r: string): string {
     const pairs: [string, string][] = [];
     for (const [key, fns] of this.sel.subfields(nodes)) {
       const n = fns[0] as FieldNode;
       const field = type.getFields()[n.name.value];
       const i = field ? fieldInfo(field) : undefined;
       if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
-      else if (i?.kind === 'agg_count') pairs.push([key, this.count(n, r)]);
+      else if (i?.kind === 'agg_count') pairs.push([key, this.count(n, view, r)]);
       else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, i.op, fns, r)]);
     }
     return jsonObject(pairs);
   }
 
-  private count(n: FieldNode, r: string): string {
+  private count(n: FieldNode, view: TableView, r: string): string {
     const args = this.sel.args(n);
-    const cols = args.has('columns') && args.get('columns') !== null ? asList(args.get('columns') as GValue).map(String).filter((c) => c !== '_PLACEHOLDER') : [];
+    // The `<T>_select_column` values are GraphQL names: each stands for its SQL column.
+    const given = args.has('columns') && args.get('columns') !== null ? asList(args.get('columns') as GValue).map(String) : [];
+    const cols = given.flatMap((g) => view.columns.find((c) => c.field === g)?.name ?? []);
     const distinct = args.get('distinct') === true;
     if (cols.length === 0) return distinct ? `count(DISTINCT ${r})` : 'count(*)';
     const exprs = cols.map((c) => col(r, c));

@@ -29,9 +29,10 @@ function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view: TableV
     const p = Array.isArray(v) ? pathIndex(path, i) : path;
     for (const [key, value] of Object.entries(entry)) {
       if (value === null) continue;
-      if (view.columns.some((c) => c.name === key)) {
+      const column = view.columns.find((c) => c.field === key);
+      if (column) {
         const dir = DIRECTION[String(value)];
-        if (dir) out.push({ expr: wrap(`${alias}.${quoteIdent(key)}`), dir, column: wrap === identity ? key : null });
+        if (dir) out.push({ expr: wrap(`${alias}.${quoteIdent(column.name)}`), dir, column: wrap === identity ? column.name : null });
         continue;
       }
       const rel = view.objRels.find((r) => r.name === key);
@@ -75,7 +76,8 @@ export function listClauses(
   const don = args.get('distinct_on');
   let distinct: string | null = null;
   if (don !== undefined && don !== null) {
-    const cols = asList(don).map(String).filter((c) => view.columns.some((x) => x.name === c));
+    // `<T>_select_column` values are GraphQL names; the SQL names them by their columns.
+    const cols = asList(don).map(String).flatMap((c) => view.columns.find((x) => x.field === c)?.name ?? []);
     if (cols.length > 0) {
       if (terms.length > 0) {
         const initial = terms.slice(0, cols.length).map((t) => t.column);

@@ -4,7 +4,7 @@ import { isSessionRef } from '../bool-exp/operators.js';
 import { isNowPreset } from '../kinds/permissions.js';
 import { pathKey } from '../../metadata/json.js';
 import type { Json } from '../../metadata/json.js';
-import type { DbColumn } from '../db-catalog.js';
+import type { GqlColumn } from './columns.js';
 import { jsonObject, SelectionCompiler } from './compile.js';
 import { validationFailed } from './errors.js';
 import type { MutationTable } from './field-info.js';
@@ -42,9 +42,9 @@ const MAX_PARAMS = 65_535;
  * Whether the objects can be bound as one array per column: every object gives every column (no DEFAULT to keep),
  * no column is itself an array (unnest would flatten it) and no value is a bound variable.
  */
-function columnwise(objects: GValue[], cols: DbColumn[]): boolean {
+function columnwise(objects: GValue[], cols: GqlColumn[]): boolean {
   return cols.every((c) => !c.typeName.endsWith('[]'))
-    && objects.every((o) => isPlainObject(o) && cols.every((c) => c.name in o && !hasVarRef(o[c.name] as GValue)));
+    && objects.every((o) => isPlainObject(o) && cols.every((c) => c.field in o && !hasVarRef(o[c.field] as GValue)));
 }
 const ROW = '"r"';
 const failed = (check: CheckFailure): string => `engine_catalog.raise_error('${CHECK_FAILED_STATE}', '${check}')`;
@@ -60,14 +60,16 @@ export class MutationCompiler {
     const args = this.sel.args(nodes[0] as FieldNode);
     const objects = one ? [args.get('object') ?? {}] : asList(args.get('objects') ?? []);
     const a = this.b.alias();
-    const allowed = new Map(mt.insertColumns.map((c) => [c.name, c]));
+    // Objects are keyed by GraphQL names; `given` holds the SQL names of the columns they give.
+    const allowed = new Map(mt.insertColumns.map((c) => [c.field, c]));
     const given = new Set<string>();
     objects.forEach((o, i) => {
       if (!isPlainObject(o)) return;
       for (const k of Object.keys(o)) {
         if (k === PLACEHOLDER) continue;
-        if (!allowed.has(k)) throw validationFailed(pathKey(one ? `${path}.args.object` : `${path}.args.objects[${i}]`, k), `field "${k}" not found in type: '${mt.name}_insert_input'`);
-        given.add(k);
+        const c = allowed.get(k);
+        if (!c) throw validationFailed(pathKey(one ? `${path}.args.object` : `${path}.args.objects[${i}]`, k), `field "${k}" not found in type: '${mt.name}_insert_input'`);
+        given.add(c.name);
       }
     });
     if (objects.length === 0) return this.finish(field, mt, nodes, path, `SELECT NULL::${quoteTable(mt.rt.entry.table)} AS ${ROW} WHERE false`, [], one);
@@ -77,19 +79,19 @@ export class MutationCompiler {
     let rows: string;
     if (names.length === 0) {
       // No column given and no preset: every row takes its defaults. A VALUES list needs a column, so name the first.
-      const first = mt.allColumns[0] as DbColumn;
+      const first = mt.allColumns[0] as GqlColumn;
       names.push(first.name);
       rows = `VALUES ${objects.map(() => '(DEFAULT)').join(', ')}`;
     } else if (objects.length * cols.length > COLUMNWISE_ABOVE && columnwise(objects, cols)) {
       // Beyond PostgreSQL's 65,535 parameters per statement: one array parameter per column, unnested in parallel.
       const u = this.b.alias();
-      const arrays = cols.map((c) => this.b.value(arrayLiteral(objects.map((o) => paramText((o as Record<string, GValue>)[c.name] as GValue, c.typeName))), `${c.typeName}[]`));
+      const arrays = cols.map((c) => this.b.value(arrayLiteral(objects.map((o) => paramText((o as Record<string, GValue>)[c.field] as GValue, c.typeName))), `${c.typeName}[]`));
       const item = cols.map((_, i) => `${u}.${quoteIdent(`c${i}`)}`);
       rows = `SELECT ${[...item, ...presets.map(([, e]) => e)].join(', ')} FROM unnest(${arrays.join(', ')}) AS ${u}(${cols.map((_, i) => quoteIdent(`c${i}`)).join(', ')})`;
     } else {
       rows = `VALUES ${objects.map((o) => {
         const obj = isPlainObject(o) ? o : {};
-        const cells = cols.map((c) => (c.name in obj ? this.b.param(obj[c.name] as GValue, c.typeName) : 'DEFAULT'));
+        const cells = cols.map((c) => (c.field in obj ? this.b.param(obj[c.field] as GValue, c.typeName) : 'DEFAULT'));
         return `(${[...cells, ...presets.map(([, e]) => e)].join(', ')})`;
       }).join(', ')}`;
     }
@@ -102,7 +104,7 @@ export class MutationCompiler {
     const oc = args.get('on_conflict');
     let upsert = false;
     if (isPlainObject(oc)) {
-      const updateColumns = asList(oc['update_columns'] ?? []).map(String).filter((c) => c !== PLACEHOLDER);
+      const updateColumns = asList(oc['update_columns'] ?? []).map(String).flatMap((f) => mt.updateColumns.find((c) => c.field === f)?.name ?? []);
       const constraint = quoteIdent(String(oc['constraint']));
       if (updateColumns.length === 0) sql += ` ON CONFLICT ON CONSTRAINT ${constraint} DO NOTHING`;
       else {
@@ -133,7 +135,7 @@ export class MutationCompiler {
   update(field: Field, mt: MutationTable, byPk: boolean, nodes: FieldNode[], path: string): MutationStatement {
     const args = this.sel.args(nodes[0] as FieldNode);
     const a = this.b.alias();
-    const allowed = new Map(mt.updateColumns.map((c) => [c.name, c]));
+    const allowed = new Map(mt.updateColumns.map((c) => [c.field, c]));
     const setV = args.get('_set');
     const incV = args.get('_inc');
     const set = isPlainObject(setV) ? Object.entries(setV).filter(([k]) => k !== PLACEHOLDER) : [];
@@ -141,17 +143,20 @@ export class MutationCompiler {
     if (set.length + inc.length === 0) throw validationFailed(`${path}.args`, 'at least one of "_set" or "_inc" must set a column');
     const both = set.find(([k]) => inc.some(([j]) => j === k));
     if (both) throw validationFailed(`${path}.args`, `column "${both[0]}" cannot be in both "_set" and "_inc"`);
-    const column = (k: string, arg: string): DbColumn => {
+    const column = (k: string, arg: string): GqlColumn => {
       const c = allowed.get(k);
       if (!c) throw validationFailed(pathKey(`${path}.args.${arg}`, k), `field "${k}" not found in type: '${mt.name}_${arg === '_set' ? 'set' : 'inc'}_input'`);
       return c;
     };
     const sets: string[] = [];
-    for (const [k, v] of set) sets.push(`${quoteIdent(k)} = ${this.b.param(v, column(k, '_set').typeName)}`);
+    for (const [k, v] of set) {
+      const c = column(k, '_set');
+      sets.push(`${quoteIdent(c.name)} = ${this.b.param(v, c.typeName)}`);
+    }
     for (const [k, v] of inc) {
       const c = column(k, '_inc');
       if (v === null) throw validationFailed(pathKey(`${path}.args._inc`, k), `null is not allowed for field "${k}"`);
-      sets.push(`${quoteIdent(k)} = ${a}.${quoteIdent(k)} + ${this.b.param(v, c.typeName)}`);
+      sets.push(`${quoteIdent(c.name)} = ${a}.${quoteIdent(c.name)} + ${this.b.param(v, c.typeName)}`);
     }
     for (const [c, e] of this.presets(mt, mt.update?.set, new Set())) sets.push(`${quoteIdent(c)} = ${e}`);
     const where = [this.filter(mt, mt.update?.filter, a), ...this.target(mt, byPk, args, a, path)];
@@ -180,7 +185,7 @@ export class MutationCompiler {
     if (byPk) {
       const keys = args.get('pk_columns');
       const values = isPlainObject(keys) ? keys : Object.fromEntries(args);
-      return (mt.view?.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(values[c.name] ?? null, c.typeName)}`);
+      return (mt.view?.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(values[c.field] ?? null, c.typeName)}`);
     }
     const w = args.get('where');
     return mt.view && isPlainObject(w) ? [whereSql(this.b, this.role, w, mt.view, a, `${path}.args.where`)] : [];

@@ -8,8 +8,10 @@ import type { DbColumn } from '../db-catalog.js';
 import { qnKey } from '../../metadata/names.js';
 import type { ResolvedTable } from '../schema-cache.js';
 import type { EnumTypes } from './enum-values.js';
-import type { AggOp, RowSource } from './field-info.js';
-import { ext as info, NO_EXTENSIONS } from './extensions.js';
+import { info, type AggOp, type RowSource } from './field-info.js';
+import { fieldTaken } from './columns.js';
+import { NO_EXTENSIONS } from './extensions.js';
+import { AGG_COUNT, AGG_FIELDS, AGG_NODES, AGG_OPS, aggColumnInfo, columnInfo, NO_INTERFACES, sharedNonNull } from './shared-types.js';
 import { gqlName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
@@ -29,26 +31,42 @@ export const ORDER_BY = new GraphQLEnumType({
   },
 });
 
+/** Field and argument configs equal wherever they appear (graphql-js only reads them). */
+const ORDER_FIELD = { type: ORDER_BY, extensions: NO_EXTENSIONS };
+const INT_ARG = { type: GraphQLInt, extensions: NO_EXTENSIONS };
+const BOOLEAN_ARG = { type: GraphQLBoolean, extensions: NO_EXTENSIONS };
+const ORDER_PLACEHOLDER = { _PLACEHOLDER: BOOLEAN_ARG };
+
 const TIME_TYPES = new Set(['date', 'time without time zone', 'time with time zone', 'timestamp without time zone', 'timestamp with time zone', 'interval']);
 const baseType = (c: DbColumn): string => c.typeName.replace(/\(.*\)$/, '');
 const SUM_TYPE: Record<string, string> = { smallint: 'bigint', integer: 'bigint', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
 const AVG_TYPE: Record<string, string> = { smallint: 'numeric', integer: 'numeric', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
 
+/** Result types by column type: a schema asks for every column and operation, of a few column types. */
+const AGG_RESULTS = new Map<string, Record<AggOp, string | null>>();
+
 /** The PostgreSQL type of an aggregate's result, or null when the column has no such aggregate. */
 export function aggregateType(op: AggOp, c: DbColumn): string | null {
-  const t = baseType(c);
-  if (op === 'sum') return SUM_TYPE[t] ?? null;
-  if (op === 'avg') return AVG_TYPE[t] ?? null;
-  return NUMERIC.has(t) || TEXT_LIKE.has(t) || TIME_TYPES.has(t) ? c.typeName : null;
+  let r = AGG_RESULTS.get(c.typeName);
+  if (!r) {
+    const t = baseType(c);
+    const ordered = NUMERIC.has(t) || TEXT_LIKE.has(t) || TIME_TYPES.has(t) ? c.typeName : null;
+    r = { sum: SUM_TYPE[t] ?? null, avg: AVG_TYPE[t] ?? null, max: ordered, min: ordered };
+    AGG_RESULTS.set(c.typeName, r);
+  }
+  return r[op];
 }
 
 export class TableTypes {
   private readonly objects = new Map<string, GraphQLObjectType>();
   private readonly inputs = new Map<string, GraphQLInputObjectType>();
-  private readonly enums = new Map<string, GraphQLEnumType>();
-  /** Per table: `[T!]!` and the list arguments, shared by every field that returns its rows (graphql-js only reads them). */
+  /** Per table: the wrapped types and argument maps every field returning its rows shares (graphql-js only reads them). */
   private readonly lists = new Map<string, GraphQLOutputType>();
   private readonly args = new Map<string, GraphQLFieldConfigArgumentMap>();
+  private readonly columnLists = new Map<string, GraphQLList<GraphQLNonNull<GraphQLEnumType>>>();
+  private readonly aggregates = new Map<string, GraphQLNonNull<GraphQLObjectType>>();
+  /** `{type: <comparison exp>}` per comparison type: the same config for every column of that type. */
+  private readonly comparisons = new Map<GraphQLInputObjectType, { type: GraphQLInputObjectType; extensions: typeof NO_EXTENSIONS }>();
 
   constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map()) {}
 
@@ -76,6 +94,7 @@ export class TableTypes {
       extensions: NO_EXTENSIONS,
       name: v.name,
       description: v.rt.db.comment ?? undefined,
+      interfaces: NO_INTERFACES,
       fields: () => this.objectFields(v),
     });
     this.objects.set(v.name, t);
@@ -93,9 +112,10 @@ export class TableTypes {
 
   private objectFields(v: TableView): GraphQLFieldConfigMap<unknown, unknown> {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {};
+    const view = v.rt.db.kind === 'v';
     for (const c of v.columns) {
       const s = this.columnType(v.rt, c);
-      f[c.name] = { type: c.notNull && v.rt.db.kind !== 'v' ? nn(s) : s, description: c.comment ?? undefined, extensions: info({ kind: 'column', column: c }) };
+      f[c.field] = { type: c.notNull && !view ? sharedNonNull(s) : s, description: c.comment ?? undefined, extensions: columnInfo(c) };
     }
     for (const r of v.objRels) {
       const remote = this.role.table(r.remoteKey) as TableView;
@@ -105,12 +125,12 @@ export class TableTypes {
       const remote = this.role.table(r.remoteKey) as TableView;
       const source: RowSource = { kind: 'rel', rel: r };
       f[r.name] = { type: this.listOf(remote), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'rows', view: remote, source }) };
-      if (remote.aggregates && !f[`${r.name}_aggregate`] && !v.rt.fields.has(`${r.name}_aggregate`)) {
-        f[`${r.name}_aggregate`] = { type: nn(this.aggregateType(remote)), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'aggregate', view: remote, source }) };
+      if (remote.aggregates && !f[`${r.name}_aggregate`] && !fieldTaken(v.rt, `${r.name}_aggregate`)) {
+        f[`${r.name}_aggregate`] = { type: this.aggregateNonNull(remote), args: this.listArgs(remote), description: r.comment ?? undefined, extensions: info({ kind: 'aggregate', view: remote, source }) };
       }
     }
-    for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      f[cf.name] = this.computedField(cf);
+    if (v.scalarCfs.length + v.tableCfs.length > 0) {
+      for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) f[cf.name] = this.computedField(cf);
     }
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }
@@ -136,7 +156,7 @@ export class TableTypes {
       const fields: GraphQLInputFieldConfigMap = {};
       for (const { arg, required } of a.args) {
         const s = this.scalars.column(arg.typeName);
-        fields[arg.name] = { type: required ? nn(s) : s, extensions: NO_EXTENSIONS };
+        fields[arg.name] = { type: required ? sharedNonNull(s) : s, extensions: NO_EXTENSIONS };
       }
       t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields });
       this.inputs.set(name, t);
@@ -149,9 +169,9 @@ export class TableTypes {
     let a = this.args.get(v.name);
     if (!a) {
       a = {
-        distinct_on: { type: list(nn(this.selectColumn(v))), extensions: NO_EXTENSIONS },
-        limit: { type: GraphQLInt, extensions: NO_EXTENSIONS },
-        offset: { type: GraphQLInt, extensions: NO_EXTENSIONS },
+        distinct_on: { type: this.selectColumns(v), extensions: NO_EXTENSIONS },
+        limit: INT_ARG,
+        offset: INT_ARG,
         order_by: { type: list(nn(this.orderBy(v))), extensions: NO_EXTENSIONS },
         where: { type: this.boolExp(v), extensions: NO_EXTENSIONS },
       };
@@ -160,18 +180,22 @@ export class TableTypes {
     return a;
   }
 
-  selectColumn(v: TableView): GraphQLEnumType {
-    const name = `${v.name}_select_column`;
-    let e = this.enums.get(name);
-    if (!e) {
-      const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
-      for (const c of v.columns) {
-        if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.name)) values[c.name] = { value: c.name, extensions: NO_EXTENSIONS };
-      }
-      e = new GraphQLEnumType({ extensions: NO_EXTENSIONS, name, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } } });
-      this.enums.set(name, e);
+  /** `[T_select_column!]`: `distinct_on` and the aggregate `count(columns:)`. */
+  private selectColumns(v: TableView): GraphQLList<GraphQLNonNull<GraphQLEnumType>> {
+    let t = this.columnLists.get(v.name);
+    if (!t) {
+      t = list(nn(this.selectColumn(v)));
+      this.columnLists.set(v.name, t);
     }
-    return e;
+    return t;
+  }
+
+  private selectColumn(v: TableView): GraphQLEnumType {
+    const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
+    for (const c of v.columns) {
+      if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
+    }
+    return new GraphQLEnumType({ extensions: NO_EXTENSIONS, name: `${v.name}_select_column`, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } } });
   }
 
   boolExp(v: TableView): GraphQLInputObjectType {
@@ -182,10 +206,11 @@ export class TableTypes {
         extensions: NO_EXTENSIONS,
         name,
         fields: () => {
-          const f: GraphQLInputFieldConfigMap = { _and: { type: list(nn(self)), extensions: NO_EXTENSIONS }, _not: { type: self, extensions: NO_EXTENSIONS }, _or: { type: list(nn(self)), extensions: NO_EXTENSIONS } };
+          const many = { type: list(nn(self)), extensions: NO_EXTENSIONS };
+          const f: GraphQLInputFieldConfigMap = { _and: many, _not: { type: self, extensions: NO_EXTENSIONS }, _or: many };
           for (const c of v.columns) {
             const e = this.enumOf(v.rt, c);
-            f[c.name] = { type: e ? this.enumComparisonExp(e) : this.comparisonExp(c.typeName), extensions: NO_EXTENSIONS };
+            f[c.field] = this.comparison(e ? this.enumComparisonExp(e) : this.comparisonExp(c.typeName));
           }
           for (const r of [...v.objRels, ...v.arrRels].sort((a, b) => (a.name < b.name ? -1 : 1))) {
             f[r.name] = { type: this.boolExp(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
@@ -199,14 +224,23 @@ export class TableTypes {
     return t;
   }
 
+  private comparison(t: GraphQLInputObjectType): { type: GraphQLInputObjectType; extensions: typeof NO_EXTENSIONS } {
+    let c = this.comparisons.get(t);
+    if (!c) {
+      c = { type: t, extensions: NO_EXTENSIONS };
+      this.comparisons.set(t, c);
+    }
+    return c;
+  }
+
   /** `<E>_comparison_exp` of an enum table's enum: equality and membership only. */
   enumComparisonExp(e: GraphQLEnumType): GraphQLInputObjectType {
     const name = `${e.name}_comparison_exp`;
     let t = this.inputs.get(name);
     if (!t) {
-      const f: GraphQLInputFieldConfigMap = { _eq: { type: e, extensions: NO_EXTENSIONS }, _neq: { type: e, extensions: NO_EXTENSIONS },
-        _in: { type: list(nn(e)), extensions: NO_EXTENSIONS }, _nin: { type: list(nn(e)), extensions: NO_EXTENSIONS }, _is_null: { type: GraphQLBoolean, extensions: NO_EXTENSIONS } };
-      t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: f });
+      const one = { type: e, extensions: NO_EXTENSIONS };
+      const many = { type: list(sharedNonNull(e)), extensions: NO_EXTENSIONS };
+      t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: { _eq: one, _neq: one, _in: many, _nin: many, _is_null: BOOLEAN_ARG } });
       this.inputs.set(name, t);
     }
     return t;
@@ -218,20 +252,20 @@ export class TableTypes {
     let t = this.inputs.get(name);
     if (!t) {
       const base = typeName.replace(/\(.*\)$/, '');
+      const one = { type: s, extensions: NO_EXTENSIONS };
+      const many = { type: list(sharedNonNull(s)), extensions: NO_EXTENSIONS };
+      const text = { type: GraphQLString, extensions: NO_EXTENSIONS };
       const f: GraphQLInputFieldConfigMap = {};
       if (base !== 'json') {
-        for (const op of ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte']) f[op] = { type: s, extensions: NO_EXTENSIONS };
-        f['_in'] = { type: list(nn(s)), extensions: NO_EXTENSIONS };
-        f['_nin'] = { type: list(nn(s)), extensions: NO_EXTENSIONS };
+        for (const op of ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte']) f[op] = one;
+        f['_in'] = many;
+        f['_nin'] = many;
       }
-      f['_is_null'] = { type: GraphQLBoolean, extensions: NO_EXTENSIONS };
-      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = { type: GraphQLString, extensions: NO_EXTENSIONS };
+      f['_is_null'] = BOOLEAN_ARG;
+      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = text;
       if (base === 'jsonb') {
-        f['_contains'] = { type: s, extensions: NO_EXTENSIONS };
-        f['_contained_in'] = { type: s, extensions: NO_EXTENSIONS };
-        f['_has_key'] = { type: GraphQLString, extensions: NO_EXTENSIONS };
-        f['_has_keys_any'] = { type: list(nn(GraphQLString)), extensions: NO_EXTENSIONS };
-        f['_has_keys_all'] = { type: list(nn(GraphQLString)), extensions: NO_EXTENSIONS };
+        const keys = { type: list(sharedNonNull(GraphQLString)), extensions: NO_EXTENSIONS };
+        Object.assign(f, { _contains: one, _contained_in: one, _has_key: text, _has_keys_any: keys, _has_keys_all: keys });
       }
       t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: f });
       this.inputs.set(name, t);
@@ -248,9 +282,9 @@ export class TableTypes {
         name,
         fields: () => {
           const f: GraphQLInputFieldConfigMap = {};
-          for (const c of v.columns) if (c.typeName !== 'json') f[c.name] = { type: ORDER_BY, extensions: NO_EXTENSIONS };
+          for (const c of v.columns) if (c.typeName !== 'json') f[c.field] = ORDER_FIELD;
           for (const r of v.objRels) f[r.name] = { type: this.orderBy(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
-          return Object.keys(f).length > 0 ? f : { _PLACEHOLDER: { type: GraphQLBoolean, extensions: NO_EXTENSIONS } };
+          return Object.keys(f).length > 0 ? f : ORDER_PLACEHOLDER;
         },
       });
       this.inputs.set(name, t);
@@ -258,44 +292,43 @@ export class TableTypes {
     return t;
   }
 
-  aggregateType(v: TableView): GraphQLObjectType {
-    const name = `${v.name}_aggregate`;
-    let t = this.objects.get(name);
+  /** `T_aggregate!`: the type of every aggregate field over the table's rows. */
+  aggregateNonNull(v: TableView): GraphQLNonNull<GraphQLObjectType> {
+    let t = this.aggregates.get(v.name);
     if (!t) {
-      const fields = new GraphQLObjectType({
-        extensions: NO_EXTENSIONS,
-        name: `${v.name}_aggregate_fields`,
-        fields: () => {
-          const f: GraphQLFieldConfigMap<unknown, unknown> = {
-            count: { type: nn(GraphQLInt), args: { columns: { type: list(nn(this.selectColumn(v))) }, distinct: { type: GraphQLBoolean } }, extensions: info({ kind: 'agg_count' }) },
-          };
-          for (const op of ['sum', 'avg', 'max', 'min'] as const) {
-            const opType = this.aggregateOp(v, op);
-            if (opType) f[op] = { type: opType, extensions: info({ kind: 'agg_op', op }) };
-          }
-          return f;
-        },
-      });
-      t = new GraphQLObjectType({
-        extensions: NO_EXTENSIONS,
-        name,
-        fields: () => ({
-          aggregate: { type: fields, extensions: info({ kind: 'agg_fields' }) },
-          nodes: { type: this.listOf(v), extensions: info({ kind: 'agg_nodes' }) },
-        }),
-      });
-      this.objects.set(name, t);
+      t = nn(this.aggregateType(v));
+      this.aggregates.set(v.name, t);
     }
     return t;
   }
 
+  private aggregateType(v: TableView): GraphQLObjectType {
+    // Both types reference only types that exist already: their fields need no thunks.
+    const f: GraphQLFieldConfigMap<unknown, unknown> = {
+      count: { type: sharedNonNull(GraphQLInt), args: { columns: { type: this.selectColumns(v), extensions: NO_EXTENSIONS }, distinct: BOOLEAN_ARG }, extensions: AGG_COUNT },
+    };
+    for (const op of ['sum', 'avg', 'max', 'min'] as const) {
+      const opType = this.aggregateOp(v, op);
+      if (opType) f[op] = { type: opType, extensions: AGG_OPS[op] };
+    }
+    const fields = new GraphQLObjectType({ extensions: NO_EXTENSIONS, name: `${v.name}_aggregate_fields`, interfaces: NO_INTERFACES, fields: f });
+    return new GraphQLObjectType({
+      extensions: NO_EXTENSIONS,
+      name: `${v.name}_aggregate`,
+      interfaces: NO_INTERFACES,
+      fields: { aggregate: { type: fields, extensions: AGG_FIELDS }, nodes: { type: this.listOf(v), extensions: AGG_NODES } },
+    });
+  }
+
   private aggregateOp(v: TableView, op: AggOp): GraphQLObjectType | null {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {};
+    let any = false;
     for (const c of v.columns) {
       const rt = aggregateType(op, c);
-      if (rt) f[c.name] = { type: this.scalars.column(rt) as GraphQLScalarType, extensions: info({ kind: 'agg_col', op, column: c }) };
+      if (!rt) continue;
+      f[c.field] = { type: this.scalars.column(rt), extensions: aggColumnInfo(op, c) };
+      any = true;
     }
-    if (Object.keys(f).length === 0) return null;
-    return new GraphQLObjectType({ extensions: NO_EXTENSIONS, name: `${v.name}_${op}_fields`, fields: f });
+    return any ? new GraphQLObjectType({ extensions: NO_EXTENSIONS, name: `${v.name}_${op}_fields`, interfaces: NO_INTERFACES, fields: f }) : null;
   }
 }

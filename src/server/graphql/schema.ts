@@ -1,90 +1,21 @@
 import {
   GraphQLDeprecatedDirective, GraphQLIncludeDirective, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLSkipDirective,
-  GraphQLSpecifiedByDirective, GraphQLString, specifiedScalarTypes, type GraphQLFieldConfigMap,
+  GraphQLSpecifiedByDirective, GraphQLString, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap,
 } from 'graphql';
-import { compareCodePoints } from '../../metadata/json.js';
-import { qnKey } from '../../metadata/names.js';
-import { sortedFunctions, sortedTables } from '../../metadata/document.js';
-import type { Action, FunctionEntry } from '../../metadata/types.js';
-import type { DbFunction } from '../db-catalog.js';
-import { functionId } from '../kinds/functions.js';
 import type { SchemaCache } from '../schema-cache.js';
+import { cachedClaims, type Claims } from './claims.js';
+import { NO_EXTENSIONS } from './extensions.js';
 import { info, type RowSource } from './field-info.js';
-import { gqlName, isGraphqlName } from './names.js';
-import { rootFieldNames, tableNames } from './table-names.js';
+import { tableNames } from './table-names.js';
 import type { EnumTypes } from './enum-values.js';
 import { ActionTypes } from './schema-actions.js';
 import { mutationFields } from './schema-mutations.js';
 import { TableTypes } from './schema-tables.js';
 import { ScalarRegistry } from './scalar-registry.js';
-import { fnArgs, RoleView, type FnArgs } from './visibility.js';
+import { sharedNonNull } from './shared-types.js';
+import { RoleView } from './visibility.js';
 
 /** Per-role GraphQL schemas (graphql-api.md §2): built lazily, cached for one schema cache. */
-
-const TABLE_TYPES = ['', '_aggregate', '_aggregate_fields', '_sum_fields', '_avg_fields', '_max_fields', '_min_fields', '_bool_exp',
-  '_order_by', '_select_column', '_insert_input', '_set_input', '_inc_input', '_pk_columns_input', '_on_conflict', '_constraint',
-  '_update_column', '_mutation_response'];
-
-interface TrackedFunction { entry: FunctionEntry; fn: DbFunction; name: string; args: FnArgs; returns: string }
-
-/** Which tables, functions and actions keep their names (§2.2: the first in order wins, the others are absent). */
-interface Claims { tables: Set<string>; functions: TrackedFunction[]; actions: Action[] }
-
-function claims(cache: SchemaCache): Claims {
-  const roots = new Set<string>(['no_queries_available']);
-  const types = new Set<string>(['query_root', 'mutation_root', 'order_by', ...specifiedScalarTypes.map((s) => s.name)]);
-  const free = (rs: string[], ts: string[]) => rs.every((r) => !roots.has(r)) && ts.every((t) => !types.has(t));
-  const take = (rs: string[], ts: string[]) => {
-    rs.forEach((r) => roots.add(r));
-    ts.forEach((t) => types.add(t));
-  };
-  const tables = new Set<string>();
-  for (const entry of sortedTables(cache.metadata)) {
-    const key = qnKey(entry.table);
-    const names = tableNames(entry);
-    const name = names.type;
-    if (!cache.tables.has(key) || !isGraphqlName(name)) continue;
-    const rs = rootFieldNames(names);
-    const ts = TABLE_TYPES.map((s) => name + s);
-    if (!free(rs, ts)) continue;
-    take(rs, ts);
-    tables.add(key);
-  }
-  const functions: TrackedFunction[] = [];
-  for (const entry of sortedFunctions(cache.metadata)) {
-    const fn = cache.catalog.functions.get(qnKey(entry.function))?.[0];
-    const name = gqlName(entry.function);
-    if (!fn || cache.inconsistentIds.has(functionId(entry.function)) || !isGraphqlName(name)) continue;
-    const returned = cache.catalog.tablesByOid.get(fn.returnRelid);
-    const args = fnArgs(fn, null, entry.configuration.session_argument);
-    if (!returned || !args || !tables.has(qnKey(returned))) continue;
-    const rs = [name, `${name}_aggregate`];
-    if (!free(rs, [`${name}_args`])) continue;
-    take(rs, [`${name}_args`]);
-    functions.push({ entry, fn, name, args, returns: qnKey(returned) });
-  }
-  const actions: Action[] = [];
-  for (const a of [...cache.metadata.actions.values()].sort((x, y) => compareCodePoints(x.name, y.name))) {
-    if (!cache.consistentActions.has(a.name)) continue;
-    const ts = a.definition.kind === 'asynchronous' ? [`${a.name}_async_result`] : [];
-    if (!free([a.name], ts)) continue;
-    take([a.name], ts);
-    actions.push(a);
-  }
-  return { tables, functions, actions };
-}
-
-/** The claims depend only on the schema cache: computed once for all its roles. */
-const claimsByCache = new WeakMap<SchemaCache, Claims>();
-
-function cachedClaims(cache: SchemaCache): Claims {
-  let c = claimsByCache.get(cache);
-  if (!c) {
-    c = claims(cache);
-    claimsByCache.set(cache, c);
-  }
-  return c;
-}
 
 /**
  * A field map with thousands of keys: a null-prototype object is a hash table from the start, where a literal would
@@ -110,17 +41,18 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
     const v = view.table(key);
     const rt = cache.tables.get(key);
     if (!rt) continue;
+    const n = tableNames(rt.entry);
     if (v) {
       // §2.10: a table's comment describes its type T, not its root fields.
-      const n = tableNames(rt.entry);
       query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
-      if (v.aggregates) query[n.select_aggregate] = { type: new GraphQLNonNull(tt.aggregateType(v)), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
+      if (v.aggregates) query[n.select_aggregate] = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
       if (v.pk) {
-        const args = Object.fromEntries(v.pk.map((col) => [col.name, { type: new GraphQLNonNull(tt.scalars.column(col.typeName)) }]));
+        const args: GraphQLFieldConfigArgumentMap = {};
+        for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.scalars.column(col.typeName)), extensions: NO_EXTENSIONS };
         query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
       }
     }
-    Object.assign(mutation, mutationFields(tt, rt, tableNames(rt.entry), v));
+    mutationFields(tt, rt, n, v, mutation);
   }
   for (const f of c.functions) {
     const v = view.table(f.returns);
@@ -129,7 +61,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
     const args = { ...tt.fnArgsArg(f.name, f.args), ...tt.listArgs(v) };
     const description = f.fn.comment ?? undefined;
     query[f.name] = { type: tt.listOf(v), args, description, extensions: info({ kind: 'rows', view: v, source }) };
-    if (v.aggregates) query[`${f.name}_aggregate`] = { type: new GraphQLNonNull(tt.aggregateType(v)), args, description, extensions: info({ kind: 'aggregate', view: v, source }) };
+    if (v.aggregates) query[`${f.name}_aggregate`] = { type: tt.aggregateNonNull(v), args, description, extensions: info({ kind: 'aggregate', view: v, source }) };
   }
   const at = new ActionTypes(tt, cache.metadata.custom_types);
   for (const a of c.actions) {

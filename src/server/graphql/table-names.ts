@@ -1,5 +1,6 @@
 import type { Json, JsonObject } from '../../metadata/json.js';
 import type { TableEntry } from '../../metadata/types.js';
+import { memoByObject } from './memo.js';
 import { gqlName } from './names.js';
 
 /**
@@ -26,7 +27,7 @@ export type RootKind = Exclude<keyof TableNames, 'type' | 'comments'>;
 
 const configuration = (entry: TableEntry): JsonObject | undefined => entry.extras?.configuration;
 
-export function tableNames(entry: TableEntry): TableNames {
+function build(entry: TableEntry): TableNames {
   const conf = configuration(entry);
   const custom = conf?.['custom_name'];
   const t = typeof custom === 'string' ? custom : gqlName(entry.table);
@@ -47,6 +48,9 @@ export function tableNames(entry: TableEntry): TableNames {
   }
   return names;
 }
+
+/** Names depend on the entry only (immutable): computed once each, for every role and schema. */
+export const tableNames = memoByObject(build);
 
 export const rootFieldNames = (n: TableNames): string[] =>
   [n.select, n.select_aggregate, n.select_by_pk, n.insert, n.insert_one, n.update, n.update_by_pk, n.delete, n.delete_by_pk];

@@ -1,10 +1,12 @@
 import { compareCodePoints, type Json } from '../../metadata/json.js';
 import { qnKey } from '../../metadata/names.js';
-import type { ComputedField, PermissionDef, PermKind } from '../../metadata/types.js';
-import type { DbColumn, DbFunction, DbFunctionArg } from '../db-catalog.js';
+import type { ComputedField, PermissionDef, PermKind, TableEntry } from '../../metadata/types.js';
+import type { DbFunction, DbFunctionArg } from '../db-catalog.js';
 import type { ResolvedComputedField } from '../kinds/computed-fields.js';
 import type { ResolvedRelationship } from '../kinds/relationships.js';
 import { permKey, type ResolvedTable, type SchemaCache } from '../schema-cache.js';
+import { tableColumns, type GqlColumn } from './columns.js';
+import { memoByObject } from './memo.js';
 import { isGraphqlName } from './names.js';
 import { tableNames } from './table-names.js';
 
@@ -14,8 +16,8 @@ export interface TableView {
   rt: ResolvedTable;
   /** The table's GraphQL name `T`. */
   name: string;
-  /** Visible columns with valid names, attnum order. */
-  columns: DbColumn[];
+  /** Visible columns with a GraphQL field, attnum order. */
+  columns: GqlColumn[];
   /** Scalar computed fields, sorted by name. */
   scalarCfs: CfView[];
   /** Computed fields returning rows of a table the role may select, sorted by name. */
@@ -27,11 +29,8 @@ export interface TableView {
   filter: Json | null;
   limit: number | null;
   /** Primary-key columns in constraint order when they are all visible. */
-  pk: DbColumn[] | null;
+  pk: GqlColumn[] | null;
 }
-
-/** A column as the GraphQL layer types it: a domain as its base type (graphql-api.md §2.3). */
-export const asBase = (c: DbColumn): DbColumn => (c.baseTypeName ? { ...c, typeName: c.baseTypeName } : c);
 
 export interface FnArgs {
   /** User arguments in declaration order; `required` when the argument has no default. */
@@ -134,43 +133,71 @@ export class RoleView {
     if (!isGraphqlName(name)) return null;
     const perm = this.admin ? undefined : this.permission(rt, 'select');
     if (!this.admin && !perm) return null;
-    const allowed = (c: string): boolean => this.admin || perm?.columns === '*' || (Array.isArray(perm?.columns) && perm.columns.includes(c));
-    const columns = [...rt.db.columns.values()].filter((c) => isGraphqlName(c.name) && allowed(c.name)).sort((a, b) => a.num - b.num).map(asBase);
-    const pkCon = rt.db.uniques.find((u) => u.primary);
-    const pk = pkCon ? pkCon.columns.map((c) => columns.find((x) => x.name === c)) : null;
+    const s = shapeOf(rt);
+    const listed = perm?.columns;
+    const columns = this.admin || listed === '*' ? s.columns : s.columns.filter((c) => Array.isArray(listed) && listed.includes(c.name));
+    const pk = s.pk ? s.pk.map((c) => columns.find((x) => x.name === c)) : null;
     const view: TableView = {
       key, rt, name, columns, scalarCfs: [], tableCfs: [], objRels: [], arrRels: [],
       aggregates: this.admin || perm?.allow_aggregations === true,
       filter: this.admin ? null : (perm?.filter ?? {}),
       limit: this.admin ? null : (perm?.limit ?? null),
-      pk: pk && pk.every((c) => c !== undefined) ? (pk as DbColumn[]) : null,
+      pk: pk && pk.every((c) => c !== undefined) ? (pk as GqlColumn[]) : null,
     };
     // Registered before its fields are resolved: relationships and computed fields may lead back here.
     this.views.set(key, view);
-    for (const def of [...rt.entry.computed_fields].sort((a, b) => compareCodePoints(a.name, b.name))) {
-      const cf = rt.computedFields.get(def.name);
-      if (!cf || !isGraphqlName(def.name)) continue;
-      const args = fnArgs(cf.fn, def.definition.table_argument, def.definition.session_argument);
-      if (!args) continue;
-      if (cf.returnsTable) {
-        const target = qnKey(cf.returnsTable);
-        if (this.table(target)) view.tableCfs.push({ name: def.name, def, cf, fnArgs: args, target });
-      } else if (this.admin || (perm?.computed_fields ?? []).includes(def.name)) {
-        view.scalarCfs.push({ name: def.name, def, cf, fnArgs: args, target: null });
+    for (const cf of s.cfs) {
+      if (cf.target) {
+        if (this.table(cf.target)) view.tableCfs.push(cf);
+      } else if (this.admin || (perm?.computed_fields ?? []).includes(cf.name)) {
+        view.scalarCfs.push(cf);
       }
     }
-    const rels = (kind: 'object' | 'array'): RelView[] => {
-      const list = kind === 'object' ? rt.entry.object_relationships : rt.entry.array_relationships;
-      const out: RelView[] = [];
-      for (const r of [...list].sort((a, b) => compareCodePoints(a.name, b.name))) {
-        const rel = rt.relationships.get(r.name);
-        if (!rel || !isGraphqlName(r.name) || !this.table(qnKey(rel.remote))) continue;
-        out.push({ name: r.name, rel, remoteKey: qnKey(rel.remote), comment: r.comment });
-      }
-      return out;
-    };
-    view.objRels = rels('object');
-    view.arrRels = rels('array');
+    view.objRels = this.visible(s.objRels);
+    view.arrRels = this.visible(s.arrRels);
     return view;
   }
+
+  /** The relationships to tables the role may select: the shape's own list when that is all of them. */
+  private visible(rels: RelView[]): RelView[] {
+    let all = true;
+    for (const r of rels) if (!this.table(r.remoteKey)) all = false;
+    return all ? rels : rels.filter((r) => this.table(r.remoteKey) !== null);
+  }
 }
+
+/** What a table offers every role, computed once per resolved table: its roles' views take from it. */
+interface TableShape {
+  /** Columns with a GraphQL field, attnum order. */
+  columns: GqlColumn[];
+  /** Primary-key column names, constraint order. */
+  pk: string[] | null;
+  /** Computed fields with a free valid name and named arguments, sorted by name. */
+  cfs: CfView[];
+  /** Relationships with a free valid name, sorted by name. */
+  objRels: RelView[];
+  arrRels: RelView[];
+}
+
+const shapeOf = memoByObject((rt: ResolvedTable): TableShape => {
+  const cols = tableColumns(rt);
+  const cfs: CfView[] = [];
+  for (const def of [...rt.entry.computed_fields].sort((a, b) => compareCodePoints(a.name, b.name))) {
+    const cf = rt.computedFields.get(def.name);
+    if (!cf || !isGraphqlName(def.name) || cols.fields.has(def.name)) continue;
+    const args = fnArgs(cf.fn, def.definition.table_argument, def.definition.session_argument);
+    if (args) cfs.push({ name: def.name, def, cf, fnArgs: args, target: cf.returnsTable ? qnKey(cf.returnsTable) : null });
+  }
+  const rels = (list: TableEntry['object_relationships']): RelView[] => {
+    const out: RelView[] = [];
+    for (const r of [...list].sort((a, b) => compareCodePoints(a.name, b.name))) {
+      const rel = rt.relationships.get(r.name);
+      if (rel && isGraphqlName(r.name) && !cols.fields.has(r.name)) out.push({ name: r.name, rel, remoteKey: qnKey(rel.remote), comment: r.comment });
+    }
+    return out;
+  };
+  return {
+    columns: cols.exposed, pk: rt.db.uniques.find((u) => u.primary)?.columns ?? null, cfs,
+    objRels: rels(rt.entry.object_relationships), arrRels: rels(rt.entry.array_relationships),
+  };
+});

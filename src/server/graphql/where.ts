@@ -31,9 +31,9 @@ export function whereSql(b: StatementBuilder, role: RoleView, v: GValue, view: T
     } else if (key === '_not') {
       parts.push(`(NOT ${whereSql(b, role, value, view, alias, p)})`);
     } else {
-      const column = view.columns.find((c) => c.name === key);
+      const column = view.columns.find((c) => c.field === key);
       if (column) {
-        parts.push(comparison(b, `${alias}.${quoteIdent(key)}`, column.typeName, value, p));
+        parts.push(comparison(b, `${alias}.${quoteIdent(column.name)}`, column.typeName, value, p));
         continue;
       }
       const rel = [...view.objRels, ...view.arrRels].find((r) => r.name === key);
