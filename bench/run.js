@@ -59,8 +59,8 @@ console.log(`postgres: ${external.label}; PGlite: embedded, on a data directory 
 console.log();
 console.log(table(rows));
 console.log();
-console.log(`value: p50 of ${r.runs} runs (replace/export), ${s.runs} (one change), ${p.runs} (project CLI, process spawn to exit), ` +
-  `${p.startupRuns} (start-up). The project: ${count(p.tables)} tables × (2 relationships + 4 permissions) + ${count(p.actions)} actions.`);
+console.log(`value: p50 of ${r.runs} runs (replace/export), ${s.runs} (one change), ${p.runs} (project CLI at ${count(p.tables)} tables, process spawn to exit; at 10× that size ${Math.min(3, p.runs)}), ` +
+  `${p.startupRuns} (start-up). The project: N tables × (2 relationships + 4 permissions) + N/5 actions.`);
 const ev = events.SIZES[QUICK ? 'quick' : 'full'];
 console.log(`event delivery: \`engine serve\` in its own process (PGlite on a data directory); commit → webhook over ${ev.commits} single-row ` +
   `\`insert_item_one\` mutations, timed from sending the request to the webhook's receipt; events/s: ${count(ev.events)} events from one statement, ` +

@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import pg from 'pg';
 import { request } from 'undici';
 import { PostgresDatabase } from '../../dist/db/postgres.js';
-import { transactionSetup } from '../../dist/db/database.js';
+import { beginTransaction } from '../../dist/db/database.js';
 import { Engine } from '../../dist/server/engine.js';
 import { createHttpServer, listen } from '../../dist/server/http.js';
 import { silentLogger } from '../../dist/logger.js';
@@ -70,7 +70,7 @@ function replayer(client, log, probe) {
     return (i) => ({ text: st.sql, name: st.name, values: st.params.map((v, k) => (k === at ? (typeof v === 'string' ? String(i) : i) : v)) });
   };
   const steps = log.map((e) => (e.statements
-    ? { batch: e.batch === true, commitWith: e.batch === true && e.opts.readOnlySnapshot === true, begin: ['BEGIN', ...transactionSetup(e.opts)].join('; '), statements: e.statements.map(bind) }
+    ? { batch: e.batch === true, commitWith: e.batch === true && e.opts.readOnlySnapshot === true, begin: beginTransaction(e.opts, null), statements: e.statements.map(bind) }
     : { statement: bind(e) }));
   if (found !== 1) throw new Error(`overhead: the probe id is not exactly one parameter of the request's statements: ${JSON.stringify(log)}`);
   return async (i) => {
@@ -130,6 +130,8 @@ export async function measureOverhead(databaseUrl, q, runs) {
   const bareUrl = `http://127.0.0.1:${bare.address().port}/v1/graphql`;
   const direct = new pg.Client({ connectionString: databaseUrl, pipeline: true });
   await direct.connect();
+  // The engine's pooled connections keep the zone GraphQL answers in (src/db/postgres.ts): set once, as there.
+  await direct.query("SET TIME ZONE 'UTC'");
   try {
     const ids = Array.from({ length: runs }, (_, k) => 1 + ((k * 7919) % 10_000));
     const send = (i) => post(url, JSON.stringify(q.body(i)), q.headers?.(i) ?? {});

@@ -79,11 +79,20 @@ export class BatchError extends Error {
   }
 }
 
-/** The statements that set up a transaction's options, after BEGIN; fixed text, never request data. */
-export function transactionSetup(opts: TransactionOptions): string[] {
+/** The first round trip of a transaction on PostgreSQL: BEGIN with its isolation (one command), then the rest. */
+export function beginTransaction(opts: TransactionOptions, zone: string | null): string {
+  const begin = opts.readOnlySnapshot ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN';
+  return [begin, ...transactionSetup({ ...opts, readOnlySnapshot: false }, zone)].join('; ');
+}
+
+/**
+ * The statements that set up a transaction's options, after BEGIN; fixed text, never request data. `zone` gives the
+ * transaction its time zone; PostgreSQL's pool passes its own (a connection keeps its zone: src/db/postgres.ts).
+ */
+export function transactionSetup(opts: TransactionOptions, zone: string | null = opts.utc ? "SET LOCAL TIME ZONE 'UTC'" : null): string[] {
   const out: string[] = [];
   if (opts.readOnlySnapshot) out.push('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-  if (opts.utc) out.push("SET LOCAL TIME ZONE 'UTC'");
+  if (zone) out.push(zone);
   if (opts.first) out.push(opts.first);
   return out;
 }
