@@ -1,4 +1,7 @@
-import { GraphQLError, parse, print } from 'graphql';
+// Deep imports: the `graphql` index costs ~50 ms to load, and every CLI command that builds metadata loads this module.
+import { GraphQLError } from 'graphql/error/GraphQLError.js';
+import { parse } from 'graphql/language/parser.js';
+import { print } from 'graphql/language/printer.js';
 import { parseFailed } from '../../errors.js';
 import type { JsonObject } from '../json.js';
 import { arr, at, comment, idx, obj, req, str } from '../reader.js';
