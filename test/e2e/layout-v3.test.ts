@@ -1,6 +1,7 @@
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { post } from '../helpers/engine.js';
 import { cli, show, snapshot, tempDir, useTestEngine } from './cli-helpers.js';
 
 // Issue 12 item 3: a project in the incumbent's config version 3 layout (databases/databases.yaml, one file per
@@ -34,6 +35,12 @@ describe('a project in the config version 3 layout (issue 12)', () => {
     const doc = (await e.ok({ type: 'export_metadata', args: {} })) as { tables: { table: { name: string } }[]; functions: unknown[] };
     expect(doc.tables.map((t) => t.table.name)).toEqual(['article', 'author']);
     expect(doc.functions).toEqual([{ function: { schema: 'public', name: 'search_articles' } }]);
+    // What the included files say is served: the function, the relationship, and the permission of the table's file.
+    await e.sql("INSERT INTO author (name) VALUES ('Ann'); INSERT INTO article (author_id, title, published) VALUES (1, 'Layouts', true), (1, 'Draft layouts', false)");
+    const gql = async (query: string, headers: Record<string, string> = {}) => (await post(`${e.url}/v1/graphql`, { query }, headers)).body;
+    expect(await gql('{ search_articles(args: {search: "layouts"}, order_by: {id: asc}) { title author { name } } }'))
+      .toEqual({ data: { search_articles: [{ title: 'Layouts', author: { name: 'Ann' } }, { title: 'Draft layouts', author: { name: 'Ann' } }] } });
+    expect(await gql('{ article { title } }', { 'x-engine-role': 'user' })).toEqual({ data: { article: [{ title: 'Layouts' }] } });
 
     const before = snapshot(join(dir, 'metadata'));
     const exported = await run('metadata', 'export');
