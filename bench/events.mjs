@@ -67,7 +67,7 @@ async function withEngines(kind, instances, fn) {
 }
 
 const delivered = async (e) => {
-  const { result } = JSON.parse(await e.query({ type: 'run_sql', args: { sql: 'SELECT count(*) FROM engine_catalog.event_log WHERE delivered' } }));
+  const { result } = JSON.parse((await e.query({ type: 'run_sql', args: { sql: 'SELECT count(*) FROM engine_catalog.event_log WHERE delivered' } })).text);
   return Number(result[1][0]);
 };
 
