@@ -1,15 +1,13 @@
 // Issue 16: a synchronous action's round trip through the engine against a local handler that answers at once. The
 // figure is the p50 overhead of the engine over calling the handler directly with the same client (goal ≤ 1 ms), and,
 // for information, requests/s through the engine at concurrency 16. The handler is a node:http server on 127.0.0.1.
-// Asynchronous: from the commit of the mutation's transaction (when the database client sees it done) to the
-// handler receiving the call, p50 (goal ≤ 50 ms); the worker is woken by NOTIFY at commit.
+// Asynchronous: from sending the mutation to `engine serve` (its own process) to the handler receiving the call, p50:
+// an upper bound of commit → call (goal ≤ 50 ms); the worker is woken by NOTIFY at commit.
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { asyncTargets } from '../dist/server/graphql/async-action.js';
-import { GraphqlService } from '../dist/server/graphql/service.js';
-import { ActionWorker } from '../dist/server/workers/action-worker.js';
 import { benchEngine, compareRow, count, goalRow, p50, progress, rateRow, time } from './lib.mjs';
+import { startEngineProcess } from './engine-process.mjs';
 
 const GROUP = 'actions';
 export const SIZES = { full: { runs: 2000, concurrent: 8000, asyncRuns: 200 }, quick: { runs: 200, concurrent: 800, asyncRuns: 40 } };
@@ -67,10 +65,14 @@ async function measure(kind, runs, concurrent) {
   }
 }
 
-/** Commit → handler call of an asynchronous action: each call's mutation is sent once the previous call arrived. */
-// The engine runs in this process, so the commit is timed where it happens: when the mutation's transaction resolves.
+/**
+ * Commit → handler call of an asynchronous action, on `engine serve` in its own process (PGlite on a data directory, as
+ * users run it) with its own action worker: the commit happens inside that process, so the figure is timed from
+ * sending the mutation to the handler receiving the call, which bounds commit → call from above. Each mutation is
+ * sent once the previous call arrived.
+ */
 export async function measureAsync(kind, runs) {
-  progress(`${GROUP}: ${kind}, ${count(runs)} asynchronous calls, commit → handler call`);
+  progress(`${GROUP}: ${kind}, ${count(runs)} asynchronous calls, mutation sent → handler call (engine serve process)`);
   let arrived = () => {};
   const server = createServer((req, res) => {
     arrived(performance.now());
@@ -81,31 +83,20 @@ export async function measureAsync(kind, runs) {
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', () => r()));
-  const e = await benchEngine(kind);
-  let committed = 0;
-  const transaction = e.db.transaction.bind(e.db);
-  e.db.transaction = async (fn, opts) => {
-    const out = await transaction(fn, opts);
-    committed = performance.now();
-    return out;
-  };
-  const service = new GraphqlService(e.engine);
-  const worker = await ActionWorker.start(e.db, { targets: async () => asyncTargets(await service.schemaFor('admin')) });
+  const e = await startEngineProcess(kind);
   try {
     await e.query({ type: 'set_custom_types', args: { objects: [{ name: 'Report', fields: [{ name: 'url', type: 'String!' }] }] } });
     await e.query({ type: 'create_action', args: { name: 'report', definition: { kind: 'asynchronous', handler: `http://127.0.0.1:${server.address().port}/report`, output_type: 'Report', arguments: [{ name: 'n', type: 'Int!' }] } } });
-    const gqlUrl = `${e.baseUrl}/v1/graphql`;
     const ms = [];
     for (let i = 0; i < runs + 20; i++) {
       const called = new Promise((r) => (arrived = r));
-      await post(gqlUrl, JSON.stringify({ query: 'mutation M($n: Int!) { report(n: $n) }', variables: { n: i } }));
+      const t0 = performance.now();
+      await e.graphql({ query: 'mutation M($n: Int!) { report(n: $n) }', variables: { n: i } });
       const t = await called;
-      // The call cannot come before the commit; were the commit's promise to resolve later than the call, that is 0.
-      if (i >= 20) ms.push(Math.max(0, t - committed));
+      if (i >= 20) ms.push(t - t0);
     }
     return p50(ms);
   } finally {
-    await worker.stop();
     await e.close();
     await new Promise((r) => server.close(() => r()));
   }
@@ -119,6 +110,6 @@ export async function run({ quick = false, kinds = ['pglite', 'postgres'], add }
     const overhead = m.engine - m.direct;
     add(compareRow(GROUP, 'sync action round trip p50: through the engine vs the handler directly (overhead ≤ 1 ms)', kind, m.engine, m.direct, 'overhead ≤ 1 ms', overhead <= 1));
     add({ ...rateRow(GROUP, 'sync action requests/s through the engine, concurrency 16', kind, m.rate, 1), goal: 'information', ratio: null, pass: null });
-    add(goalRow(GROUP, 'async action: commit of the mutation → handler call, p50', kind, await measureAsync(kind, asyncRuns), 50));
+    add(goalRow(GROUP, 'async action: mutation sent → handler call (bounds commit → call), p50, engine serve process', kind, await measureAsync(kind, asyncRuns), 50));
   }
 }
