@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent, request } from './http.js';
 import { identify, NOT_THIS_ENGINE_HINT, tlsConnect, type TlsOptions } from './identity.js';
 import { CliError } from '../errors.js';
 import { byteSize, ENGINE_MAX_BODY_BYTES, megabytes } from '../limits.js';

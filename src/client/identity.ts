@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
-import { request } from 'undici';
+import type { Dispatcher } from './http.js';
+import { request } from './http.js';
 import { ENGINE_VERSION_HEADER } from '../version.js';
 
 /** TLS settings for HTTPS endpoints (the incumbent's --insecure-skip-tls-verify and --certificate-authority). */

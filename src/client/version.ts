@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, request } from './http.js';
 import { notThisEngine, tlsConnect, type TlsOptions } from './identity.js';
 
 export interface ServerVersion {

@@ -127,7 +127,40 @@ export function diffObjects(from: MetadataObject[], to: MetadataObject[]): Chang
 
 /** diff(from → to) of two metadata documents (cli.md §4.12); `[]` when they are equal under normalisation. */
 export function diffMetadata(from: CanonicalDocument, to: CanonicalDocument): Change[] {
-  return diffObjects(metadataObjects(from), metadataObjects(to));
+  const [a, b] = withoutEqualTables(from, to);
+  return diffObjects(metadataObjects(a), metadataObjects(b));
+}
+
+const tableKey = (t: unknown): string => JSON.stringify(isObject(t) ? t['table'] : t);
+
+/**
+ * Both documents without the table entries that are equal on both sides: every object of a table entry (the table, its
+ * relationships, permissions, …) is named after its table, so equal entries give equal objects and no change. A change
+ * to one table of thousands then splits two entries into objects, not every table of both documents.
+ */
+function withoutEqualTables(from: CanonicalDocument, to: CanonicalDocument): [CanonicalDocument, CanonicalDocument] {
+  const ft = from['tables'];
+  const tt = to['tables'];
+  if (!Array.isArray(ft) || !Array.isArray(tt)) return [from, to];
+  // Only keys written once on each side: a repeated entry (an invalid document) is diffed as it always was.
+  const once = (ts: unknown[]) => {
+    const m = new Map<string, unknown>();
+    const repeated = new Set<string>();
+    for (const t of ts) {
+      const k = tableKey(t);
+      if (m.has(k)) repeated.add(k);
+      else m.set(k, t);
+    }
+    for (const k of repeated) m.delete(k);
+    return m;
+  };
+  const mine = once(ft);
+  const other = once(tt);
+  const same = new Set<string>();
+  for (const [k, t] of mine) if (other.has(k) && jsonEqual(t, other.get(k))) same.add(k);
+  if (same.size === 0) return [from, to];
+  const keep = (ts: unknown[]) => ts.filter((t) => !same.has(tableKey(t)));
+  return [{ ...from, tables: keep(ft) } as CanonicalDocument, { ...to, tables: keep(tt) } as CanonicalDocument];
 }
 
 export function summarize(changes: readonly Change[]): DiffSummary {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffMetadata, renderDiffText } from '../../src/metadata/diff.js';
-import type { CanonicalDocument } from '../../src/metadata/objects.js';
+import { diffMetadata, diffObjects, renderDiffText } from '../../src/metadata/diff.js';
+import { metadataObjects, type CanonicalDocument } from '../../src/metadata/objects.js';
 import { retry, T, type Obj } from './diff-fixtures.js';
 
 // What counts as a change and in which order changes come: kind and name order, normalisation before comparing.
@@ -77,5 +77,40 @@ describe('normalisation in the diff', () => {
     const sel = (columns: string[]) => ({ version: 2, tables: [{ table: T, select_permissions: [{ role: 'u', permission: { columns, filter: {} } }] }] });
     expect(renderDiffText(diffMetadata(sel(['name', 'id']), sel(['title', 'id']))).split('\n')[1])
       .toBe('    ~ permission.columns: ["id","name"] → ["id","title"]');
+  });
+});
+
+describe('equal table entries are set aside before the objects are compared', () => {
+  // diffMetadata skips the table entries equal on both sides; the answer must be that of comparing every object.
+  const perm = (role: string, limit: number) => ({ role, permission: { columns: ['id'], filter: { id: { _gt: limit } }, limit } });
+  const table = (i: number, limit = 10) => ({
+    table: { schema: 'public', name: `t${i}` },
+    object_relationships: [{ name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } }],
+    select_permissions: [perm('user', limit), perm('guest', limit)],
+  });
+  const full = (a: CanonicalDocument, b: CanonicalDocument) => diffObjects(metadataObjects(a), metadataObjects(b));
+  const doc = (tables: Obj[]): CanonicalDocument => ({ version: 2, tables });
+
+  it('gives the same changes as comparing every object, for edits, additions, removals, moves and repeated entries', () => {
+    const base = Array.from({ length: 40 }, (_, i) => table(i));
+    const cases: [Obj[], Obj[]][] = [
+      [base, base],
+      [base, base.map((t, i) => (i === 17 ? table(17, 11) : t))],
+      [base, base.filter((_, i) => i !== 3)],
+      [base, [...base, table(40)]],
+      [base, [...base].reverse()],
+      [base, [...base.slice(0, 5), { ...table(5), select_permissions: [] }, ...base.slice(6)]],
+      // a table written twice (an invalid document): compared as before, first entry of each name
+      [[...base, table(7, 99)], base],
+      [base, [table(7, 99), ...base]],
+      [[table(1), table(1, 5)], [table(1, 5), table(1)]],
+      [[...base, { table: { schema: 'public', name: 't7' }, object_relationships: [{ name: 'other', using: { foreign_key_constraint_on: 'x' } }] }], base],
+    ];
+    for (const [a, b] of cases) {
+      expect(diffMetadata(doc(a), doc(b))).toEqual(full(doc(a), doc(b)));
+      expect(diffMetadata(doc(b), doc(a))).toEqual(full(doc(b), doc(a)));
+    }
+    const one = diffMetadata(doc(base), doc(base.map((t, i) => (i === 17 ? table(17, 11) : t))));
+    expect(one.map((c) => `${c.change} ${c.kind} ${c.name}`)).toEqual(['changed select_permission public.t17.guest', 'changed select_permission public.t17.user']);
   });
 });

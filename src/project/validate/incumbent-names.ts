@@ -27,16 +27,30 @@ const SESSION_KEYS = ['filter', 'check', 'set'] as const;
 
 type Path = (string | number)[];
 
-/** Every string value below `v` (arrays and mappings), with its path. */
-function* strings(v: unknown, path: Path): Generator<[string, Path]> {
-  if (typeof v === 'string') yield [v, path];
-  else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) yield* strings(v[i], [...path, i]);
-  else if (isObject(v)) for (const [k, x] of Object.entries(v)) yield* strings(x, [...path, k]);
+/** Calls `found` with each incumbent session name below `v` (arrays and mappings) and its path; the path is copied on a hit only. */
+function visit(v: unknown, path: Path, found: (name: string, path: Path) => void): void {
+  if (typeof v === 'string') {
+    if (SESSION.test(v)) found(v, [...path]);
+  } else if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      path.push(i);
+      visit(v[i], path, found);
+      path.pop();
+    }
+  } else if (isObject(v)) {
+    for (const k of Object.keys(v)) {
+      path.push(k);
+      visit(v[k], path, found);
+      path.pop();
+    }
+  }
 }
 
 /** Each incumbent session variable of a tables list (a tables.yaml value or a document's `tables`), with its path. */
-function* sessionNames(tables: unknown): Generator<[string, Path]> {
-  if (!Array.isArray(tables)) return;
+function sessionNames(tables: unknown): [string, Path][] {
+  const out: [string, Path][] = [];
+  if (!Array.isArray(tables)) return out;
+  const found = (name: string, path: Path) => void out.push([name, path]);
   for (let t = 0; t < tables.length; t++) {
     const entry: unknown = tables[t];
     if (!isObject(entry)) continue;
@@ -47,12 +61,11 @@ function* sessionNames(tables: unknown): Generator<[string, Path]> {
         const perm = perms[p];
         const body = isObject(perm) ? perm['permission'] : undefined;
         if (!isObject(body)) continue;
-        for (const key of SESSION_KEYS) {
-          for (const [s, path] of strings(body[key], [t, list, p, 'permission', key])) if (isIncumbentSessionName(s)) yield [s, path];
-        }
+        for (const key of SESSION_KEYS) visit(body[key], [t, list, p, 'permission', key], found);
       }
     }
   }
+  return out;
 }
 
 /** A `session-variable-incumbent` warning at each `X-Hasura-…` of tables.yaml. */
@@ -77,7 +90,7 @@ export function renameSessionNames(doc: JsonObject): { doc: JsonObject; renamed:
   const renamed: SessionRename[] = [];
   const copy = structuredClone(doc);
   const tables = copy['tables'];
-  for (const [name, path] of [...sessionNames(tables)]) {
+  for (const [name, path] of sessionNames(tables)) {
     let parent = tables as unknown as Record<string | number, Json>;
     for (const k of path.slice(0, -1)) parent = parent[k] as unknown as Record<string | number, Json>;
     const to = engineSessionName(name);
