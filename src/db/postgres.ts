@@ -76,6 +76,27 @@ export class PostgresDatabase implements Database {
     return new PostgresDatabase(pool, url);
   }
 
+  /**
+   * A pooled connection for one piece of work. The pool listens for errors of idle connections only: one that the
+   * server ends between two queries of the work (a database dropped WITH (FORCE), a restart) would emit an unhandled
+   * 'error' and end the process. Held here until `done`, which retires a connection that failed so.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; done(broken: boolean): void }> {
+    const client = await this.pool.connect();
+    let lost = false;
+    const onError = () => {
+      lost = true;
+    };
+    client.on('error', onError);
+    return {
+      client,
+      done(broken) {
+        client.removeListener('error', onError);
+        client.release(broken || lost);
+      },
+    };
+  }
+
   query<T extends Row = Row>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]> {
     return this.onClient((q) => q.query<T>(sql, params, opts));
   }
@@ -86,7 +107,7 @@ export class PostgresDatabase implements Database {
 
   /** Work outside a transaction, on a connection in the database's own time zone. */
   private async onClient<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, done } = await this.checkout();
     let failure: unknown;
     try {
       const zone = zoneFor(client, false);
@@ -101,12 +122,12 @@ export class PostgresDatabase implements Database {
       throw e;
     } finally {
       // A server's error leaves the connection usable; anything else (a lost socket) retires it.
-      client.release(failure !== undefined && !(failure instanceof pg.DatabaseError));
+      done(failure !== undefined && !(failure instanceof pg.DatabaseError));
     }
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, done } = await this.checkout();
     let broken = false;
     const utc = opts.utc === true;
     const zone = zoneFor(client, utc);
@@ -129,12 +150,12 @@ export class PostgresDatabase implements Database {
       }
       throw e;
     } finally {
-      client.release(broken);
+      done(broken);
     }
   }
 
   async batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
-    const client = await this.pool.connect();
+    const { client, done } = await this.checkout();
     let broken = false;
     const utc = opts.utc === true;
     const zone = zoneFor(client, utc);
@@ -197,7 +218,7 @@ export class PostgresDatabase implements Database {
         throw e;
       }
     } finally {
-      client.release(broken);
+      done(broken);
     }
   }
 

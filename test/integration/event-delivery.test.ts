@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useTestEngine } from '../helpers/engine.js';
+import { post, useTestEngine } from '../helpers/engine.js';
 import { eventRows, invocations, startProcessor, useProcessors } from '../helpers/events.js';
 import { eventually, startWebhook, type Webhook } from '../helpers/webhook.js';
 import { VERSION } from '../../src/version.js';
@@ -85,6 +85,15 @@ describe('payload and headers', () => {
     expect(r.status).toBe(200);
     await delivered();
     expect(hook.received[0]?.body.event.session_variables).toEqual({ 'x-engine-org': 'acme', 'x-engine-role': 'admin', 'x-engine-user-id': '42' });
+  });
+
+  it('the session variables of the writer (a GraphQL mutation) reach the payload', async () => {
+    await create({});
+    await startProcessor(e);
+    const r = await post(`${e.url}/v1/graphql`, { query: 'mutation { insert_article_one(object: {id: 8, title: "g"}) { id } }' }, { 'X-Engine-User-Id': '7' });
+    expect(r.body).toEqual({ data: { insert_article_one: { id: 8 } } });
+    await delivered();
+    expect(hook.received[0]?.body.event).toEqual({ op: 'INSERT', data: { old: null, new: { id: 8, title: 'g' } }, session_variables: { 'x-engine-role': 'admin', 'x-engine-user-id': '7' } });
   });
 
   it('invoke_event_trigger events are delivered with op MANUAL and the caller\'s session variables', async () => {
