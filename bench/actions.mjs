@@ -1,4 +1,5 @@
-// Issue 16: a synchronous action's round trip through the engine against a local handler that answers at once. The
+// Issue 16, on `engine serve` in its own process (PGlite on a data directory; the external PostgreSQL): a synchronous
+// action's round trip through the engine against a local handler that answers at once. The
 // figure is the p50 overhead of the engine over calling the handler directly with the same client (goal ≤ 1 ms), and,
 // for information, requests/s through the engine at concurrency 16. The handler is a node:http server on 127.0.0.1.
 // Asynchronous: from sending the mutation to `engine serve` (its own process) to the handler receiving the call, p50:
@@ -6,8 +7,10 @@
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { benchEngine, compareRow, count, goalRow, p50, progress, rateRow, time } from './lib.mjs';
-import { startEngineProcess } from './engine-process.mjs';
+import { compareRow, count, goalRow, p50, progress, rateRow, time } from './lib.mjs';
+import { SECRET, startEngineProcess } from './engine-process.mjs';
+
+const ADMIN = { 'x-engine-admin-secret': SECRET };
 
 const GROUP = 'actions';
 export const SIZES = { full: { runs: 2000, concurrent: 8000, asyncRuns: 200 }, quick: { runs: 200, concurrent: 800, asyncRuns: 40 } };
@@ -24,8 +27,8 @@ async function startHandler() {
   return { url: `http://127.0.0.1:${server.address().port}/create_user`, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-async function post(url, body) {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+async function post(url, body, headers = {}) {
+  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await res.body.text();
   if (res.statusCode !== 200 || text.startsWith('{"errors"')) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
   return text;
@@ -34,7 +37,7 @@ async function post(url, body) {
 async function measure(kind, runs, concurrent) {
   progress(`${GROUP}: ${kind}, ${count(runs)} sequential calls, ${count(concurrent)} at concurrency 16`);
   const handler = await startHandler();
-  const e = await benchEngine(kind);
+  const e = await startEngineProcess(kind);
   try {
     await e.query({ type: 'set_custom_types', args: { objects: [{ name: 'UserId', fields: [{ name: 'id', type: 'Int!' }] }] } });
     await e.query({ type: 'create_action', args: { name: 'create_user', definition: { handler: handler.url, output_type: 'UserId', arguments: [{ name: 'email', type: 'String!' }] } } });
@@ -42,7 +45,7 @@ async function measure(kind, runs, concurrent) {
     const query = JSON.stringify({ query: 'mutation { create_user(email: "a@b.c") { id } }' });
     const direct = JSON.stringify({ action: { name: 'create_user' }, input: { email: 'a@b.c' }, session_variables: { 'x-engine-role': 'admin' }, request_query: 'mutation { create_user(email: "a@b.c") { id } }' });
     for (let i = 0; i < 200; i++) {
-      await post(gqlUrl, query);
+      await post(gqlUrl, query, ADMIN);
       await post(handler.url, direct);
     }
     const viaEngine = [];
@@ -50,12 +53,12 @@ async function measure(kind, runs, concurrent) {
     // Interleaved, so that both see the same machine load.
     for (let i = 0; i < runs; i++) {
       viaHandler.push(await time(() => post(handler.url, direct)));
-      viaEngine.push(await time(() => post(gqlUrl, query)));
+      viaEngine.push(await time(() => post(gqlUrl, query, ADMIN)));
     }
     let next = 0;
     const t0 = process.hrtime.bigint();
     await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next++ < concurrent) await post(gqlUrl, query);
+      while (next++ < concurrent) await post(gqlUrl, query, ADMIN);
     }));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     return { engine: p50(viaEngine), direct: p50(viaHandler), rate: concurrent / seconds };

@@ -21,8 +21,10 @@ function queryable(client: pg.PoolClient | pg.Client): Queryable {
   };
 }
 
-/** The time zone of a pooled connection's session, as far as this module knows it. */
-/** 'pending': work is under way on the session; a script run inside makes it 'unknown'. */
+/**
+ * The time zone of a pooled connection's session, as far as this module knows it; 'pending' while work holds the
+ * connection (a script run inside makes it 'unknown').
+ */
 type Zone = 'utc' | 'default' | 'unknown' | 'pending';
 const zones = new WeakMap<object, Zone>();
 
@@ -77,12 +79,15 @@ export class PostgresDatabase implements Database {
   }
 
   /**
-   * A pooled connection for one piece of work. The pool listens for errors of idle connections only: one that the
-   * server ends between two queries of the work (a database dropped WITH (FORCE), a restart) would emit an unhandled
-   * 'error' and end the process. Held here until `done`, which retires a connection that failed so.
+   * A pooled connection for one piece of work in the zone it asks for (`zone`: the statement that sets it, or null).
+   * The pool listens for errors of idle connections only: one that the server ends between two queries of the work (a
+   * database dropped WITH (FORCE), a restart) would emit an unhandled 'error' and end the process. `done` records the
+   * zone the work left (in doubt unless it succeeded without a script) and retires a connection that failed so.
    */
-  private async checkout(): Promise<{ client: pg.PoolClient; done(broken: boolean): void }> {
+  private async checkout(utc: boolean): Promise<{ client: pg.PoolClient; zone: string | null; done(ok: boolean, broken?: boolean): void }> {
     const client = await this.pool.connect();
+    const zone = zoneFor(client, utc);
+    zones.set(client, 'pending');
     let lost = false;
     const onError = () => {
       lost = true;
@@ -90,7 +95,9 @@ export class PostgresDatabase implements Database {
     client.on('error', onError);
     return {
       client,
-      done(broken) {
+      zone,
+      done(ok, broken = false) {
+        zones.set(client, ok && zones.get(client) === 'pending' ? (utc ? 'utc' : 'default') : 'unknown');
         client.removeListener('error', onError);
         client.release(broken || lost);
       },
@@ -107,59 +114,44 @@ export class PostgresDatabase implements Database {
 
   /** Work outside a transaction, on a connection in the database's own time zone. */
   private async onClient<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    const { client, done } = await this.checkout();
-    let failure: unknown;
+    const { client, zone, done } = await this.checkout(false);
     try {
-      const zone = zoneFor(client, false);
-      if (zone) {
-        zones.set(client, 'unknown');
-        await client.query(zone);
-        zones.set(client, 'default');
-      }
-      return await fn(queryable(client));
+      if (zone) await client.query(zone);
+      const out = await fn(queryable(client));
+      done(true);
+      return out;
     } catch (e) {
-      failure = e;
-      throw e;
-    } finally {
       // A server's error leaves the connection usable; anything else (a lost socket) retires it.
-      done(failure !== undefined && !(failure instanceof pg.DatabaseError));
+      done(false, !(e instanceof pg.DatabaseError));
+      throw e;
     }
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
-    const { client, done } = await this.checkout();
-    let broken = false;
-    const utc = opts.utc === true;
-    const zone = zoneFor(client, utc);
-    zones.set(client, 'pending');
+    const { client, zone, done } = await this.checkout(opts.utc === true);
     try {
       // One round trip (simple protocol) begins the transaction and sets its options.
       await client.query(beginTransaction(opts, zone));
-      const tx = queryable(client);
-      const out = await fn(tx);
+      const out = await fn(queryable(client));
       await client.query('COMMIT');
-      // A script run inside may have set the zone itself: then it stays in doubt.
-      if (zones.get(client) === 'pending') zones.set(client, utc ? 'utc' : 'default');
+      done(true);
       return out;
     } catch (e) {
-      zones.set(client, 'unknown');
+      let broken = false;
       try {
         await client.query('ROLLBACK');
       } catch {
         broken = true;
       }
+      done(false, broken);
       throw e;
-    } finally {
-      done(broken);
     }
   }
 
   async batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
-    const { client, done } = await this.checkout();
+    const { client, zone, done: release } = await this.checkout(opts.utc === true);
+    let ok = false;
     let broken = false;
-    const utc = opts.utc === true;
-    const zone = zoneFor(client, utc);
-    zones.set(client, 'unknown');
     const setup = transactionSetup(opts, zone);
     const beginWith = beginTransaction(opts, zone);
     // A read-only snapshot commits in the same round trip: a stale plan found afterwards has changed nothing.
@@ -182,9 +174,8 @@ export class PostgresDatabase implements Database {
         socket?.uncork();
       }
       // Every answer is awaited: a failure aborts the transaction and fails the statements after it.
-      const settled = await Promise.allSettled([...(begin ? [begin] : []), ...sent, ...(commit ? [commit] : [])]);
-      const b = begin ? settled.shift() : undefined;
-      const done = settled;
+      const done = await Promise.allSettled([...(begin ? [begin] : []), ...sent, ...(commit ? [commit] : [])]);
+      const b = begin ? done.shift() : undefined;
       const ended = commitWith;
       try {
         if (b !== undefined && b.status !== 'fulfilled') throw b.reason;
@@ -205,7 +196,7 @@ export class PostgresDatabase implements Database {
         if (!ended) await client.query('COMMIT').catch((e: unknown) => {
           throw new BatchError(last, e);
         });
-        zones.set(client, utc ? 'utc' : 'default');
+        ok = true;
         return results;
       } catch (e) {
         if (!ended) {
@@ -218,7 +209,7 @@ export class PostgresDatabase implements Database {
         throw e;
       }
     } finally {
-      done(broken);
+      release(ok, broken);
     }
   }
 
