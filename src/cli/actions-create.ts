@@ -8,6 +8,7 @@ import { VERSION } from '../version.js';
 import { engineClient, projectConfig } from './context.js';
 import type { GlobalFlags } from './globals.js';
 import type { Output } from './output.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 /** `engine actions create <name>` (cli.md §5.10). */
 
@@ -40,7 +41,7 @@ const interactive = (out: Output): boolean =>
 
 /** The definition from the editor (§5.10 step 3); the temp file is kept by the caller after a failure. */
 function fromEditor(name: string): { file: string; text: string; path: string } {
-  const seed = readFileSync(new URL('../../templates/action.graphql', import.meta.url), 'utf8').replaceAll('{{name}}', name);
+  const seed = readFileSync(join(PACKAGE_ROOT, 'templates', 'action.graphql'), 'utf8').replaceAll('{{name}}', name);
   const path = join(tmpdir(), `engine-action-${name}-${randomBytes(4).toString('hex')}.graphql`);
   writeFileSync(path, seed);
   const editor = process.env['VISUAL'] || process.env['EDITOR'] || (process.platform === 'win32' ? 'notepad' : 'vi');
@@ -109,8 +110,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
   // Step 3: the definition's source.
   const client = await engineClient(config, out, g);
   const derive = async (operation: string) => {
-    const { getIntrospectionQuery } = await import('graphql');
-    const { schemaFromIntrospection, deriveAction } = await import('../project/actions/derive.js');
+    const { getIntrospectionQuery, schemaFromIntrospection, deriveAction } = await import('../project/actions/derive.js');
     const schema = schemaFromIntrospection(await client.introspect(getIntrospectionQuery()));
     const derived = deriveAction(name, operation, schema);
     for (const w of derived.warnings) out.warn(w.code, w.message);

@@ -44,6 +44,18 @@ export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dat
  */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const logger = opts.logger ?? silentLogger;
+  // While the event loop has nothing of its own to wait for (PGlite's WebAssembly compiling, a file read by the module
+  // loader), Node blocks until every background task of V8 is done, optimising compiles of PostgreSQL's code included:
+  // 50–150 ms of a restart on two cores, and again at the first request. A pending timer keeps the loop waiting instead.
+  const keep = setInterval(() => {}, 60_000);
+  try {
+    return await start(opts, logger);
+  } finally {
+    clearInterval(keep);
+  }
+}
+
+async function start(opts: ServeOptions, logger: Logger): Promise<RunningServer> {
   // Before the database: a bad authentication setting stops start-up at once, and a JWKS is fetched before listening.
   const auth = await Authenticator.create(opts, logger);
   const t0 = performance.now();

@@ -21,7 +21,7 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** The engine on an open database: start it and its workers, then listen. On failure the database is closed and released. */
+/** The engine on an open database: start it, listen, then start its workers. On failure the database is closed and released. */
 export async function runEngine(
   { db, release, dataDir }: OpenedDatabase, auth: Authenticator, opts: ServeOptions, logger: Logger, since: () => string,
 ): Promise<RunningServer> {
@@ -35,11 +35,23 @@ export async function runEngine(
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
+    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false);
+    // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
+    server = createHttpServer(engine, { auth, logger, env, graphql });
+    let address;
+    try {
+      address = await listen(server, opts.port, opts.host);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new CliError('port-in-use', `cannot listen on ${opts.host}:${opts.port}: address already in use`, 1, { hint: 'choose another --port' });
+      }
+      throw e;
+    }
+    logger.debug(`start-up: listening after ${since()}`);
     // Their first claims wait for the first poll (≤ 1 s): they would hold the database while the first requests come.
     const claimOnStart = false;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env, claimOnStart });
     scheduler = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(TRIGGERS_MAX_AGE_MS), opts.clock), { logger, env, claimOnStart });
-    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false);
     // The admin schema holds every consistent asynchronous action. It follows the stored metadata (§2.1): this
     // instance's changes at once, another instance's within TRIGGERS_MAX_AGE_MS (one statement fewer per claim).
     let known = { at: 0, version: -1, targets: new Map<string, AsyncTarget>() };
@@ -55,17 +67,6 @@ export async function runEngine(
     };
     worker = await ActionWorker.start(db, { targets, logger, env, claimOnStart });
     logger.debug(`start-up: event processor, scheduled events and action worker started after ${since()}`);
-    server = createHttpServer(engine, { auth, logger, env, graphql });
-    let address;
-    try {
-      address = await listen(server, opts.port, opts.host);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new CliError('port-in-use', `cannot listen on ${opts.host}:${opts.port}: address already in use`, 1, { hint: 'choose another --port' });
-      }
-      throw e;
-    }
-    logger.debug(`start-up: listening after ${since()}`);
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const running = server;
     const events = processor;

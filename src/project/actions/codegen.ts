@@ -1,18 +1,18 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Kind, parseType, type TypeNode } from 'graphql';
 import { compareCodePoints, isObject, type Json, type JsonObject } from '../../metadata/json.js';
 import { renderTemplate } from './mustache.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 
 /**
  * `actions codegen` (cli.md §5.11, §7.2): the framework templates shipped in the package, the view each action is
  * rendered with, and writing the files.
  */
 
-/** `templates/` of the installed package: three levels above both `src/project/actions/` and `dist/project/actions/`. */
-export const TEMPLATES_DIR = fileURLToPath(new URL('../../../templates/', import.meta.url));
+/** `templates/` of the installed package. */
+export const TEMPLATES_DIR = join(PACKAGE_ROOT, 'templates') + sep;
 const CODEGEN_DIR = join(TEMPLATES_DIR, 'codegen');
 
 export interface Manifest {

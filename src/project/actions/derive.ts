@@ -5,6 +5,9 @@ import {
 } from 'graphql';
 import { CliError } from '../../errors.js';
 
+// Exported from here, the one module of the project tool that loads graphql, so that the CLI imports it with the rest.
+export { getIntrospectionQuery } from 'graphql';
+
 /**
  * `engine actions create --derive-from '<operation>'` (cli.md §5.10, Derivation): an action definition (SDL text) made
  * from one mutation of the engine's GraphQL schema.

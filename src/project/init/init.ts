@@ -1,9 +1,9 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CliError } from '../../errors.js';
 import { METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from '../metadata-dir/build.js';
 import { FILE_SHAPES } from '../validate/shapes.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 
 export interface InitOptions {
   dir: string;
@@ -25,8 +25,8 @@ actions:
   handler_webhook_baseurl: http://localhost:3000
 `;
 
-/** schemas/ of the package that is running (dist/project/init/ or src/project/init/ → the package root). */
-export const SCHEMAS_DIR = fileURLToPath(new URL('../../../schemas/', import.meta.url));
+/** schemas/ of the package that is running. */
+export const SCHEMAS_DIR = join(PACKAGE_ROOT, 'schemas') + sep;
 
 /** The project's own copy of the schemas, written by init when the project does not install engine itself. */
 export const PROJECT_SCHEMAS = 'schemas';

@@ -1,0 +1,37 @@
+// The second step of `npm run build`: tsc's output (dist/) bundled into dist/bundle/, which the bin loads. Node 20
+// spends most of a short command resolving, reading and compiling ~150 module files one by one (ours, graphql's,
+// commander's, yaml's); a handful of chunks load in two thirds of the time (issue 18). Dynamic imports stay dynamic
+// (one chunk each), so a command still loads only what it uses. Packages that find their own files at run time
+// (PGlite's and libpg-query's WebAssembly, undici's modules loaded by path) or load lazily anyway stay outside.
+import { build } from 'esbuild';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = `${root}dist/bundle`;
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: [`${root}dist/cli/main.js`],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunk-[hash]',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  external: ['@electric-sql/*', 'libpg-query', 'undici', 'pg', 'pg-native', 'tar', 'jose', '@inquirer/*'],
+  // CommonJS packages in the bundle (commander) call require() for Node's own modules.
+  banner: { js: "import { createRequire as __engineRequire } from 'node:module'; const require = __engineRequire(import.meta.url);" },
+});
+if (result.errors.length > 0 || result.warnings.length > 0) process.exit(1);
+// A CommonJS package imported with import() becomes a chunk whose namespace holds only `default` (Node's own loader
+// would give its named exports too): such an import must go through one of our modules instead.
+for (const file of readdirSync(outdir).filter((f) => f.endsWith('.js'))) {
+  if (/^export default require_\w+\(\);$/m.test(readFileSync(join(outdir, file), 'utf8'))) {
+    console.error(`bundle: ${file} is a CommonJS package imported with import(); import it statically from one of our modules`);
+    process.exit(1);
+  }
+}
