@@ -4,6 +4,7 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template } from './pglite-template.js';
+import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
 
 type Parsers = Record<number, (x: string) => string>;
 const identity = (x: string): string => x;
@@ -62,6 +63,9 @@ function queryable(q: PgliteLike, textParsers: () => Parsers, extensions: Extens
   };
 }
 
+const pgliteFiles = (f: PgliteFiles | null): { pgliteWasmModule?: PgliteFiles['wasmModule']; fsBundle?: Blob } =>
+  (f ? { pgliteWasmModule: f.wasmModule, fsBundle: f.fsBundle } : {});
+
 export class PgliteDatabase implements Database {
   readonly kind = 'embedded' as const;
   private readonly db: PGlite;
@@ -79,14 +83,16 @@ export class PgliteDatabase implements Database {
   /** Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. */
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
     let db: PGlite;
+    const preloaded = preloadPglite();
     if (dataDir !== undefined) {
       const seeded = seedDataDir(dataDir);
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
-      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS });
+      const files = await preloaded;
+      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...pgliteFiles(files) });
     } else {
-      const t = await template();
-      db = await PGlite.create({ ...(t ? { loadDataDir: new Blob([readFileSync(t.tarball)]) } : {}), startParams: START_PARAMS });
+      const [t, files] = await Promise.all([template(), preloaded]);
+      db = await PGlite.create({ ...(t ? { loadDataDir: new Blob([readFileSync(t.tarball)]) } : {}), startParams: START_PARAMS, ...pgliteFiles(files) });
     }
     // PGlite parses every type it knows (arrays included) into JS values; run_sql wants PostgreSQL's text
     // output, so every known type gets the identity parser (types created later have no parser: text already).
