@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 
 /**
@@ -19,11 +19,15 @@ export interface Template {
   tarball: string;
 }
 
+let version: string | undefined;
+
 function pgliteVersion(): string {
+  if (version) return version;
   const require = createRequire(import.meta.url);
   // The package exports no package.json: it is two levels above the entry point (dist/index.*).
   const pkg = JSON.parse(readFileSync(join(dirname(dirname(require.resolve('@electric-sql/pglite'))), 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
+  version = pkg.version;
+  return version;
 }
 
 /** `$ENGINE_CACHE_DIR`, else `$XDG_CACHE_HOME/engine`, else `~/.cache/engine`. */
@@ -34,16 +38,33 @@ export function cacheRoot(): string {
   return join(xdg || join(homedir() || tmpdir(), '.cache'), 'engine');
 }
 
-let pending: Promise<Template | null> | null = null;
-
-/** The template, built on first use; null when it cannot be built (the caller runs initdb itself). */
-export function template(): Promise<Template | null> {
-  pending ??= build().catch(() => null);
-  return pending;
+/**
+ * What a template holds beyond initdb's catalog (the engine's own catalog): run once when the template is built.
+ * Templates of different keys live side by side; building one removes those of other keys older than a week.
+ */
+export interface TemplateSetup {
+  key: string;
+  run(db: PGlite): Promise<void>;
 }
 
-async function build(): Promise<Template> {
-  const root = join(cacheRoot(), `pglite-${pgliteVersion()}`);
+/** Builds in flight, one per key: processes share the cache through rename, a process's own callers through this. */
+const building = new Map<string, Promise<Template | null>>();
+
+/** The template, built on first use; null when it cannot be built (the caller runs initdb itself). */
+export function template(setup?: TemplateSetup): Promise<Template | null> {
+  const key = setup?.key ?? '';
+  let p = building.get(key);
+  if (!p) {
+    p = build(setup).catch(() => null).finally(() => building.delete(key));
+    building.set(key, p);
+  }
+  return p;
+}
+
+async function build(setup: TemplateSetup | undefined): Promise<Template> {
+  const base = `pglite-${pgliteVersion()}`;
+  const name = setup ? `${base}-${createHash('sha256').update(setup.key).digest('hex').slice(0, 12)}` : base;
+  const root = join(cacheRoot(), name);
   const found = { dir: join(root, 'data'), tarball: join(root, 'data.tar.gz') };
   if (existsSync(join(found.dir, 'PG_VERSION')) && existsSync(found.tarball)) return found;
   mkdirSync(cacheRoot(), { recursive: true });
@@ -52,6 +73,7 @@ async function build(): Promise<Template> {
   try {
     mkdirSync(tmp, { recursive: true });
     const db = await PGlite.create(join(tmp, 'data'));
+    if (setup) await setup.run(db);
     const dump = await db.dumpDataDir('gzip');
     await db.close();
     writeFileSync(join(tmp, 'data.tar.gz'), Buffer.from(await dump.arrayBuffer()));
@@ -64,9 +86,25 @@ async function build(): Promise<Template> {
         renameSync(tmp, root);
       } else if ((e as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
+    if (setup) removeOlder(base, name);
     return found;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** A template of another setup is removed once it is this old: 80 MB each, and a process of another version may still copy it. */
+const STALE_MS = 7 * 24 * 3600 * 1000;
+
+/** Templates of the same PGlite version and another setup, built more than a week ago. Best effort. */
+function removeOlder(base: string, keep: string): void {
+  try {
+    for (const n of readdirSync(cacheRoot())) {
+      if (!n.startsWith(`${base}-`) || n === keep || n.includes('.tmp-')) continue;
+      if (Date.now() - statSync(join(cacheRoot(), n)).mtimeMs > STALE_MS) rmSync(join(cacheRoot(), n), { recursive: true, force: true });
+    }
+  } catch {
+    // Another process may be removing them too.
   }
 }
 
@@ -90,10 +128,10 @@ async function copyTemplate(from: string, to: string): Promise<void> {
 }
 
 /** Fills a new data directory from the template; false when it has one already or there is no template (initdb runs). */
-export async function seedDataDir(dataDir: string): Promise<boolean> {
+export async function seedDataDir(dataDir: string, setup?: TemplateSetup): Promise<boolean> {
   mkdirSync(dataDir, { recursive: true });
   if (existsSync(join(dataDir, MARKER))) return false;
-  const t = await template();
+  const t = await template(setup);
   if (!t) return false;
   await copyTemplate(t.dir, dataDir);
   return true;

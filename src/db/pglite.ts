@@ -3,7 +3,7 @@ import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
-import { seedDataDir, template } from './pglite-template.js';
+import { seedDataDir, template, type TemplateSetup } from './pglite-template.js';
 import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
 
 type Parsers = Record<number, (x: string) => string>;
@@ -80,12 +80,20 @@ export class PgliteDatabase implements Database {
     this.q = queryable(db, () => this.textParsers, extensions);
   }
 
-  /** Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. */
-  static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
+  /**
+   * Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. A new data
+   * directory is a copy of the template; with `setup`, of a template that has also run `setup.run` (in a transaction)
+   * once, so that every new directory starts with what it made.
+   */
+  static async open(dataDir: string | undefined, setup?: { key: string; run(q: Queryable): Promise<void> }): Promise<PgliteDatabase> {
     let db: PGlite;
     const preloaded = preloadPglite();
     if (dataDir !== undefined) {
-      const seeded = seedDataDir(dataDir);
+      const raw: TemplateSetup | undefined = setup && {
+        key: setup.key,
+        run: (t) => t.transaction((tx) => setup.run(queryable(tx, () => ({}), new ExtensionLoader(t)))),
+      };
+      const seeded = seedDataDir(dataDir, raw);
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
       const files = await preloaded;

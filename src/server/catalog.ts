@@ -136,7 +136,7 @@ $fn$;
  * database at this revision skips the DDL (a third of a restart of the embedded engine); any change to the DDL runs
  * it once more everywhere.
  */
-const REVISION = `engine catalog ${createHash('sha256').update(CATALOG_DDL).digest('hex').slice(0, 16)}`;
+export const REVISION = `engine catalog ${createHash('sha256').update(CATALOG_DDL).digest('hex').slice(0, 16)}`;
 
 /** COMMENT takes no parameter: the revision is passed as a setting of the transaction and quoted by format(). */
 const MARK_REVISION = `DO $mark$ BEGIN

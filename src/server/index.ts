@@ -5,6 +5,7 @@ import { acquireDataDirLock } from '../db/lock-file.js';
 import { PgliteDatabase } from '../db/pglite.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { Authenticator } from './auth/index.js';
+import { ensureCatalog, REVISION } from './catalog.js';
 import type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
 
 export type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
@@ -14,6 +15,12 @@ function reason(e: unknown): string {
   if (info) return info.message;
   return e instanceof Error ? e.message : String(e);
 }
+
+/**
+ * A new embedded data directory starts with the engine's catalog: it is a copy of a template that ran the catalog's
+ * DDL once (a third of a first start otherwise), kept per catalog revision.
+ */
+const WITH_CATALOG = { key: REVISION, run: ensureCatalog };
 
 /** Opens the database named by the options: the start-up errors of cli.md §5.17 come from here. */
 export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dataDir'>, logger: Logger): Promise<OpenedDatabase> {
@@ -30,7 +37,7 @@ export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dat
   const dir = resolvePath(shown);
   const release = acquireDataDirLock(dir, shown, logger);
   try {
-    return { db: await PgliteDatabase.open(dir), release, dataDir: dir };
+    return { db: await PgliteDatabase.open(dir, WITH_CATALOG), release, dataDir: dir };
   } catch (e) {
     release();
     throw new CliError('database-start-failed', `cannot start the embedded database in ${shown}: ${reason(e)}`, 1);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -7,6 +7,7 @@ import type { Queryable } from '../../src/db/database.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { seedDataDir, template } from '../../src/db/pglite-template.js';
 import { openDatabase } from '../../src/server/index.js';
+import { REVISION } from '../../src/server/catalog.js';
 import { silentLogger } from '../../src/logger.js';
 import { CliError } from '../../src/errors.js';
 import { EXTERNAL_URL } from '../helpers/engine.js';
@@ -118,5 +119,45 @@ describe.skipIf(EXTERNAL_URL)('the embedded database template (issue 18)', () =>
     expect(existsSync(join(dir, 'PG_VERSION'))).toBe(false);
     expect(existsSync(join(dir, 'engine.pid'))).toBe(false);
     expect(statSync(join(dir, 'base')).isFile()).toBe(true);
+  });
+  it('with a setup: one template per key that has run it (others removed after a week), copied into new directories only', async () => {
+    const setup = (key: string) => ({ key, run: async (q: Queryable) => {
+      await q.runScript('CREATE TABLE made (key text)');
+      await q.query('INSERT INTO made VALUES ($1)', [key]);
+    } });
+    const keyed = (): string[] => readdirSync(cache).filter((n) => /^pglite-.+-[0-9a-f]{12}$/.test(n));
+    const one = join(scratch(), 'data');
+    const a = await PgliteDatabase.open(one, setup('one'));
+    expect(await a.query('SELECT key FROM made')).toEqual([{ key: 'one' }]);
+    await a.close();
+    const before = keyed();
+    const b = await PgliteDatabase.open(join(scratch(), 'data'), setup('two'));
+    expect(await b.query('SELECT key FROM made')).toEqual([{ key: 'two' }]);
+    await b.close();
+    expect(keyed()).toHaveLength(before.length + 1);
+    // Templates of other keys go once they are a week old, when another is built.
+    const week = Date.now() / 1000 - 8 * 24 * 3600;
+    for (const n of keyed()) utimesSync(join(cache, n), week, week);
+    const c = await PgliteDatabase.open(join(scratch(), 'data'), setup('three'));
+    await c.close();
+    expect(keyed()).toHaveLength(1);
+    const again = await PgliteDatabase.open(one, setup('two'));
+    expect(await again.query('SELECT key FROM made')).toEqual([{ key: 'one' }]);
+    await again.close();
+    // Without a setup: initdb's catalog alone, as before.
+    const plain = await PgliteDatabase.open(join(scratch(), 'data'));
+    expect(await plain.query("SELECT to_regclass('made') IS NULL AS absent")).toEqual([{ absent: true }]);
+    await plain.close();
+  });
+
+  it("the engine's new data directory starts with the engine catalog at this revision: no DDL at its first start", async () => {
+    const opened = await openDatabase({ dataDir: join(scratch(), 'data') }, silentLogger);
+    try {
+      const rows = await opened.db.query<{ d: string | null }>("SELECT obj_description('engine_catalog'::regnamespace, 'pg_namespace') AS d");
+      expect(rows).toEqual([{ d: REVISION }]);
+    } finally {
+      await opened.db.close();
+      opened.release();
+    }
   });
 });
