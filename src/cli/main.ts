@@ -8,10 +8,6 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(`${VERSION}\n`);
 } else {
-  if (argv[0] === 'serve' && !argv.includes('--database-url') && !process.env['ENGINE_GRAPHQL_DATABASE_URL']) {
-    // The embedded engine's files are read and compiled while the CLI loads (src/db/pglite-preload.ts).
-    void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
-  }
   if (argv[0] !== 'serve') {
     // Files are written through temporary siblings and renames, so stopping here leaves every file as it was.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -25,6 +25,8 @@ export function registerServe(program: Command, run: CommandRunner): void {
     const flags = cmd.opts<ServeFlags>();
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
     const settings = resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env);
+    // PGlite's files are read and compiled while the engine's modules load (src/db/pglite-preload.ts).
+    if (!settings.databaseUrl) void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
     const logger = out.logger;
     // Said at once, before the engine's modules load, so that nobody stares at a silent terminal (issue 18).
     const started = performance.now();

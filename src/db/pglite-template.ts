@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_DIST } from './pglite-preload.js';
 
 /**
  * initdb is most of a first start of the embedded engine (4–7 s here, far more on a loaded machine). It runs once per
@@ -23,9 +23,8 @@ let version: string | undefined;
 
 function pgliteVersion(): string {
   if (version) return version;
-  const require = createRequire(import.meta.url);
-  // The package exports no package.json: it is two levels above the entry point (dist/index.*).
-  const pkg = JSON.parse(readFileSync(join(dirname(dirname(require.resolve('@electric-sql/pglite'))), 'package.json'), 'utf8')) as { version: string };
+  // The package exports no package.json: it is above its dist/.
+  const pkg = JSON.parse(readFileSync(join(dirname(PGLITE_DIST), 'package.json'), 'utf8')) as { version: string };
   version = pkg.version;
   return version;
 }

@@ -4,7 +4,7 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template, type TemplateSetup } from './pglite-template.js';
-import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
+import { preloadPglite } from './pglite-preload.js';
 
 type Parsers = Record<number, (x: string) => string>;
 const identity = (x: string): string => x;
@@ -63,8 +63,11 @@ function queryable(q: PgliteLike, textParsers: () => Parsers, extensions: Extens
   };
 }
 
-const pgliteFiles = (f: PgliteFiles | null): { pgliteWasmModule?: PgliteFiles['wasmModule']; fsBundle?: Blob } =>
-  (f ? { pgliteWasmModule: f.wasmModule, fsBundle: f.fsBundle } : {});
+/** What a new data directory starts with beyond initdb's catalog: run once (in a transaction) into a template per key. */
+export interface DataDirSetup {
+  key: string;
+  run(q: Queryable): Promise<void>;
+}
 
 export class PgliteDatabase implements Database {
   readonly kind = 'embedded' as const;
@@ -81,26 +84,24 @@ export class PgliteDatabase implements Database {
   }
 
   /**
-   * Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. A new data
-   * directory is a copy of the template; with `setup`, of a template that has also run `setup.run` (in a transaction)
-   * once, so that every new directory starts with what it made.
+   * Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. A new database
+   * is a copy of the template: with `setup`, of a template that has also run it.
    */
-  static async open(dataDir: string | undefined, setup?: { key: string; run(q: Queryable): Promise<void> }): Promise<PgliteDatabase> {
+  static async open(dataDir: string | undefined, setup?: DataDirSetup): Promise<PgliteDatabase> {
+    const files = preloadPglite();
+    const raw: TemplateSetup | undefined = setup && {
+      key: setup.key,
+      run: (t) => t.transaction((tx) => setup.run(queryable(tx, () => ({}), new ExtensionLoader(t)))),
+    };
     let db: PGlite;
-    const preloaded = preloadPglite();
     if (dataDir !== undefined) {
-      const raw: TemplateSetup | undefined = setup && {
-        key: setup.key,
-        run: (t) => t.transaction((tx) => setup.run(queryable(tx, () => ({}), new ExtensionLoader(t)))),
-      };
       const seeded = seedDataDir(dataDir, raw);
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
-      const files = await preloaded;
-      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...pgliteFiles(files) });
+      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...(await files) });
     } else {
-      const [t, files] = await Promise.all([template(), preloaded]);
-      db = await PGlite.create({ ...(t ? { loadDataDir: new Blob([readFileSync(t.tarball)]) } : {}), startParams: START_PARAMS, ...pgliteFiles(files) });
+      const [t, preloaded] = await Promise.all([template(raw), files]);
+      db = await PGlite.create({ ...(t ? { loadDataDir: new Blob([readFileSync(t.tarball)]) } : {}), startParams: START_PARAMS, ...preloaded });
     }
     // PGlite parses every type it knows (arrays included) into JS values; run_sql wants PostgreSQL's text
     // output, so every known type gets the identity parser (types created later have no parser: text already).

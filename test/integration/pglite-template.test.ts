@@ -7,7 +7,7 @@ import type { Queryable } from '../../src/db/database.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { seedDataDir, template } from '../../src/db/pglite-template.js';
 import { openDatabase } from '../../src/server/index.js';
-import { REVISION } from '../../src/server/catalog.js';
+import { ensureCatalog, REVISION } from '../../src/server/catalog.js';
 import { silentLogger } from '../../src/logger.js';
 import { CliError } from '../../src/errors.js';
 import { EXTERNAL_URL } from '../helpers/engine.js';
@@ -141,6 +141,9 @@ describe.skipIf(EXTERNAL_URL)('the embedded database template (issue 18)', () =>
     const c = await PgliteDatabase.open(join(scratch(), 'data'), setup('three'));
     await c.close();
     expect(keyed()).toHaveLength(1);
+    const memory = await PgliteDatabase.open(undefined, setup('three'));
+    expect(await memory.query('SELECT key FROM made')).toEqual([{ key: 'three' }]);
+    await memory.close();
     const again = await PgliteDatabase.open(one, setup('two'));
     expect(await again.query('SELECT key FROM made')).toEqual([{ key: 'one' }]);
     await again.close();
@@ -150,11 +153,16 @@ describe.skipIf(EXTERNAL_URL)('the embedded database template (issue 18)', () =>
     await plain.close();
   });
 
-  it("the engine's new data directory starts with the engine catalog at this revision: no DDL at its first start", async () => {
+  it("the engine's new data directory starts as a fresh initdb on which the catalog DDL ran: no DDL at its first start", async () => {
+    const reference = await PgliteDatabase.open(undefined);
+    await reference.transaction((tx) => ensureCatalog(tx));
+    const expected = await facts(reference);
+    await reference.close();
     const opened = await openDatabase({ dataDir: join(scratch(), 'data') }, silentLogger);
     try {
       const rows = await opened.db.query<{ d: string | null }>("SELECT obj_description('engine_catalog'::regnamespace, 'pg_namespace') AS d");
       expect(rows).toEqual([{ d: REVISION }]);
+      expect(await facts(opened.db)).toEqual(expected);
     } finally {
       await opened.db.close();
       opened.release();

@@ -5,7 +5,8 @@ import {
 } from 'graphql';
 import { CliError } from '../../errors.js';
 
-// Exported from here, the one module of the project tool that loads graphql, so that the CLI imports it with the rest.
+// Re-exported for the CLI, which loads this module with import(): graphql itself behind import() would be, in the
+// bundle, a CommonJS module with only a default export (scripts/bundle.mjs).
 export { getIntrospectionQuery } from 'graphql';
 
 /**
