@@ -85,7 +85,7 @@ export class SelectionCompiler {
     if (source.kind === 'rel') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [joinSql(source.rel, parentRow ?? '', alias)] };
     if (source.kind === 'json') {
       // The handler's field value cast to the column's type; a null or absent value matches no row.
-      const conds = source.mapping.map((m) => `${alias}.${quoteIdent(m.column)} = ((${parentRow ?? 'NULL'}) ->> '${m.field}')::${m.typeName}`);
+      const conds = source.mapping.map((m) => `${alias}.${quoteIdent(m.column)} = ((${parentRow ?? 'NULL'}) ->> '${m.field}')::${m.castType}`);
       return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds };
     }
     const call = this.functionCall(source.fn.schema, source.fn.name, source, args, parentRow);
@@ -102,11 +102,11 @@ export class SelectionCompiler {
     const values = isPlainObject(given) ? given : {};
     for (const { arg } of source.fnArgs.args) {
       if (!(arg.name in values)) continue;
-      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.typeName)}`);
+      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.castType)}`);
     }
     const sa = source.fnArgs.sessionArg;
     if (sa) {
-      const t = source.fn.inputs.find((a) => a.name === sa)?.typeName ?? 'json';
+      const t = source.fn.inputs.find((a) => a.name === sa)?.castType ?? 'json';
       parts.push(`${quoteIdent(sa)} => ${this.b.sessionJson(t)}`);
     }
     return `${quoteTable({ schema, name })}(${parts.join(', ')})`;
@@ -126,7 +126,7 @@ export class SelectionCompiler {
   byPk(field: Field, view: TableView, nodes: FieldNode[], path: string): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
-    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.field) ?? null, c.typeName)}`);
+    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.field) ?? null, c.castType)}`);
     const perm = this.b.permission(view, a);
     if (perm !== 'true') where.push(perm);
     const obj = this.objectJson(named(field), nodes, a, path);
