@@ -12,7 +12,7 @@ import { info, type AggOp, type RowSource } from './field-info.js';
 import { fieldTaken } from './columns.js';
 import { NO_EXTENSIONS } from './extensions.js';
 import { AGG_COUNT, AGG_FIELDS, AGG_NODES, AGG_OPS, aggColumnInfo, columnInfo, NO_INTERFACES, sharedNonNull } from './shared-types.js';
-import { gqlName } from './names.js';
+import { gqlName, isEnumValueName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
 
@@ -193,7 +193,7 @@ export class TableTypes {
   private selectColumn(v: TableView): GraphQLEnumType {
     const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
     for (const c of v.columns) {
-      if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
+      if (c.typeName !== 'json' && isEnumValueName(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
     }
     return new GraphQLEnumType({ extensions: NO_EXTENSIONS, name: `${v.name}_select_column`, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } } });
   }
