@@ -229,7 +229,7 @@ export class MutationCompiler {
     let root: string;
     if (single) {
       const { from, alias } = this.visibleRows(mt, ' LIMIT 1');
-      root = `(SELECT ${this.sc.objectJson(type, nodes, alias, path)} ${from})`;
+      root = `(SELECT ${this.sc.objectJson(type, nodes, alias, path, mt.view)} ${from})`;
     } else {
       const pairs: [string, string][] = [];
       for (const [key, fns] of this.sel.subfields(nodes)) {
@@ -239,7 +239,7 @@ export class MutationCompiler {
         else {
           const item = getNamedType(type.getFields()['returning']?.type) as GraphQLObjectType;
           const { from, alias } = this.visibleRows(mt, '');
-          pairs.push([key, `(SELECT coalesce(json_agg(${this.sc.objectJson(item, fns, alias, `${path}.selectionSet.${key}`)}), '[]'::json) ${from})`]);
+          pairs.push([key, `(SELECT coalesce(json_agg(${this.sc.objectJson(item, fns, alias, `${path}.selectionSet.${key}`, mt.view)}), '[]'::json) ${from})`]);
         }
       }
       root = jsonObject(pairs);

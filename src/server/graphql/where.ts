@@ -33,14 +33,15 @@ export function whereSql(b: StatementBuilder, role: RoleView, v: GValue, view: T
     } else {
       const column = view.columns.find((c) => c.field === key);
       if (column) {
-        parts.push(comparison(b, `${alias}.${quoteIdent(column.name)}`, column.castType, value, p));
+        // An inherited role filters on what it sees: a hidden cell is null (issue 27), so it cannot be probed.
+        parts.push(comparison(b, b.cell(view, `c:${column.name}`, alias, `${alias}.${quoteIdent(column.name)}`), column.castType, value, p));
         continue;
       }
       const rel = [...view.objRels, ...view.arrRels].find((r) => r.name === key);
       const remote = rel && role.table(rel.remoteKey);
       if (!rel || !remote) continue; // validation admits only visible keys
       const a = b.alias();
-      const conds = [joinSql(rel, alias, a), b.permission(remote, a), whereSql(b, role, value, remote, a, p)].filter((c) => c !== 'true');
+      const conds = [joinSql(rel, alias, a), b.permission(remote, a), b.cellCondition(view, `r:${rel.name}`, alias) ?? 'true', whereSql(b, role, value, remote, a, p)].filter((c) => c !== 'true');
       parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(remote.rt.entry.table)} AS ${a} WHERE ${conj(conds, 'AND')})`);
     }
   }
