@@ -15,6 +15,7 @@ import { AGG_COUNT, AGG_FIELDS, AGG_NODES, AGG_OPS, aggColumnInfo, columnInfo, N
 import { gqlName, isEnumValueName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
+import { cfClaimKey } from './claims.js';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -68,7 +69,8 @@ export class TableTypes {
   /** `{type: <comparison exp>}` per comparison type: the same config for every column of that type. */
   private readonly comparisons = new Map<GraphQLInputObjectType, { type: GraphQLInputObjectType; extensions: typeof NO_EXTENSIONS }>();
 
-  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map()) {}
+  /** `hiddenCfs`: computed fields left out (Claims.hiddenCfs). */
+  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map(), private readonly hiddenCfs: Set<string> = new Set()) {}
 
   /** The enum of the enum table a column references by a one-column foreign key, or null (issue 12). */
   enumOf(rt: ResolvedTable, c: DbColumn): GraphQLEnumType | null {
@@ -130,7 +132,9 @@ export class TableTypes {
       }
     }
     if (v.scalarCfs.length + v.tableCfs.length > 0) {
-      for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) f[cf.name] = this.computedField(cf);
+      for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        if (!this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) f[cf.name] = this.computedField(cf);
+      }
     }
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }
