@@ -73,6 +73,8 @@ export interface Claims {
    * type, or like the `F_args` of a tracked function or computed field with other arguments (issue 27).
    */
   hiddenCfs: Set<string>;
+  /** Whether a type name is generated for a claimed table, function or action (a scalar must not take it). */
+  typeTaken(name: string): boolean;
 }
 
 export const cfClaimKey = (tableKey: string, name: string): string => `${tableKey} ${name}`;
@@ -143,7 +145,7 @@ function claims(cache: SchemaCache): Claims {
     ts.forEach((t) => types.addSingle(t));
     actions.push(a);
   }
-  return { tables, functions, actions, hiddenCfs };
+  return { tables, functions, actions, hiddenCfs, typeTaken: (name) => !types.singleFree(name) };
 }
 
 /** The claims depend only on the schema cache: computed once for all its roles. */
