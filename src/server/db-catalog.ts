@@ -12,6 +12,12 @@ export interface DbColumn {
   notNull: boolean;
   /** For a domain: format_type of its base type (GraphQL maps a domain like its base type); else null. */
   baseTypeName: string | null;
+  /**
+   * The type every value for this column is cast to: the column's type (a domain's innermost base type) without
+   * its length or precision modifier (`bpchar`, never `character`, which is char(1)). A cast to `char(3)` would
+   * silently truncate a longer operand; the modifier applies when PostgreSQL assigns the value to the column.
+   */
+  castType: string;
   /** A generated column or a GENERATED ALWAYS identity: never written by clients. */
   generated: boolean;
   comment: string | null;
@@ -50,6 +56,8 @@ export interface DbFunctionArg {
   name: string;
   typeOid: string;
   typeName: string;
+  /** The type a value for the argument is cast to (format_type without a modifier, as for columns). */
+  castType: string;
   /** pg_type.typtype and typrelid of the argument's type (composite row types name their table). */
   typType: string;
   typRelid: string;
@@ -103,10 +111,16 @@ SELECT json_build_object(
       'columns', COALESCE((
         SELECT json_agg(json_build_object('num', a.attnum, 'name', a.attname, 'typeOid', a.atttypid::text,
                         'typeName', format_type(a.atttypid, NULL), 'notNull', a.attnotnull,
-                        'baseTypeName', (SELECT format_type(ty.typbasetype, NULL) FROM pg_type ty WHERE ty.oid = a.atttypid AND ty.typtype = 'd'),
+                        'baseTypeName', CASE WHEN at.typtype = 'd' THEN format_type(at.typbasetype, NULL) END,
+                        -- A typmod of -1 prints the unmodified type (bpchar, "bit"); a domain is followed to its base.
+                        'castType', CASE WHEN at.typtype <> 'd' THEN format_type(a.atttypid, -1) ELSE
+                          (WITH RECURSIVE d(t, k) AS (SELECT at.typbasetype, 0 UNION ALL
+                             SELECT ty.typbasetype, d.k + 1 FROM d JOIN pg_type ty ON ty.oid = d.t WHERE ty.typtype = 'd')
+                           SELECT format_type(d.t, -1) FROM d ORDER BY d.k DESC LIMIT 1) END,
                         'generated', a.attgenerated <> '' OR a.attidentity = 'a', 'comment', col_description(c.oid, a.attnum))
                         ORDER BY a.attnum)
-        FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '[]'::json),
+        FROM pg_attribute a JOIN pg_type at ON at.oid = a.atttypid
+        WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '[]'::json),
       'fks', COALESCE((
         SELECT json_agg(json_build_object('name', con.conname, 'refOid', con.confrelid::text,
                         'cols', con.conkey, 'refCols', con.confkey) ORDER BY con.conname)
@@ -124,6 +138,7 @@ SELECT json_build_object(
       'returnTypType', t.typtype::text, 'returnRelid', t.typrelid::text,
       'argTypes', p.proargtypes::oid[]::text[],
       'argTypeNames', (SELECT json_agg(format_type(u.t, NULL) ORDER BY u.o) FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o)),
+      'argCastTypes', (SELECT json_agg(format_type(u.t, -1) ORDER BY u.o) FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o)),
       'argTypeInfo', (SELECT json_agg(json_build_object('t', ty.typtype::text, 'r', ty.typrelid::text) ORDER BY u.o)
                       FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, o) JOIN pg_type ty ON ty.oid = u.t),
       'allArgTypes', p.proallargtypes::text[], 'argModes', p.proargmodes::text[], 'argNames', p.proargnames,
@@ -144,6 +159,7 @@ interface RawTable {
 interface RawFunction {
   oid: string; schema: string; name: string; volatility: string; returnsSet: boolean; returnTypeOid: string;
   returnTypeName: string; returnTypType: string; returnRelid: string; argTypes: string[]; argTypeNames: string[] | null;
+  argCastTypes: string[] | null;
   argTypeInfo: { t: string; r: string }[] | null;
   allArgTypes: string[] | null; argModes: string[] | null; argNames: string[] | null;
   numDefaults: number; comment: string | null;
@@ -158,7 +174,7 @@ interface RawCatalog {
 function inputArgs(f: RawFunction): DbFunctionArg[] {
   const names = f.argNames ?? [];
   const arg = (k: number, name: string): DbFunctionArg => ({
-    name, typeOid: f.argTypes[k] ?? '', typeName: f.argTypeNames?.[k] ?? '',
+    name, typeOid: f.argTypes[k] ?? '', typeName: f.argTypeNames?.[k] ?? '', castType: f.argCastTypes?.[k] ?? f.argTypeNames?.[k] ?? '',
     typType: f.argTypeInfo?.[k]?.t ?? '', typRelid: f.argTypeInfo?.[k]?.r ?? '0',
   });
   if (!f.argModes) return f.argTypes.map((_, i) => arg(i, names[i] ?? ''));

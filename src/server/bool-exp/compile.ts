@@ -26,6 +26,7 @@ export const quoteTable = (t: { schema: string; name: string }): string => `${qu
 
 /** A type name from the catalog (format_type output) used as a cast target; never request data. */
 const cast = (typeName: string): string => typeName;
+const castTypeOf = (c: { typeName: string; castType?: string } | undefined): string => c?.castType ?? c?.typeName ?? 'text';
 
 /** JSON scalar → the text PostgreSQL casts from. */
 function scalarText(v: Json, typeName: string): string | null {
@@ -102,7 +103,7 @@ function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolE
       const a = b.alias();
       parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(target.name)} AS ${a} WHERE ${expression(e['_where'] as Json, target, a, schema, b)})`);
     } else if (table.columns.has(key)) {
-      parts.push(column(`${alias}.${quoteIdent(key)}`, table.columns.get(key)?.typeName ?? 'text', value, alias, b));
+      parts.push(column(`${alias}.${quoteIdent(key)}`, castTypeOf(table.columns.get(key)), value, alias, b));
     } else {
       const rel = table.relationships.get(key);
       const remote = rel && schema.table(rel.remote);

@@ -3,8 +3,11 @@ import type { QualifiedName } from '../../metadata/types.js';
 /** What BoolExp validation and compilation need to know of a table; the schema cache provides it. */
 export interface BoolExpTable {
   name: QualifiedName;
-  /** Column name → its type as format_type prints it ("integer", "character varying", …). */
-  columns: Map<string, { typeName: string }>;
+  /**
+   * Column name → its type as format_type prints it ("integer", "character varying", …) and the type values are
+   * cast to (the catalog's castType: no length modifier; typeName when absent).
+   */
+  columns: Map<string, { typeName: string; castType?: string }>;
   relationships: Map<string, { remote: QualifiedName; mapping: [string, string][] }>;
 }
 

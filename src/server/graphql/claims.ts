@@ -64,7 +64,23 @@ export class TypeNames {
 
 export interface TrackedFunction { entry: FunctionEntry; fn: DbFunction; name: string; args: FnArgs; returns: string }
 
-export interface Claims { tables: Set<string>; functions: TrackedFunction[]; actions: Action[] }
+export interface Claims {
+  tables: Set<string>;
+  functions: TrackedFunction[];
+  actions: Action[];
+  /**
+   * Computed fields (`<table key> <name>`) left out of every schema: their `F_args` type is named like a generated
+   * type, or like the `F_args` of a tracked function or computed field with other arguments (issue 27).
+   */
+  hiddenCfs: Set<string>;
+  /** Whether a type name is generated for a claimed table, function or action (a scalar must not take it). */
+  typeTaken(name: string): boolean;
+}
+
+export const cfClaimKey = (tableKey: string, name: string): string => `${tableKey} ${name}`;
+
+/** What makes two `F_args` types equal: their fields, types and required flags. */
+const argsSignature = (a: FnArgs): string => JSON.stringify(a.args.map((x) => [x.arg.name, x.arg.typeName, x.required]));
 
 function claims(cache: SchemaCache): Claims {
   const roots = new Set<string>(['no_queries_available']);
@@ -84,6 +100,8 @@ function claims(cache: SchemaCache): Claims {
     tables.add(key);
   }
   const functions: TrackedFunction[] = [];
+  /** `F_args` names taken, with the signature of their fields (equal arguments share one type). */
+  const argTypes = new Map<string, string>();
   for (const entry of sortedFunctions(cache.metadata)) {
     const fn = cache.catalog.functions.get(qnKey(entry.function))?.[0];
     const name = gqlName(entry.function);
@@ -95,7 +113,28 @@ function claims(cache: SchemaCache): Claims {
     if (!rootsFree(rs) || !types.singleFree(`${name}_args`)) continue;
     takeRoots(rs);
     types.addSingle(`${name}_args`);
+    argTypes.set(`${name}_args`, argsSignature(args));
     functions.push({ entry, fn, name, args, returns: qnKey(returned) });
+  }
+  const hiddenCfs = new Set<string>();
+  for (const entry of sortedTables(cache.metadata)) {
+    const key = qnKey(entry.table);
+    const rt = cache.tables.get(key);
+    if (!rt || !tables.has(key)) continue;
+    for (const def of [...entry.computed_fields].sort((a, b) => compareCodePoints(a.name, b.name))) {
+      const cf = rt.computedFields.get(def.name);
+      const args = cf && fnArgs(cf.fn, def.definition.table_argument, def.definition.session_argument);
+      if (!args || args.args.length === 0) continue;
+      const n = `${gqlName(def.definition.function)}_args`;
+      const sig = argsSignature(args);
+      const known = argTypes.get(n);
+      if (known === undefined && types.singleFree(n)) {
+        types.addSingle(n);
+        argTypes.set(n, sig);
+      } else if (known !== sig) {
+        hiddenCfs.add(cfClaimKey(key, def.name));
+      }
+    }
   }
   const actions: Action[] = [];
   for (const a of [...cache.metadata.actions.values()].sort((x, y) => compareCodePoints(x.name, y.name))) {
@@ -106,7 +145,7 @@ function claims(cache: SchemaCache): Claims {
     ts.forEach((t) => types.addSingle(t));
     actions.push(a);
   }
-  return { tables, functions, actions };
+  return { tables, functions, actions, hiddenCfs, typeTaken: (name) => !types.singleFree(name) };
 }
 
 /** The claims depend only on the schema cache: computed once for all its roles. */

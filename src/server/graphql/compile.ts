@@ -40,8 +40,8 @@ const named = (f: Field): GraphQLObjectType => getNamedType(f.type) as GraphQLOb
 export class SelectionCompiler {
   constructor(readonly b: StatementBuilder, readonly role: RoleView, readonly sel: SelectionContext) {}
 
-  /** The JSON object of a selection set over the row expression `row`. */
-  objectJson(type: GraphQLObjectType, nodes: FieldNode[], row: string, path: string): string {
+  /** The JSON object of a selection set over the row expression `row`, a row of `view` (its cells' visibility). */
+  objectJson(type: GraphQLObjectType, nodes: FieldNode[], row: string, path: string, view: TableView | null): string {
     const pairs: [string, string][] = [];
     for (const [key, fieldNodes] of this.sel.subfields(nodes)) {
       const node = fieldNodes[0] as FieldNode;
@@ -51,27 +51,33 @@ export class SelectionCompiler {
         continue;
       }
       const field = type.getFields()[node.name.value] as Field;
-      pairs.push([key, this.fieldJson(field, fieldNodes, row, p)]);
+      pairs.push([key, this.fieldJson(field, fieldNodes, row, p, view)]);
     }
     return jsonObject(pairs);
   }
 
-  private fieldJson(field: Field, nodes: FieldNode[], row: string, path: string): string {
+  private fieldJson(field: Field, nodes: FieldNode[], row: string, path: string, parent: TableView | null): string {
     const i = fieldInfo(field) as FieldInfo;
     const node = nodes[0] as FieldNode;
+    // An inherited role's cell that no member selecting this row grants is null (issue 27).
+    const cell = (key: string, expr: string): string => this.b.cell(parent, key, row, expr);
+    const relKey = (source: RowSource): string => (source.kind === 'rel' ? `r:${source.rel.name}` : `f:${field.name}`);
     switch (i.kind) {
       case 'column':
-        return outputExpr(col(row, i.column.name), i.column.typeName);
+        return cell(`c:${i.column.name}`, outputExpr(col(row, i.column.name), i.column.typeName));
       case 'scalar_cf': {
         const call = this.functionCall(i.cf.cf.fn.schema, i.cf.cf.fn.name, { kind: 'function', fn: i.cf.cf.fn, fnArgs: i.cf.fnArgs, viaRow: true }, this.sel.args(node), row);
-        return outputExpr(call, i.cf.cf.fn.returnTypeName);
+        return cell(`f:${i.cf.name}`, outputExpr(call, i.cf.cf.fn.returnTypeName));
       }
       case 'object':
-        return this.objectRow(field, i.view, i.source, nodes, row, path);
-      case 'rows':
-        return this.rowsJson(field, i.view, i.source, nodes, row, path);
+        return cell(relKey(i.source), this.objectRow(field, i.view, i.source, nodes, row, path));
+      case 'rows': {
+        const rows = this.rowsJson(field, i.view, i.source, nodes, row, path);
+        const c = parent ? this.b.cellCondition(parent, relKey(i.source), row) : null;
+        return c ? `CASE WHEN ${c} THEN ${rows} ELSE '[]'::json END` : rows;
+      }
       case 'aggregate':
-        return this.aggregateJson(field, i.view, i.source, nodes, row, path);
+        return this.aggregateJson(field, i.view, i.source, nodes, row, path, parent ? this.b.cellCondition(parent, relKey(i.source), row) : null);
       case 'constant':
         return `'${i.json}'::json`;
       default:
@@ -85,7 +91,7 @@ export class SelectionCompiler {
     if (source.kind === 'rel') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [joinSql(source.rel, parentRow ?? '', alias)] };
     if (source.kind === 'json') {
       // The handler's field value cast to the column's type; a null or absent value matches no row.
-      const conds = source.mapping.map((m) => `${alias}.${quoteIdent(m.column)} = ((${parentRow ?? 'NULL'}) ->> '${m.field}')::${m.typeName}`);
+      const conds = source.mapping.map((m) => `${alias}.${quoteIdent(m.column)} = ((${parentRow ?? 'NULL'}) ->> '${m.field}')::${m.castType}`);
       return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds };
     }
     const call = this.functionCall(source.fn.schema, source.fn.name, source, args, parentRow);
@@ -102,11 +108,11 @@ export class SelectionCompiler {
     const values = isPlainObject(given) ? given : {};
     for (const { arg } of source.fnArgs.args) {
       if (!(arg.name in values)) continue;
-      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.typeName)}`);
+      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.castType)}`);
     }
     const sa = source.fnArgs.sessionArg;
     if (sa) {
-      const t = source.fn.inputs.find((a) => a.name === sa)?.typeName ?? 'json';
+      const t = source.fn.inputs.find((a) => a.name === sa)?.castType ?? 'json';
       parts.push(`${quoteIdent(sa)} => ${this.b.sessionJson(t)}`);
     }
     return `${quoteTable({ schema, name })}(${parts.join(', ')})`;
@@ -118,7 +124,7 @@ export class SelectionCompiler {
     const { from, conds } = this.from(view, source, args, a, row);
     const perm = this.b.permission(view, a);
     const where = [...conds, perm].filter((c) => c !== 'true');
-    const obj = this.objectJson(named(field), nodes, a, path);
+    const obj = this.objectJson(named(field), nodes, a, path, view);
     return `(SELECT ${obj} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT 1)`;
   }
 
@@ -126,10 +132,10 @@ export class SelectionCompiler {
   byPk(field: Field, view: TableView, nodes: FieldNode[], path: string): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
-    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.field) ?? null, c.typeName)}`);
+    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.field) ?? null, c.castType)}`);
     const perm = this.b.permission(view, a);
     if (perm !== 'true') where.push(perm);
-    const obj = this.objectJson(named(field), nodes, a, path);
+    const obj = this.objectJson(named(field), nodes, a, path, view);
     return `(SELECT ${obj} FROM ${quoteTable(view.rt.entry.table)} AS ${a} WHERE ${where.join(' AND ')} LIMIT 1)`;
   }
 
@@ -139,17 +145,18 @@ export class SelectionCompiler {
     const { from, conds } = this.from(view, source, args, a, row);
     const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
     const where = [...conds, ...c.conditions];
-    const obj = this.objectJson(named(field), nodes, a, path);
+    const obj = this.objectJson(named(field), nodes, a, path, view);
     const e = this.b.alias();
     return `(SELECT coalesce(json_agg(${e}."j" ORDER BY ${e}."n"), '[]'::json) FROM (${rowSelect(c, `${obj} AS "j"`, from, where)}) AS ${e})`;
   }
 
-  aggregateJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
+  /** `visible`: where the parent row's relationship is visible to an inherited role (else it aggregates no rows). */
+  aggregateJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string, visible: string | null = null): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
     const { from, conds } = this.from(view, source, args, a, row);
     const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
-    const where = [...conds, ...c.conditions];
+    const where = [...conds, ...c.conditions, ...(visible ? [visible] : [])];
     const e = this.b.alias();
     const r = `${e}."r"`;
     const aggType = named(field);
@@ -158,7 +165,7 @@ export class SelectionCompiler {
       const n = fns[0] as FieldNode;
       const p = `${path}.selectionSet.${key}`;
       if (n.name.value === '__typename') pairs.push([key, `'${aggType.name}'::text`]);
-      else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p)} ORDER BY ${e}."n"), '[]'::json)`]);
+      else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p, view)} ORDER BY ${e}."n"), '[]'::json)`]);
       else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), view, fns, r)]);
     }
     // The rows are selected whole ("r") so that nodes can pass them to computed fields after aggregation.
@@ -173,7 +180,7 @@ export class SelectionCompiler {
       const i = field ? fieldInfo(field) : undefined;
       if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
       else if (i?.kind === 'agg_count') pairs.push([key, this.count(n, view, r)]);
-      else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, i.op, fns, r)]);
+      else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, view, i.op, fns, r)]);
     }
     return jsonObject(pairs);
   }
@@ -185,20 +192,21 @@ export class SelectionCompiler {
     const cols = given.flatMap((g) => view.columns.find((c) => c.field === g)?.name ?? []);
     const distinct = args.get('distinct') === true;
     if (cols.length === 0) return distinct ? `count(DISTINCT ${r})` : 'count(*)';
-    const exprs = cols.map((c) => col(r, c));
+    // An inherited role's hidden cells are null: counted as such (issue 27).
+    const exprs = cols.map((c) => this.b.cell(view, `c:${c}`, r, col(r, c)));
     const nonNull = exprs.map((x) => `${x} IS NOT NULL`).join(' AND ');
     if (!distinct) return `count(*) FILTER (WHERE ${nonNull})`;
     return exprs.length === 1 ? `count(DISTINCT ${exprs[0] as string})` : `count(DISTINCT ROW(${exprs.join(', ')})) FILTER (WHERE ${nonNull})`;
   }
 
-  private aggregateOp(type: GraphQLObjectType, op: AggOp, nodes: FieldNode[], r: string): string {
+  private aggregateOp(type: GraphQLObjectType, view: TableView, op: AggOp, nodes: FieldNode[], r: string): string {
     const pairs: [string, string][] = [];
     for (const [key, fns] of this.sel.subfields(nodes)) {
       const n = fns[0] as FieldNode;
       const field = type.getFields()[n.name.value];
       const i = field ? fieldInfo(field) : undefined;
       if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
-      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(`${op}(${col(r, i.column.name)})`, aggregateType(op, i.column) ?? i.column.typeName)]);
+      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(`${op}(${this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name))})`, aggregateType(op, i.column) ?? i.column.typeName)]);
     }
     return jsonObject(pairs);
   }

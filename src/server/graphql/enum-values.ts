@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/database.js';
 import { quoteIdent, quoteTable } from '../bool-exp/compile.js';
 import type { SchemaCache } from '../schema-cache.js';
 import { NO_EXTENSIONS } from './extensions.js';
-import { isGraphqlName } from './names.js';
+import { isEnumValueName } from './names.js';
 import { tableNames } from './table-names.js';
 
 /**
@@ -37,7 +37,7 @@ async function load(cache: SchemaCache, db: Queryable): Promise<EnumTypes> {
       `SELECT ${quoteIdent(pk)}::text AS "v", ${comment ? `${quoteIdent(comment)}::text` : 'NULL::text'} AS "c" FROM ${quoteTable(rt.entry.table)} ORDER BY 1`);
     const values: Record<string, { value: string; description?: string; extensions: typeof NO_EXTENSIONS }> = {};
     // A row whose value is not a GraphQL name cannot be an enum value: it is left out.
-    for (const r of rows) if (isGraphqlName(r.v) && !['true', 'false', 'null'].includes(r.v)) values[r.v] = { value: r.v, ...(r.c ? { description: r.c } : {}), extensions: NO_EXTENSIONS };
+    for (const r of rows) if (isEnumValueName(r.v)) values[r.v] = { value: r.v, ...(r.c ? { description: r.c } : {}), extensions: NO_EXTENSIONS };
     if (Object.keys(values).length === 0) values['_PLACEHOLDER'] = { value: '_PLACEHOLDER', extensions: NO_EXTENSIONS };
     out.set(key, new GraphQLEnumType({ name: `${tableNames(rt.entry).type}_enum`, values, extensions: NO_EXTENSIONS }));
   }

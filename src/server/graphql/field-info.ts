@@ -30,7 +30,7 @@ export type RowSource =
   /** A tracked function (root) or a computed field (`viaRow`: the parent row is its table argument). */
   | { kind: 'function'; fn: DbFunction; fnArgs: FnArgs; viaRow: boolean }
   /** A custom-object relationship: the parent row is a handler's JSON object, joined on its fields (§5.1 step 4). */
-  | { kind: 'json'; mapping: { field: string; column: string; typeName: string }[] };
+  | { kind: 'json'; mapping: { field: string; column: string; castType: string }[] };
 
 export type AggOp = 'sum' | 'avg' | 'max' | 'min';
 

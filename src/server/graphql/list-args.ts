@@ -32,14 +32,14 @@ function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view: TableV
       const column = view.columns.find((c) => c.field === key);
       if (column) {
         const dir = DIRECTION[String(value)];
-        if (dir) out.push({ expr: wrap(`${alias}.${quoteIdent(column.name)}`), dir, column: wrap === identity ? column.name : null });
+        if (dir) out.push({ expr: wrap(b.cell(view, `c:${column.name}`, alias, `${alias}.${quoteIdent(column.name)}`)), dir, column: wrap === identity ? column.name : null });
         continue;
       }
       const rel = view.objRels.find((r) => r.name === key);
       const remote = rel && role.table(rel.remoteKey);
       if (!rel || !remote) continue;
       const a = b.alias();
-      const conds = [joinSql(rel, alias, a), b.permission(remote, a)].filter((c) => c !== 'true').join(' AND ');
+      const conds = [joinSql(rel, alias, a), b.permission(remote, a), b.cellCondition(view, `r:${rel.name}`, alias) ?? 'true'].filter((c) => c !== 'true').join(' AND ');
       const inner = (e: string) => wrap(`(SELECT ${e} FROM ${quoteTable(remote.rt.entry.table)} AS ${a} WHERE ${conds} LIMIT 1)`);
       orderTerms(b, role, value, remote, a, pathKey(p, key), inner, out);
     }
@@ -84,9 +84,10 @@ export function listClauses(
         const same = initial.length === cols.length && cols.every((c) => initial.includes(c)) && initial.every((c) => c !== null && cols.includes(c));
         if (!same) throw validationFailed(`${path}.args`, '"distinct_on" columns must match initial "order_by" columns');
       } else {
-        for (const c of cols) terms.push({ expr: `${alias}.${quoteIdent(c)}`, dir: 'ASC', column: c });
+        for (const c of cols) terms.push({ expr: b.cell(view, `c:${c}`, alias, `${alias}.${quoteIdent(c)}`), dir: 'ASC', column: c });
       }
-      distinct = `DISTINCT ON (${cols.map((c) => `${alias}.${quoteIdent(c)}`).join(', ')})`;
+      // The very expressions of the ORDER BY (PostgreSQL compares them as written, parameters included).
+      distinct = `DISTINCT ON (${cols.map((c) => terms.find((t) => t.column === c)?.expr ?? `${alias}.${quoteIdent(c)}`).join(', ')})`;
     }
   }
   const lv = args.get('limit');

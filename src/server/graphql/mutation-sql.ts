@@ -85,13 +85,13 @@ export class MutationCompiler {
     } else if (objects.length * cols.length > COLUMNWISE_ABOVE && columnwise(objects, cols)) {
       // Beyond PostgreSQL's 65,535 parameters per statement: one array parameter per column, unnested in parallel.
       const u = this.b.alias();
-      const arrays = cols.map((c) => this.b.value(arrayLiteral(objects.map((o) => paramText((o as Record<string, GValue>)[c.field] as GValue, c.typeName))), `${c.typeName}[]`));
+      const arrays = cols.map((c) => this.b.value(arrayLiteral(objects.map((o) => paramText((o as Record<string, GValue>)[c.field] as GValue, c.castType))), `${c.castType}[]`));
       const item = cols.map((_, i) => `${u}.${quoteIdent(`c${i}`)}`);
       rows = `SELECT ${[...item, ...presets.map(([, e]) => e)].join(', ')} FROM unnest(${arrays.join(', ')}) AS ${u}(${cols.map((_, i) => quoteIdent(`c${i}`)).join(', ')})`;
     } else {
       rows = `VALUES ${objects.map((o) => {
         const obj = isPlainObject(o) ? o : {};
-        const cells = cols.map((c) => (c.field in obj ? this.b.param(obj[c.field] as GValue, c.typeName) : 'DEFAULT'));
+        const cells = cols.map((c) => (c.field in obj ? this.b.param(obj[c.field] as GValue, c.castType) : 'DEFAULT'));
         return `(${[...cells, ...presets.map(([, e]) => e)].join(', ')})`;
       }).join(', ')}`;
     }
@@ -151,12 +151,12 @@ export class MutationCompiler {
     const sets: string[] = [];
     for (const [k, v] of set) {
       const c = column(k, '_set');
-      sets.push(`${quoteIdent(c.name)} = ${this.b.param(v, c.typeName)}`);
+      sets.push(`${quoteIdent(c.name)} = ${this.b.param(v, c.castType)}`);
     }
     for (const [k, v] of inc) {
       const c = column(k, '_inc');
       if (v === null) throw validationFailed(pathKey(`${path}.args._inc`, k), `null is not allowed for field "${k}"`);
-      sets.push(`${quoteIdent(c.name)} = ${a}.${quoteIdent(c.name)} + ${this.b.param(v, c.typeName)}`);
+      sets.push(`${quoteIdent(c.name)} = ${a}.${quoteIdent(c.name)} + ${this.b.param(v, c.castType)}`);
     }
     for (const [c, e] of this.presets(mt, mt.update?.set, new Set())) sets.push(`${quoteIdent(c)} = ${e}`);
     const where = [this.filter(mt, mt.update?.filter, a), ...this.target(mt, byPk, args, a, path)];
@@ -185,7 +185,7 @@ export class MutationCompiler {
     if (byPk) {
       const keys = args.get('pk_columns');
       const values = isPlainObject(keys) ? keys : Object.fromEntries(args);
-      return (mt.view?.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(values[c.field] ?? null, c.typeName)}`);
+      return (mt.view?.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(values[c.field] ?? null, c.castType)}`);
     }
     const w = args.get('where');
     return mt.view && isPlainObject(w) ? [whereSql(this.b, this.role, w, mt.view, a, `${path}.args.where`)] : [];
@@ -210,8 +210,8 @@ export class MutationCompiler {
       const c = mt.allColumns.find((x) => x.name === name);
       if (!c || given.has(name)) continue;
       if (isNowPreset(v, c.typeName)) out.push([name, 'now()']);
-      else if (isSessionRef(v)) out.push([name, this.b.session(String(v).toLowerCase(), c.typeName)]);
-      else out.push([name, this.b.value(v === null ? null : typeof v === 'string' ? v : JSON.stringify(v), c.typeName)]);
+      else if (isSessionRef(v)) out.push([name, this.b.session(String(v).toLowerCase(), c.castType)]);
+      else out.push([name, this.b.value(v === null ? null : typeof v === 'string' ? v : JSON.stringify(v), c.castType)]);
     }
     return out;
   }
@@ -229,7 +229,7 @@ export class MutationCompiler {
     let root: string;
     if (single) {
       const { from, alias } = this.visibleRows(mt, ' LIMIT 1');
-      root = `(SELECT ${this.sc.objectJson(type, nodes, alias, path)} ${from})`;
+      root = `(SELECT ${this.sc.objectJson(type, nodes, alias, path, mt.view)} ${from})`;
     } else {
       const pairs: [string, string][] = [];
       for (const [key, fns] of this.sel.subfields(nodes)) {
@@ -239,7 +239,7 @@ export class MutationCompiler {
         else {
           const item = getNamedType(type.getFields()['returning']?.type) as GraphQLObjectType;
           const { from, alias } = this.visibleRows(mt, '');
-          pairs.push([key, `(SELECT coalesce(json_agg(${this.sc.objectJson(item, fns, alias, `${path}.selectionSet.${key}`)}), '[]'::json) ${from})`]);
+          pairs.push([key, `(SELECT coalesce(json_agg(${this.sc.objectJson(item, fns, alias, `${path}.selectionSet.${key}`, mt.view)}), '[]'::json) ${from})`]);
         }
       }
       root = jsonObject(pairs);

@@ -1,4 +1,4 @@
-import { specifiedScalarTypes, type GraphQLScalarType } from 'graphql';
+import { GraphQLScalarType, specifiedScalarTypes } from 'graphql';
 import { columnScalar, customScalar } from './scalars.js';
 
 /**
@@ -10,14 +10,29 @@ export class ScalarRegistry {
   /** Asked for every column, argument and comparison of a schema: the few type names are resolved once each. */
   private readonly byTypeName = new Map<string, GraphQLScalarType>();
 
+  /** `taken`: names of the schema's generated types (Claims.typeTaken), which a PostgreSQL type's scalar must avoid. */
+  constructor(private readonly taken: (name: string) => boolean = () => false) {}
+
   column(typeName: string): GraphQLScalarType {
     let known = this.byTypeName.get(typeName);
     if (!known) {
       const s = columnScalar(typeName);
-      known = this.byName.get(s.name) ?? this.add(s);
+      known = this.byName.get(s.name) ?? this.add(this.free(s));
       this.byTypeName.set(typeName, known);
     }
     return known;
+  }
+
+  /**
+   * A PostgreSQL type named like a generated type (an enum type `mood` and a table named `mood`, issue 27): its scalar
+   * (and so its `_comparison_exp`) takes the first free name of `<name>_scalar`, `<name>_scalar_2`, …
+   */
+  private free(s: GraphQLScalarType): GraphQLScalarType {
+    const clash = (n: string) => this.taken(n) || this.taken(`${n}_comparison_exp`) || (n !== s.name && this.byName.has(n));
+    if (!clash(s.name)) return s;
+    let name = `${s.name}_scalar`;
+    for (let i = 2; clash(name); i++) name = `${s.name}_scalar_${i}`;
+    return new GraphQLScalarType({ ...s.toConfig(), name });
   }
 
   /** A scalar named by a custom type or action: a known one, else a custom scalar accepting any value. */

@@ -62,7 +62,7 @@ export class ActionTypes {
             if (!remote) continue;
             const mapping = Object.entries(r.field_mapping).map(([field, column]) => {
               const c = remote.rt.db.columns.get(column);
-              return { field, column, typeName: c?.baseTypeName ?? c?.typeName ?? 'text' };
+              return { field, column, castType: c?.castType ?? 'text' };
             });
             const extensions = info({ kind: 'action_rel', view: remote, source: { kind: 'json', mapping }, array: r.type === 'array' });
             f[r.name] = r.type === 'object'

@@ -7,7 +7,7 @@ import type { ResolvedTable } from '../schema-cache.js';
 import { tableColumns, type GqlColumn } from './columns.js';
 import { NO_EXTENSIONS } from './extensions.js';
 import { info, type MutationTable } from './field-info.js';
-import { isGraphqlName } from './names.js';
+import { isEnumValueName } from './names.js';
 import { tableNames, type TableNames } from './table-names.js';
 import { memoByObject } from './memo.js';
 import type { TableTypes } from './schema-tables.js';
@@ -22,7 +22,7 @@ const AFFECTED_ROWS = { type: sharedNonNull(GraphQLInt), extensions: NO_EXTENSIO
 const NO_COLUMNS = { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } };
 const arg = <T>(type: T) => ({ type, extensions: NO_EXTENSIONS });
 
-const constraintsOf = (rt: ResolvedTable) => rt.db.uniques.filter((u) => isGraphqlName(u.name));
+const constraintsOf = (rt: ResolvedTable) => rt.db.uniques.filter((u) => isEnumValueName(u.name));
 
 /** `T_constraint` depends on the table only: one per resolved table, shared by its roles' schemas. */
 const constraintEnum = memoByObject((rt: ResolvedTable): GraphQLEnumType => {
@@ -78,8 +78,8 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
   let conflictArg: GraphQLFieldConfigArgumentMap | null = null;
   if (upd && boolExp && constraintsOf(rt).length > 0) {
     const values: Record<string, { value: string | null; extensions: typeof NO_EXTENSIONS }> = {};
-    for (const c of updCols) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
-    const columns = new GraphQLEnumType({ name: `${name}_update_column`, values: updCols.length > 0 ? values : NO_COLUMNS, extensions: NO_EXTENSIONS });
+    for (const c of updCols) if (isEnumValueName(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
+    const columns = new GraphQLEnumType({ name: `${name}_update_column`, values: Object.keys(values).length > 0 ? values : NO_COLUMNS, extensions: NO_EXTENSIONS });
     const onConflict = new GraphQLInputObjectType({
       name: `${name}_on_conflict`,
       extensions: NO_EXTENSIONS,

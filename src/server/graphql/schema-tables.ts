@@ -12,9 +12,10 @@ import { info, type AggOp, type RowSource } from './field-info.js';
 import { fieldTaken } from './columns.js';
 import { NO_EXTENSIONS } from './extensions.js';
 import { AGG_COUNT, AGG_FIELDS, AGG_NODES, AGG_OPS, aggColumnInfo, columnInfo, NO_INTERFACES, sharedNonNull } from './shared-types.js';
-import { gqlName } from './names.js';
+import { gqlName, isEnumValueName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
+import { cfClaimKey } from './claims.js';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -68,7 +69,8 @@ export class TableTypes {
   /** `{type: <comparison exp>}` per comparison type: the same config for every column of that type. */
   private readonly comparisons = new Map<GraphQLInputObjectType, { type: GraphQLInputObjectType; extensions: typeof NO_EXTENSIONS }>();
 
-  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map()) {}
+  /** `hiddenCfs`: computed fields left out (Claims.hiddenCfs). */
+  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map(), private readonly hiddenCfs: Set<string> = new Set()) {}
 
   /** The enum of the enum table a column references by a one-column foreign key, or null (issue 12). */
   enumOf(rt: ResolvedTable, c: DbColumn): GraphQLEnumType | null {
@@ -130,7 +132,9 @@ export class TableTypes {
       }
     }
     if (v.scalarCfs.length + v.tableCfs.length > 0) {
-      for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) f[cf.name] = this.computedField(cf);
+      for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        if (!this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) f[cf.name] = this.computedField(cf);
+      }
     }
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }
@@ -193,7 +197,7 @@ export class TableTypes {
   private selectColumn(v: TableView): GraphQLEnumType {
     const values: Record<string, { value: string; extensions: typeof NO_EXTENSIONS }> = {};
     for (const c of v.columns) {
-      if (c.typeName !== 'json' && !['true', 'false', 'null'].includes(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
+      if (c.typeName !== 'json' && isEnumValueName(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
     }
     return new GraphQLEnumType({ extensions: NO_EXTENSIONS, name: `${v.name}_select_column`, values: Object.keys(values).length > 0 ? values : { _PLACEHOLDER: { value: null, extensions: NO_EXTENSIONS } } });
   }

@@ -33,7 +33,7 @@ function sorted(m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigM
 /** Builds the schema of one role. */
 export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false, enums: EnumTypes = new Map()): GraphQLSchema {
   const view = new RoleView(cache, role, backendOnly);
-  const tt = new TableTypes(view, new ScalarRegistry(), enums);
+  const tt = new TableTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs);
   const query = fieldMap();
   const mutation = fieldMap();
   const table: RowSource = { kind: 'table' };

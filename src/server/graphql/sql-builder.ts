@@ -105,6 +105,24 @@ export class StatementBuilder {
     return c.sql;
   }
 
+  /**
+   * Where a cell of an inherited role's union (TableView.cells) is visible on `row` (a quoted alias, or any row
+   * expression of the table's type), or null when it is visible on every row the view shows.
+   */
+  cellCondition(view: TableView, key: string, row: string): string | null {
+    const exp = view.cells?.get(key);
+    if (exp === undefined) return null;
+    if (/^"(?:[^"]|"")*"$/.test(row)) return `(${this.boolExpOn(exp, view.rt, row)})`;
+    const x = this.alias();
+    return `(SELECT ${this.boolExpOn(exp, view.rt, x)} FROM (SELECT (${row}).*) AS ${x})`;
+  }
+
+  /** `expr` (a cell of `row`), null where the view's role may not see that cell. */
+  cell(view: TableView | null, key: string, row: string, expr: string): string {
+    const c = view ? this.cellCondition(view, key, row) : null;
+    return c ? `CASE WHEN ${c} THEN ${expr} END` : expr;
+  }
+
   /** A session variable's value cast to `typeName`, bound per request (a missing one fails before any SQL runs). */
   session(name: string, typeName: string): string {
     this.params.push({ kind: 'session', name, array: false });

@@ -30,6 +30,12 @@ export interface TableView {
   limit: number | null;
   /** Primary-key columns in constraint order when they are all visible. */
   pk: GqlColumn[] | null;
+  /**
+   * An inherited role's union (issue 27): per column (`c:<sql name>`), computed field (`f:<name>`) and relationship
+   * (`r:<name>`) that not every member role grants, the rows where it is visible — the filters of the members that
+   * grant it, ORed. Elsewhere the cell is null (the incumbent's rule). Null when every cell of every row is visible.
+   */
+  cells: Map<string, Json> | null;
 }
 
 export interface FnArgs {
@@ -65,6 +71,9 @@ export function fnArgs(fn: DbFunction, tableArg: string | null | undefined, sess
   const args: FnArgs['args'] = [];
   for (const [i, arg] of fn.inputs.entries()) {
     if (arg === table || (sessionArg !== undefined && arg.name === sessionArg)) continue;
+    // A row-typed argument has no GraphQL input: with a default it is left to its default (issue 27; without one
+    // the function is inconsistent, see rowTypedArgument).
+    if (arg.typType === 'c' && i >= firstDefault) continue;
     if (!isGraphqlName(arg.name)) return null;
     args.push({ arg, required: i < firstDefault });
   }
@@ -105,8 +114,41 @@ export class RoleView {
     const own = this.direct(rt, kind, this.role);
     if (own || kind !== 'select' || !this.cache.metadata.inherited_roles.has(this.role)) return own;
     // An inherited role selects what any of its member roles selects (issue 12); its own permission, if any, wins.
-    const perms = memberRoles(this.cache, this.role).map((r) => this.direct(rt, 'select', r)).filter((p): p is PermissionDef => p !== undefined);
+    const perms = this.memberSelects(rt).map(([, p]) => p);
     return perms.length <= 1 ? perms[0] : unionOfSelects(perms);
+  }
+
+  /** The member roles' select permissions an inherited role without one of its own unites, with their roles. */
+  private memberSelects(rt: ResolvedTable): [string, PermissionDef][] {
+    if (this.admin || this.direct(rt, 'select', this.role) || !this.cache.metadata.inherited_roles.has(this.role)) return [];
+    return memberRoles(this.cache, this.role).flatMap((r): [string, PermissionDef][] => {
+      const p = this.direct(rt, 'select', r);
+      return p ? [[r, p]] : [];
+    });
+  }
+
+  /** Whether `role` (a member, or this role when it has a permission of its own) may select the table `key`. */
+  private selects(key: string, role: string): boolean {
+    const rt = this.cache.tables.get(key);
+    return rt !== undefined && (this.direct(rt, 'select', this.role) !== undefined || this.direct(rt, 'select', role) !== undefined);
+  }
+
+  /** The cells of an inherited union that only some members grant (TableView.cells); null when all grant all. */
+  private cellsOf(view: TableView, members: [string, PermissionDef][]): Map<string, Json> | null {
+    if (members.length < 2) return null;
+    const cells = new Map<string, Json>();
+    const add = (key: string, grants: (role: string, p: PermissionDef) => boolean): void => {
+      const granting = members.filter(([r, p]) => grants(r, p));
+      if (granting.length === members.length) return;
+      const filters = granting.map(([, p]) => p.filter ?? {});
+      // No member granting it: never visible (an inherited role's own permission on another table can cause this).
+      cells.set(key, filters.length === 1 ? (filters[0] as Json) : { _or: filters });
+    };
+    for (const c of view.columns) add(`c:${c.name}`, (_, p) => p.columns === '*' || (Array.isArray(p.columns) && p.columns.includes(c.name)));
+    for (const cf of view.scalarCfs) add(`f:${cf.name}`, (_, p) => (p.computed_fields ?? []).includes(cf.name));
+    for (const cf of view.tableCfs) add(`f:${cf.name}`, (r) => cf.target !== null && this.selects(cf.target, r));
+    for (const rel of [...view.objRels, ...view.arrRels]) add(`r:${rel.name}`, (r) => this.selects(rel.remoteKey, r));
+    return cells.size > 0 ? cells : null;
   }
 
   private direct(rt: ResolvedTable, kind: PermKind, role: string): PermissionDef | undefined {
@@ -143,6 +185,7 @@ export class RoleView {
       filter: this.admin ? null : (perm?.filter ?? {}),
       limit: this.admin ? null : (perm?.limit ?? null),
       pk: pk && pk.every((c) => c !== undefined) ? (pk as GqlColumn[]) : null,
+      cells: null,
     };
     // Registered before its fields are resolved: relationships and computed fields may lead back here.
     this.views.set(key, view);
@@ -155,6 +198,7 @@ export class RoleView {
     }
     view.objRels = this.visible(s.objRels);
     view.arrRels = this.visible(s.arrRels);
+    view.cells = this.cellsOf(view, this.memberSelects(rt));
     return view;
   }
 

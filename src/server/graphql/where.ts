@@ -33,21 +33,22 @@ export function whereSql(b: StatementBuilder, role: RoleView, v: GValue, view: T
     } else {
       const column = view.columns.find((c) => c.field === key);
       if (column) {
-        parts.push(comparison(b, `${alias}.${quoteIdent(column.name)}`, column.typeName, value, p));
+        // An inherited role filters on what it sees: a hidden cell is null (issue 27), so it cannot be probed.
+        parts.push(comparison(b, b.cell(view, `c:${column.name}`, alias, `${alias}.${quoteIdent(column.name)}`), column.castType, value, p));
         continue;
       }
       const rel = [...view.objRels, ...view.arrRels].find((r) => r.name === key);
       const remote = rel && role.table(rel.remoteKey);
       if (!rel || !remote) continue; // validation admits only visible keys
       const a = b.alias();
-      const conds = [joinSql(rel, alias, a), b.permission(remote, a), whereSql(b, role, value, remote, a, p)].filter((c) => c !== 'true');
+      const conds = [joinSql(rel, alias, a), b.permission(remote, a), b.cellCondition(view, `r:${rel.name}`, alias) ?? 'true', whereSql(b, role, value, remote, a, p)].filter((c) => c !== 'true');
       parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(remote.rt.entry.table)} AS ${a} WHERE ${conj(conds, 'AND')})`);
     }
   }
   return conj(parts, 'AND');
 }
 
-function comparison(b: StatementBuilder, col: string, typeName: string, ops: GValue, path: string): string {
+function comparison(b: StatementBuilder, col: string, castType: string, ops: GValue, path: string): string {
   if (!isPlainObject(ops)) return 'true';
   const parts: string[] = [];
   for (const [op, operand] of Object.entries(ops)) {
@@ -61,14 +62,14 @@ function comparison(b: StatementBuilder, col: string, typeName: string, ops: GVa
     switch (op) {
       case '_eq':
         // IS NOT DISTINCT FROM for a non-null operand, in a form an index can serve.
-        parts.push(`(${col} = ${b.param(operand, typeName)} AND ${col} IS NOT NULL)`);
+        parts.push(`(${col} = ${b.param(operand, castType)} AND ${col} IS NOT NULL)`);
         break;
       case '_neq':
-        parts.push(`${col} IS DISTINCT FROM ${b.param(operand, typeName)}`);
+        parts.push(`${col} IS DISTINCT FROM ${b.param(operand, castType)}`);
         break;
       case '_in':
       case '_nin': {
-        const list = b.param(asList(operand), `${typeName}[]`);
+        const list = b.param(asList(operand), `${castType}[]`);
         parts.push(op === '_in' ? `${col} = ANY(${list})` : `NOT (${col} = ANY(${list}))`);
         break;
       }
@@ -85,7 +86,7 @@ function comparison(b: StatementBuilder, col: string, typeName: string, ops: GVa
       default: {
         const sqlOp = COMPARE[op];
         if (!sqlOp) continue;
-        const t = op === '_contains' || op === '_contained_in' ? 'jsonb' : typeName;
+        const t = op === '_contains' || op === '_contained_in' ? 'jsonb' : castType;
         parts.push(`${col} ${sqlOp} ${b.param(operand, t)}`);
       }
     }

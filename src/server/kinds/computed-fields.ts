@@ -4,6 +4,7 @@ import type { ComputedField, QualifiedName } from '../../metadata/types.js';
 import type { DbCatalog, DbFunction } from '../db-catalog.js';
 import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
 import type { ResolvedTable } from '../schema-cache.js';
+import { rowTypedArgument } from './functions.js';
 
 export interface ResolvedComputedField {
   fn: DbFunction;
@@ -59,6 +60,10 @@ export function resolveComputedField(
     if (!arg) reasons.push(`"${sa}" is not an input argument of the function ${q}`);
     else if (arg.typeName !== 'json' && arg.typeName !== 'jsonb') reasons.push(`"${sa}" argument of the function ${q} is not of type JSON`);
   }
+  // Checked only once the table argument is right: a wrong one is reported as such (§4.5.1) and not twice.
+  const tableArg = ta === undefined ? fn.inputs[0] : fn.inputs.find((a) => a.name === ta);
+  const row = tableArg?.typType === 'c' && tableArg.typRelid === rt.db.oid ? rowTypedArgument(fn, [tableArg, ...(sa === undefined ? [] : [sa])]) : undefined;
+  if (row) reasons.push(`the argument "${row.name}" of the function ${q} has the row type "${row.typeName}", which a GraphQL client cannot give`);
   let returnsTable: QualifiedName | null = null;
   const returned = fn.returnTypType === 'c' ? catalog.tablesByOid.get(fn.returnRelid) : undefined;
   if (returned) {
