@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { uptime } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CliError } from '../errors.js';
@@ -10,7 +11,8 @@ import type { Logger } from '../logger.js';
  *
  * Every lock file is written whole under a private name and published with link(), which fails when the name exists:
  * nobody ever sees a lock without its pid. A lock is held while its pid runs; an empty or unreadable one is held too,
- * since nothing proves its owner gone. A lock whose pid is dead is removed only by the holder of a claim on that very
+ * since nothing proves its owner gone, unless it was written before the system started (a power loss can leave the
+ * file empty: it is not synced, which would cost a start several milliseconds). A lock whose pid is dead is removed only by the holder of a claim on that very
  * file (`engine.pid.claim-<inode>-<mtime>`, itself such a lock): two starters can never both remove a stale lock and
  * each publish its own, and a claim left by a starter that died is stale in turn.
  */
@@ -37,7 +39,12 @@ const code = (e: unknown): string | undefined => (e as NodeJS.ErrnoException).co
 interface Found {
   pid: number | null;
   id: string;
+  /** Written before the system started: no process of that time runs. */
+  beforeBoot: boolean;
 }
+
+/** A second of margin for the clock's and uptime's rounding. */
+const bootedAt = (): number => Date.now() - uptime() * 1000 - 1000;
 
 /** null: the file does not exist. */
 function inspect(file: string): Found | null {
@@ -46,16 +53,16 @@ function inspect(file: string): Found | null {
     fd = openSync(file, 'r');
   } catch (e) {
     if (code(e) === 'ENOENT') return null;
-    return { pid: null, id: '' };
+    return { pid: null, id: '', beforeBoot: false };
   }
   try {
     const st = fstatSync(fd, { bigint: true });
     const text = readFileSync(fd, 'utf8');
     const pid = /^[1-9]\d{0,9}\n?$/.test(text) ? Number.parseInt(text, 10) : null;
     // The inode alone may be reused by the next lock; with its mtime and pid it names one file.
-    return { pid, id: `${st.ino}-${st.mtimeNs}-${pid ?? ''}` };
+    return { pid, id: `${st.ino}-${st.mtimeNs}-${pid ?? ''}`, beforeBoot: Number(st.mtimeMs) < bootedAt() };
   } catch {
-    return { pid: null, id: '' };
+    return { pid: null, id: '', beforeBoot: false };
   } finally {
     closeSync(fd);
   }
@@ -67,8 +74,6 @@ function publish(dir: string, file: string): boolean {
   const fd = openSync(tmp, 'wx');
   try {
     writeSync(fd, `${process.pid}\n`);
-    // A crash right after the link must not leave an empty lock, which would be held for ever.
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -87,15 +92,15 @@ function publish(dir: string, file: string): boolean {
 type Outcome = { held: false } | { held: 'pid'; pid: number } | { held: 'unknown' | 'takeover' };
 
 /** Makes `file` this process's, taking it over when its owner is gone; otherwise says who holds it. */
-async function take(dir: string, file: string, depth: number, onStale: (pid: number) => void): Promise<Outcome> {
+async function take(dir: string, file: string, depth: number, onStale: (pid: number | null) => void): Promise<Outcome> {
   const deadline = Date.now() + CLAIM_WAIT_MS;
   for (;;) {
     if (publish(dir, file)) return { held: false };
     const found = inspect(file);
     if (found === null) continue;
-    if (found.pid === null) return { held: 'unknown' };
+    if (found.pid === null && !found.beforeBoot) return { held: 'unknown' };
     // This very process's pid: a lock left by an earlier engine of this process (an in-process restart).
-    if (found.pid !== process.pid && isAlive(found.pid)) return { held: 'pid', pid: found.pid };
+    if (found.pid !== null && found.pid !== process.pid && isAlive(found.pid)) return { held: 'pid', pid: found.pid };
     if (depth >= MAX_DEPTH) return { held: 'takeover' };
     const claim = join(dir, `${LOCK}.claim-${found.id}`);
     const c = await take(dir, claim, depth + 1, () => {});
@@ -125,7 +130,8 @@ const locked = (shownDir: string, by: string, hint?: string): CliError =>
 export async function acquireDataDirLock(dir: string, shownDir: string, logger: Logger): Promise<() => void> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, LOCK);
-  const stale = (pid: number) => logger.warn(`taking over the stale lock of data directory ${shownDir} (pid ${pid} is not running)`);
+  const stale = (pid: number | null) => logger.warn(`taking over the stale lock of data directory ${shownDir} (${
+    pid === null ? 'written before the system started' : `pid ${pid} is not running`})`);
   const outcome = await take(dir, file, 0, stale);
   if (outcome.held === 'pid') throw locked(shownDir, ` (pid ${outcome.pid})`);
   if (outcome.held === 'unknown') {

@@ -4,7 +4,7 @@
  * `engine serve` races are in test/e2e/serve-lock.test.ts.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -128,6 +128,18 @@ describe('data directory lock', { timeout: 120_000 }, () => {
       expect(readFileSync(join(dir, 'engine.pid'), 'utf8')).toBe(text);
       expect(readdirSync(dir)).toEqual(['engine.pid']);
     }
+  });
+
+  it('an empty lock written before the system started (a power loss) is taken over with a warning', async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'engine.pid'), '');
+    utimesSync(join(dir, 'engine.pid'), new Date('2001-01-01'), new Date('2001-01-01'));
+    warnings.length = 0;
+    const release = await acquireDataDirLock(dir, dir, logger);
+    expect(warnings).toEqual([`taking over the stale lock of data directory ${dir} (written before the system started)`]);
+    expect(readFileSync(join(dir, 'engine.pid'), 'utf8')).toBe(`${process.pid}\n`);
+    release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('a live holder: data-dir-locked naming its pid; a dead one is taken over with a warning', async () => {
