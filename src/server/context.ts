@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { badRequest, type ApiError } from '../errors.js';
 import type { Queryable } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Json } from '../metadata/json.js';
@@ -7,6 +7,7 @@ import { documentJson } from '../metadata/document.js';
 import type { Metadata, QualifiedName } from '../metadata/types.js';
 import { introspect, refreshNames, type DbCatalog } from './db-catalog.js';
 import { recordJson, type InconsistentObject } from './inconsistency.js';
+import { unsupportedFunction } from './kinds/functions.js';
 import type { SchemaCache } from './schema-cache.js';
 import { resolve } from './resolve.js';
 
@@ -19,6 +20,16 @@ export interface CreatedObject {
   prefix: string;
   /** Its record, for the case where its table is inconsistent and it was never resolved. */
   record: () => InconsistentObject;
+}
+
+/**
+ * Issue 27: a metadata change refused for the objects it leaves inconsistent is deterministic, never `unexpected`; the
+ * message names the first objects and their reasons (each reason starts with its object), `internal` has all records.
+ */
+function inconsistentMetadata(head: string, objects: InconsistentObject[]): ApiError {
+  const shown = objects.slice(0, 3).map((o) => o.reason).join('; ');
+  const more = objects.length > 3 ? ` (and ${objects.length - 3} more)` : '';
+  return badRequest('constraint-violation', '$.args', `${head}: ${shown}${more}`, objects.map(recordJson));
 }
 
 export type Strictness = 'incremental' | 'strict' | 'lenient';
@@ -78,7 +89,7 @@ export class OpContext {
     const before = this.cache;
     const after = resolve(md, catalog ?? before.catalog, before);
     if (mode === 'strict' && after.inconsistent.length > 0) {
-      throw badRequest('unexpected', '$.args', 'cannot continue due to inconsistent metadata', after.inconsistent.map(recordJson));
+      throw inconsistentMetadata('cannot continue due to inconsistent metadata', after.inconsistent);
     }
     if (mode === 'incremental') {
       const fresh = after.inconsistent.filter((o) => !before.inconsistentIds.has(o.id));
@@ -88,10 +99,11 @@ export class OpContext {
           throw badRequest('constraint-violation', '$.args', rec.reason, [recordJson(rec)] as Json);
         }
         const own = after.inconsistent.find((o) => o.id === created.id);
-        if (own) throw badRequest('constraint-violation', '$.args', own.reason, fresh.map(recordJson));
+        // What the engine cannot expose at all (an overloaded function…) is `not-supported`, as the incumbent answers.
+        if (own) throw badRequest(unsupportedFunction(own.reason) ? 'not-supported' : 'constraint-violation', '$.args', own.reason, fresh.map(recordJson));
       }
       if (fresh.length > 0) {
-        throw badRequest('unexpected', '$.args', 'cannot continue due to new inconsistent metadata', fresh.map(recordJson));
+        throw inconsistentMetadata('cannot continue due to new inconsistent metadata', fresh);
       }
     }
     this.cache = after;

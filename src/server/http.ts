@@ -7,7 +7,7 @@ import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
 import { pgDumpRequest } from './pg-dump.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
-import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
+import { errorsBody, INTERNAL_ERROR_BODY } from './graphql/errors.js';
 import { matchRest, REST_PREFIX, restRequest } from './rest.js';
 import type { Env } from './outbound/index.js';
 import { ENGINE_MAX_BODY_BYTES } from '../limits.js';
@@ -264,7 +264,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     }
   }
 
-  /** graphql-api.md §1: authentication errors keep the 401 envelope; everything else is a GraphQL body. */
+  /** graphql-api.md §1: every answer is a GraphQL body, authentication errors included (issue 27). */
   async function graphqlEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       // A POST auth hook receives the GraphQL request, so the body comes first; otherwise it is not read for a 401.
@@ -275,7 +275,9 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
         caller = await auth.resolveCaller(req.headers, input ? hookRequest(input) : null);
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
-        return sendError(req, res, e, false);
+        // Issue 27: a GraphQL body with HTTP 200, as the incumbent answers, so that GraphQL clients show the message.
+        if (input === undefined) discardBody(req);
+        return send(res, 200, errorsBody(e, false));
       }
       input ??= await readGraphqlInput(req, res);
       if (input === null) return;

@@ -35,7 +35,7 @@ export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dat
   }
   const shown = opts.dataDir ?? '.engine/data';
   const dir = resolvePath(shown);
-  const release = acquireDataDirLock(dir, shown, logger);
+  const release = await acquireDataDirLock(dir, shown, logger);
   try {
     return { db: await PgliteDatabase.open(dir, WITH_CATALOG), release, dataDir: dir };
   } catch (e) {

@@ -72,6 +72,19 @@ export function reconcile(ctx: OpContext, before: DbCatalog, after: DbCatalog, c
     }
   }
   for (const f of original.functions.values()) {
+    // A tracked function the SQL made unsupported is refused like a computed field's (issue 27: not `unexpected`).
+    const was = before.functions.get(qnKey(f.function));
+    const now = after.functions.get(qnKey(f.function));
+    const same = was?.length === 1 ? now?.find((x) => x.oid === was[0]?.oid) : undefined;
+    if (same && now && now.length > 1) {
+      throw badRequest('not-supported', '$.args', `the function ${qnQuoted(f.function)} is being overloaded; overloaded functions are not supported`);
+    }
+    if (same && same.volatility === 'v' && was?.[0]?.volatility !== 'v') {
+      throw badRequest('not-supported', '$.args',
+        `the type of function ${qnQuoted(f.function)} is being altered to "VOLATILE"; only STABLE or IMMUTABLE functions can be tracked`);
+    }
+  }
+  for (const f of original.functions.values()) {
     const old = before.functions.get(qnKey(f.function));
     if (old && old.length === 1 && !after.functions.get(qnKey(f.function))?.some((x) => x.oid === old[0]?.oid)) md.functions.delete(qnKey(f.function));
   }

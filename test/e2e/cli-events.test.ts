@@ -65,6 +65,24 @@ describe('engine events', () => {
     expect(json.invocations.map((i: { status: number }) => i.status)).toEqual([500, 200]);
   });
 
+  it('issue 28: no output shows a header value read from the environment, -o json included', async () => {
+    const secret = 'sup3r-s3cret-from-env';
+    await e.ok({ type: 'create_event_trigger', args: { name: 'secret_items', table: 'item', webhook: hook.url, insert: { columns: '*' },
+      headers: [{ name: 'x-plain', value: 'shown' }, { name: 'authorization', value_from_env: 'CLI_EVENTS_SECRET' }], retry_conf: { num_retries: 0 } } });
+    await startProcessor(e, { env: { CLI_EVENTS_SECRET: secret } });
+    const id = (await run(['events', 'invoke', 'secret_items', '--payload', '{"k":2}'])).stdout.trim();
+    await eventually(async () => (await eventRows(e)).find((r) => r.id === id && (r.delivered || r.error)), 10_000, 'the attempt');
+    expect(hook.received.at(-1)?.headers['authorization']).toBe(secret);
+    const outputs = await Promise.all([['events', 'show', id], ['events', 'show', id, '-o', 'json'], ['events', 'list'], ['events', 'list', '-o', 'json'],
+      ['events', 'list', '--scheduled', '-o', 'json']].map(run));
+    for (const r of outputs) {
+      expect(r.code, show(r)).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+    }
+    const headers = jsonDoc(outputs[1] as CliResult).invocations[0].request.headers;
+    expect(headers.slice(0, 2)).toEqual([{ name: 'x-plain', value: 'shown' }, { name: 'authorization', value_from_env: 'CLI_EVENTS_SECRET' }]);
+  });
+
   it('-o json for list, invoke and redeliver; filters; --payload - reads stdin', async () => {
     const inv = await runWithStdin(['events', 'invoke', 'items', '--payload', '-', '-o', 'json'], '{"from":"stdin"}');
     const doc = jsonDoc(inv);

@@ -40,8 +40,8 @@ describe('metadata apply --dry-run asks the engine', () => {
     expect(r.stdout).toBe('');
     const errs = lines(r.stderr);
     expect(errs).toContain(`metadata/tables.yaml:${at.column}:13: error: select_permission public.article.user: in table "article": in permission for role "user": `
-      + 'column "titel" does not exist in table "article" (did you mean "title"?) [unexpected]');
-    expect(errs).toContain(`metadata/tables.yaml:${at.table}:11: error: table public.autor: no such table/view exists in postgres : "autor" (did you mean "author"?) [unexpected]`);
+      + 'column "titel" does not exist in table "article" (did you mean "title"?) [constraint-violation]');
+    expect(errs).toContain(`metadata/tables.yaml:${at.table}:11: error: table public.autor: no such table/view exists in postgres : "autor" (did you mean "author"?) [constraint-violation]`);
     expect(r.stderr).not.toContain('will apply');
     expect(await e.state()).toEqual(before);
 
@@ -50,7 +50,7 @@ describe('metadata apply --dry-run asks the engine', () => {
     const doc = jsonDoc(j);
     expect(doc.ok).toBe(false);
     expect(doc.objects).toContainEqual({ kind: 'table', name: 'public.autor', file: 'metadata/tables.yaml', line: at.table, column: 11,
-      reason: 'no such table/view exists in postgres : "autor" (did you mean "author"?) [unexpected]' });
+      reason: 'no such table/view exists in postgres : "autor" (did you mean "author"?) [constraint-violation]' });
     expect(await e.state()).toEqual(before);
   });
 
@@ -80,8 +80,8 @@ describe('metadata validate --server', () => {
     expect(r.code, show(r)).toBe(1);
     expect(lines(r.stdout)).toEqual([
       `metadata/tables.yaml:${at.column}:13: error: select_permission public.article.user: in table "article": in permission for role "user": `
-        + 'column "titel" does not exist in table "article" (did you mean "title"?) [unexpected]',
-      `metadata/tables.yaml:${at.table}:11: error: table public.autor: no such table/view exists in postgres : "autor" (did you mean "author"?) [unexpected]`,
+        + 'column "titel" does not exist in table "article" (did you mean "title"?) [constraint-violation]',
+      `metadata/tables.yaml:${at.table}:11: error: table public.autor: no such table/view exists in postgres : "autor" (did you mean "author"?) [constraint-violation]`,
     ]);
     expect(lines(r.stderr)).toEqual(['Found 2 error(s) and 0 warning(s).']);
     const j = await cli(['metadata', 'validate', '--server', '-o', 'json'], { cwd: dir });

@@ -58,8 +58,9 @@ describe('engine serve: authentication settings', () => {
     expect((await gql(bearer(token))).body).toEqual({ data: { t: [{ id: 1 }] } });
     expect((await gql({})).body).toEqual({ data: { t: [{ id: 2 }] } });
     const expired = await userToken(2, { exp: -60 });
-    expect((await gql(bearer(expired))).text).toBe('{"path":"$","error":"Could not verify JWT: JWTExpired","code":"invalid-jwt"}');
-    expect((await gql({ 'x-engine-admin-secret': 'wrong-guess' })).status).toBe(401);
+    expect((await gql(bearer(expired))).text).toBe('{"errors":[{"message":"Could not verify JWT: JWTExpired","extensions":{"path":"$","code":"invalid-jwt"}}]}');
+    const wrong = await gql({ 'x-engine-admin-secret': 'wrong-guess' });
+    expect([wrong.status, wrong.text]).toEqual([200, '{"errors":[{"message":"invalid x-engine-admin-secret","extensions":{"path":"$","code":"access-denied"}}]}']);
     p.child.kill('SIGTERM');
     expect(await finished(p)).toBe(0);
     const log = p.err() + p.out();
@@ -82,7 +83,7 @@ describe('engine serve: authentication settings', () => {
       const url = (await until(() => LISTENING.exec(p.out()), 'the listening line'))[1] as string;
       const g = (token: string) => post(`${url}/v1/graphql`, { query: '{ __typename }' }, bearer(token));
       expect((await g('opaque-T0ken-42')).body).toEqual({ data: { __typename: 'query_root' } });
-      expect((await g('other')).text).toBe('{"path":"$","error":"the authentication hook answered with status 500","code":"access-denied"}');
+      expect((await g('other')).text).toBe('{"errors":[{"message":"the authentication hook answered with status 500","extensions":{"path":"$","code":"access-denied"}}]}');
       p.child.kill('SIGTERM');
       expect(await finished(p)).toBe(0);
       const log = p.err() + p.out();

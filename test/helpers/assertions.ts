@@ -12,6 +12,15 @@ const EXPORT = { type: 'export_metadata', args: {} };
 export const qt = (name: string, schema = 'public') => ({ schema, name });
 /** An error body in the §1.4 key order. */
 export const err = (path: string, error: string, code: string) => ({ path, error, code });
+/**
+ * Issue 27: a change refused for the objects it leaves inconsistent (§7 rows 22, 23) is `constraint-violation`, its
+ * message naming the first three objects' reasons, `internal` all their records.
+ */
+export function inconsistentError(head: 'cannot continue due to new inconsistent metadata' | 'cannot continue due to inconsistent metadata',
+  internal: readonly ({ reason: string } & Obj)[], path = '$.args'): Obj {
+  const more = internal.length > 3 ? ` (and ${internal.length - 3} more)` : '';
+  return { path, error: `${head}: ${internal.slice(0, 3).map((r) => r.reason).join('; ')}${more}`, code: 'constraint-violation', internal };
+}
 export const runSql = (sql: string, extra: Obj = {}) => ({ type: 'run_sql', args: { sql, ...extra } });
 /** The §3.5 error of a drop that still has dependents. */
 export const dependencyError = (labels: string) =>

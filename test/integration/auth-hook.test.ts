@@ -6,7 +6,7 @@ import { post } from '../helpers/engine.js';
 import { AuthHook } from '../../src/server/auth/hook.js';
 
 // Issue 17, auth hook mode: a real hook server on 127.0.0.1 decides the session from the forwarded headers (GET) or
-// the headers and the GraphQL request (POST); its refusals, failures, timeouts and garbage are 401s; its answers are
+// the headers and the GraphQL request (POST); its refusals, failures, timeouts and garbage are access-denied; its answers are
 // cached per Cache-Control.
 
 interface Seen { method: string; headers: IncomingMessage['headers']; body: string }
@@ -85,7 +85,7 @@ describe('GET mode', () => {
     expect(hook.calls - before).toBe(4);
   });
 
-  it('refusals and failures are 401 access-denied on both endpoints, naming what the hook did; nothing changes', async () => {
+  it('refusals and failures are access-denied (/v1/query: 401; /v1/graphql: a GraphQL error), naming what the hook did; nothing changes', async () => {
     const cases: [string, string][] = [
       ['deny', 'the authentication hook refused the request (status 401)'],
       ['boom', 'the authentication hook answered with status 500'],
@@ -96,10 +96,10 @@ describe('GET mode', () => {
     ];
     const before = await e.state();
     for (const [token, message] of cases) {
-      for (const r of [await gql(e, { query: ARTICLES }, as(token)), await post(`${e.url}/v1/query`, { type: 'run_sql', args: { sql: 'DROP TABLE article' } }, as(token))]) {
-        expect(r.status).toBe(401);
-        expect(r.text).toBe(JSON.stringify({ path: '$', error: message, code: 'access-denied' }));
-      }
+      const g = await gql(e, { query: ARTICLES }, as(token));
+      expect([g.status, g.text]).toEqual([200, JSON.stringify({ errors: [{ message, extensions: { path: '$', code: 'access-denied' } }] })]);
+      const v = await post(`${e.url}/v1/query`, { type: 'run_sql', args: { sql: 'DROP TABLE article' } }, as(token));
+      expect([v.status, v.text]).toEqual([401, JSON.stringify({ path: '$', error: message, code: 'access-denied' })]);
     }
     expect(await e.state()).toEqual(before);
     expect(ids(await q(e, ARTICLES, as('user-2')))).toEqual([1, 3]);

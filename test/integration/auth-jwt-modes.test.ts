@@ -26,7 +26,7 @@ describe('RS256 with a PEM public key', () => {
     expect(r.text).toBe('{"path":"$","error":"Could not verify JWT: JWSAlgorithmNotAllowed","code":"invalid-jwt"}');
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const wrong = await gql(e, { query: ARTICLES }, bearer(await sign({ [NS]: claims(2) }, other.privateKey, { alg: 'RS256' })));
-    expect(wrong.text).toBe('{"path":"$","error":"Could not verify JWT: JWSInvalidSignature","code":"invalid-jwt"}');
+    expect(wrong.text).toBe('{"errors":[{"message":"Could not verify JWT: JWSInvalidSignature","extensions":{"path":"$","code":"invalid-jwt"}}]}');
   });
 });
 
@@ -45,11 +45,11 @@ describe('ES256, the token in a cookie, claims_map', () => {
     const token = await sign({ sub: '2' }, ec.privateKey, { alg: 'ES256' });
     expect(ids(await q(e, ARTICLES, { cookie: `theme=dark; session=${token}; other=1` }))).toEqual([1, 3]);
     const r = await gql(e, { query: ARTICLES }, bearer(token));
-    expect(r.status).toBe(401);
-    expect(r.text).toBe('{"path":"$","error":"missing cookie \\"session\\" in JWT authentication mode","code":"access-denied"}');
+    expect(r.status).toBe(200);
+    expect(r.text).toBe('{"errors":[{"message":"missing cookie \\"session\\" in JWT authentication mode","extensions":{"path":"$","code":"access-denied"}}]}');
     const noRoles = await sign({ sub: '2', roles: 'user' }, ec.privateKey, { alg: 'ES256' });
     expect((await gql(e, { query: ARTICLES }, { cookie: `session=${noRoles}` })).text)
-      .toBe('{"path":"$","error":"Could not verify JWT: claim \\"x-engine-allowed-roles\\" must be a non-empty list of roles","code":"invalid-jwt"}');
+      .toBe('{"errors":[{"message":"Could not verify JWT: claim \\"x-engine-allowed-roles\\" must be a non-empty list of roles","extensions":{"path":"$","code":"invalid-jwt"}}]}');
   });
 });
 
@@ -62,7 +62,7 @@ describe('stringified_json claims at a namespace path, with the unauthorized rol
     expect(ids(await q(e, ARTICLES, bearer(token)))).toEqual([1, 3]);
     const bad = await sign({ app: { claims: '{not json' } }, key, { alg: 'HS512' });
     expect((await gql(e, { query: ARTICLES }, bearer(bad))).text)
-      .toBe('{"path":"$","error":"Could not verify JWT: the claims are not valid stringified JSON","code":"invalid-jwt"}');
+      .toBe('{"errors":[{"message":"Could not verify JWT: the claims are not valid stringified JSON","extensions":{"path":"$","code":"invalid-jwt"}}]}');
   });
 
   it('a request without credentials has the unauthorized role; X-Engine-* headers do not reach its session', async () => {
@@ -72,17 +72,18 @@ describe('stringified_json claims at a namespace path, with the unauthorized rol
     expect(r.status).toBe(400);
     expect(r.text).toBe('{"path":"$.args","error":"restricted access : admin only","code":"access-denied"}');
     // A bad token is refused, never downgraded to the unauthorized role.
-    expect((await gql(e, { query: ARTICLES }, bearer(await sign({ app: { claims: '{}' } }, HS_KEY)))).status).toBe(401);
+    expect((await gql(e, { query: ARTICLES }, bearer(await sign({ app: { claims: '{}' } }, HS_KEY)))).text)
+      .toBe('{"errors":[{"message":"Could not verify JWT: JWSAlgorithmNotAllowed","extensions":{"path":"$","code":"invalid-jwt"}}]}');
   });
 });
 
 describe('the unauthorized role with the admin secret alone', () => {
   const e = useExampleEngine({ adminSecret: SECRET, auth: { unauthorizedRole: 'anonymous' } });
-  it('no secret: the unauthorized role; a wrong secret: still 401', async () => {
+  it('no secret: the unauthorized role; a wrong secret: still refused', async () => {
     expect(ids(await q(e, ARTICLES, {}))).toEqual([1, 3]);
     const r = await gql(e, { query: ARTICLES }, { 'x-engine-admin-secret': 'wrong' });
-    expect(r.status).toBe(401);
-    expect(r.text).toBe('{"path":"$","error":"invalid x-engine-admin-secret","code":"access-denied"}');
+    expect(r.status).toBe(200);
+    expect(r.text).toBe('{"errors":[{"message":"invalid x-engine-admin-secret","extensions":{"path":"$","code":"access-denied"}}]}');
     expect(ids(await q(e, ARTICLES, { 'x-engine-admin-secret': SECRET }))).toEqual([1, 2, 3]);
   });
 });

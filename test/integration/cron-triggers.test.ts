@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 async function scheduler(db: Database, engine: Engine, clock: TestClock): Promise<EventProcessor<unknown, { id: string; trigger_name: string }>> {
-  const p = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(), clock), { pollMs: 30, logger: silentLogger });
+  const p = await EventProcessor.startQueue(db, new ScheduledQueue(() => engine.cronTriggers(), clock), { pollMs: 30, logger: silentLogger, env: { CRON_SECRET: 'cron-s3cret' } });
   stops.push(() => p.stop());
   return p as unknown as EventProcessor<unknown, { id: string; trigger_name: string }>;
 }
@@ -57,7 +57,7 @@ describe('cron triggers', () => {
     const clock = new TestClock();
     const start = clock.t;
     const h = await hook();
-    await e.ok(cron('every_minute', `${h.url}/cron`, { headers: [{ name: 'x-k', value: 'v' }], comment: 'c' }));
+    await e.ok(cron('every_minute', `${h.url}/cron`, { headers: [{ name: 'x-k', value: 'v' }, { name: 'x-secret', value_from_env: 'CRON_SECRET' }], comment: 'c' }));
     await scheduler(e.db, e.engine, clock);
     // The trigger is first seen at `start`: nothing before it is a missed time.
     await eventually(async () => (await e.db.query('SELECT 1 FROM engine_catalog.cron_trigger_state')).length === 1, 10_000, 'state row');
@@ -65,7 +65,7 @@ describe('cron triggers', () => {
     clock.set(start + 30_500);
     const r = await eventually(() => h.received[0], 10_000, 'first delivery');
     expect(r.body).toEqual({ id: expect.any(String), name: 'every_minute', scheduled_time: `${iso(start + 30_000).slice(0, -1)}.000000Z`, payload: { k: 'every_minute' }, comment: 'c' });
-    expect(r.headers['x-k']).toBe('v');
+    expect([r.headers['x-k'], r.headers['x-secret']]).toEqual(['v', 'cron-s3cret']);
     clock.set(start + 90_500);
     await eventually(() => h.received.length === 2, 10_000, 'second delivery');
     await eventually(async () => (await rows(e.db)).every((r) => r.status === 'delivered'), 10_000, 'recorded');
@@ -75,6 +75,10 @@ describe('cron triggers', () => {
     ]);
     const logs = await e.db.query<{ status: number }>('SELECT status FROM engine_catalog.scheduled_event_invocation_logs');
     expect(logs).toEqual([{ status: 200 }, { status: 200 }]);
+    // Issue 28: the log shows where a header's value comes from, never the value read from the environment.
+    const [logged] = await e.db.query<{ h: unknown; t: string }>("SELECT request->'headers' AS h, request::text AS t FROM engine_catalog.scheduled_event_invocation_logs LIMIT 1");
+    expect(logged?.h).toEqual(expect.arrayContaining([{ name: 'x-k', value: 'v' }, { name: 'x-secret', value_from_env: 'CRON_SECRET' }]));
+    expect(logged?.t).not.toContain('cron-s3cret');
     await e.ok({ type: 'delete_cron_trigger', args: { name: 'every_minute' } });
     expect(await e.db.query('SELECT 1 FROM engine_catalog.cron_trigger_state')).toEqual([]);
     clock.set(start + 300_500);

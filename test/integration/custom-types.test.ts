@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestEngine } from '../helpers/engine.js';
-import { err, expectError, exported, qt, write } from '../helpers/assertions.js';
+import { err, expectError, exported, qt, write, inconsistentError } from '../helpers/assertions.js';
 
 // engine-api.md §4.6.1 (set_custom_types), §3.4 rules 1–2, §6.1–§6.3 (custom_types export), §1.7 (reason lists),
 // §7 rows 8, 10, 11, 22, 51, 52.
@@ -221,10 +221,8 @@ describe('custom types that other objects depend on (§3.4 rule 2, §3.5, §7 ro
     await write(e, { type: 'create_action', args: { name: 'a', definition: DEF, comment: 'c' } });
     await write(e, { type: 'create_action_permission', args: { action: 'a', role: 'user' } });
   }
-  const newlyInconsistent = (reason: string) => ({
-    path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
-    internal: [{ definition: { name: 'a', definition: DEF, comment: 'c' }, reason: `in action "a": ${reason}`, type: 'action' }],
-  });
+  const newlyInconsistent = (reason: string) => inconsistentError('cannot continue due to new inconsistent metadata',
+    [{ definition: { name: 'a', definition: DEF, comment: 'c' }, reason: `in action "a": ${reason}`, type: 'action' }]);
 
   it('refuses to remove or change a type an action uses, and changes nothing', async () => {
     await withAction();
@@ -249,9 +247,7 @@ describe('custom types that other objects depend on (§3.4 rule 2, §3.5, §7 ro
     await write(e, set(args));
     const definition = { objects: [{ name: 'O', fields: [{ name: 'id', type: 'Int' }], relationships: [{ name: 'a', type: 'object', remote_table: qt('author'), field_mapping: { id: 'id' } }] }] };
     const reason = `${HEAD} because the remote table "author" for relationship "a" of object type "O" does not exist`;
-    await expectError(e, { type: 'untrack_table', args: { table: 'author' } }, 400, {
-      path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
-      internal: [{ definition, reason, type: 'custom_types' }],
-    });
+    await expectError(e, { type: 'untrack_table', args: { table: 'author' } }, 400,
+      inconsistentError('cannot continue due to new inconsistent metadata', [{ definition, reason, type: 'custom_types' }]));
   });
 });

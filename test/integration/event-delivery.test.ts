@@ -52,10 +52,12 @@ describe('payload and headers', () => {
     const logs = await invocations(e, rows[0]?.id);
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ trigger_name: 'article_events', status: 200,
-      request: { payload: ins, headers: [{ name: 'X-Static', value: 'v' }, { name: 'Authorization', value: 'tok-1' },
+      // Issue 28: a value read from the environment is logged as its configuration, never as the secret.
+      request: { payload: ins, headers: [{ name: 'X-Static', value: 'v' }, { name: 'Authorization', value_from_env: 'SECRET_TOKEN' },
         { name: 'Content-Type', value: 'application/json' }, { name: 'User-Agent', value: `engine/${VERSION}` }] },
       response: { type: 'webhook_response', data: { status: 200, body: 'ok' } } });
     expect(logs[0]?.response.data.headers).toContainEqual({ name: 'content-length', value: '2' });
+    expect(JSON.stringify(await e.db.query('SELECT request FROM engine_catalog.event_invocation_logs'))).not.toContain('tok-1');
   });
 
   it('numbers in the row reach the webhook and the invocation log with the digits stored, beyond a double\'s precision', async () => {

@@ -262,7 +262,8 @@ describe('replace_metadata with event triggers', () => {
     const before = await e.state();
     const r = await e.query({ type: 'replace_metadata', args: doc });
     expect(r.status).toBe(400);
-    expect(r.body.error).toBe('cannot continue due to inconsistent metadata');
+    expect(r.body.error).toBe('cannot continue due to inconsistent metadata: in table "author": in event trigger "a_name": column "nope" does not exist in table "author"');
+    expect(r.body.code).toBe('constraint-violation');
     expect(await e.state()).toEqual(before);
     expect(await dbTriggers()).toEqual([]);
     expect(await dbFunctions()).toEqual([]);

@@ -142,7 +142,9 @@ describe('§5.2.2 4xx and other statuses', () => {
     expect(i.error).toBe('expecting 2xx or 4xx status code, but found 500');
     expect(i.request.url).toBe(`${hook.url}/create_user?key=${KEY}`);
     expect(i.request.body).toEqual({ action: { name: 'create_user' }, input: { email: 'a@b.c' }, session_variables: { 'x-engine-role': 'admin' }, request_query: QUERY });
-    expect(i.request.headers).toContainEqual({ name: 'X-Token', value: TOKEN });
+    // Issue 28: a header read from the environment is shown as its configuration, never as the secret.
+    expect(i.request.headers).toContainEqual({ name: 'X-Token', value_from_env: 'ACTION_TOKEN' });
+    expect(JSON.stringify(err)).not.toContain(TOKEN);
     expect([i.response.status, i.response.body]).toEqual([500, { message: 'boom' }]);
     expect(i.response.headers).toContainEqual({ name: 'content-type', value: 'application/json' });
   });

@@ -1,21 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { gql, q, useExampleEngine } from './graphql-fixture.js';
+import { post } from '../helpers/engine.js';
+import { gql, gqlErr, q, useExampleEngine } from './graphql-fixture.js';
 
-// graphql-api.md §1.2 with an admin secret: 401 in the engine-api.md envelope (not a GraphQL body); the secret plus a
-// role selects that role's schema; session variables reach functions' session arguments; connections run in UTC.
+// graphql-api.md §1.2 with an admin secret: on /v1/graphql a GraphQL body with HTTP 200, as the incumbent answers
+// (issue 27; /v1/query and /api/rest keep the engine-api.md envelope and 401); the secret plus a role selects that
+// role's schema; session variables reach functions' session arguments; connections run in UTC.
 
 const SECRET = 's3cret';
 const e = useExampleEngine({ adminSecret: SECRET });
 const withSecret = (h: Record<string, string> = {}) => ({ 'x-engine-admin-secret': SECRET, ...h });
 
 describe('§1.2 caller resolution on /v1/graphql', () => {
-  it('a missing or wrong secret is 401 with the engine-api.md envelope', async () => {
+  it('a missing or wrong secret is HTTP 200 with a GraphQL error (access-denied at $); the body is not read', async () => {
     const missing = await gql(e, { query: '{ __typename }' }, {});
-    expect(missing.status).toBe(401);
-    expect(missing.text).toBe('{"path":"$","error":"x-engine-admin-secret required, but not found","code":"access-denied"}');
+    expect(missing.status).toBe(200);
+    expect(missing.text).toBe(JSON.stringify(gqlErr('x-engine-admin-secret required, but not found', '$', 'access-denied')));
     const wrong = await gql(e, 'not even json', { 'x-engine-admin-secret': 'nope', 'x-engine-role': 'user' });
-    expect(wrong.status).toBe(401);
-    expect(wrong.text).toBe('{"path":"$","error":"invalid x-engine-admin-secret","code":"access-denied"}');
+    expect(wrong.status).toBe(200);
+    expect(wrong.text).toBe('{"errors":[{"message":"invalid x-engine-admin-secret","extensions":{"path":"$","code":"access-denied"}}]}');
+  });
+
+  it('/v1/query and /api/rest keep the engine-api.md envelope and 401', async () => {
+    const query = await post(`${e.url}/v1/query`, { type: 'export_metadata', args: {} }, {});
+    expect([query.status, query.text]).toEqual([401, '{"path":"$","error":"x-engine-admin-secret required, but not found","code":"access-denied"}']);
+    const rest = await post(`${e.url}/api/rest/anything`, {}, { 'x-engine-admin-secret': 'nope' });
+    expect([rest.status, rest.text]).toEqual([401, '{"path":"$","error":"invalid x-engine-admin-secret","code":"access-denied"}']);
   });
 
   it('the secret alone is admin; with X-Engine-Role the role\'s schema; an empty role header is admin', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestEngine } from '../helpers/engine.js';
-import { expectErrorKeys, exported, qt } from '../helpers/assertions.js';
+import { expectErrorKeys, exported, qt, inconsistentError } from '../helpers/assertions.js';
 
 // export_metadata and replace_metadata (engine-api.md §4.8.1–2, §6; §7 rows 23, 78). Parse errors and
 // duplicates are in metadata-errors.test.ts; clear/reload/inconsistency operations in metadata-inconsistency.test.ts.
@@ -232,10 +232,9 @@ describe('replace_metadata rebuild (§4.8.2 step 5, row 23)', () => {
   it('strict: any inconsistency fails with the records, nothing changes', async () => {
     await e.sql('create table author (id serial primary key); create table article (id serial primary key, author_id int, title text)');
     await e.ok({ type: 'track_table', args: 'author' });
-    await expectErrorKeys(e, replace(BAD), 400, { path: '$.args', error: 'cannot continue due to inconsistent metadata', code: 'unexpected', internal: RECORDS });
-    await expectErrorKeys(e, replace({ version: 2, tables: [{ table: 'nope' }] }), 400, {
-      path: '$.args', error: 'cannot continue due to inconsistent metadata', code: 'unexpected', internal: [RECORDS[2]],
-    });
+    await expectErrorKeys(e, replace(BAD), 400, inconsistentError('cannot continue due to inconsistent metadata', RECORDS));
+    await expectErrorKeys(e, replace({ version: 2, tables: [{ table: 'nope' }] }), 400,
+      inconsistentError('cannot continue due to inconsistent metadata', [RECORDS[2] as { reason: string }]));
   });
 
   it('allow_inconsistent_metadata: true stores the document and answers the records', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { err, expectError, qt, write } from '../helpers/assertions.js';
+import { err, expectError, qt, write, inconsistentError } from '../helpers/assertions.js';
 import { create, drop, INVOICE, KINDS, setComment, usePermissionsEngine, type Kind, type Obj, type Q } from './permissions-fixtures.js';
 
 // engine-api.md §4.3 (permissions), §4.4 (BoolExp reasons through the API), §3.4 (constraint violations),
@@ -247,10 +247,9 @@ describe('consistency rules with permissions (§3.4, §7 rows 21, 22)', () => {
     await write(e, create('insert', 'article_titles', 'user', { check: {}, columns: ['title'] }, { comment: 'c' }));
     await write(e, create('select', 'article_titles', 'user', { columns: '*', filter: {} }));
     const reason = 'in table "article_titles": in permission for role "user": view "article_titles" is not insertable';
-    await expectError(e, { type: 'run_sql', args: { sql: 'create or replace view article_titles as select id, title from article group by id, title' } }, 400, {
-      path: '$.args', error: 'cannot continue due to new inconsistent metadata', code: 'unexpected',
-      internal: [{ definition: { table: qt('article_titles'), role: 'user', permission: { check: {}, columns: ['title'] }, comment: 'c' }, reason, type: 'insert_permission' }],
-    });
+    await expectError(e, { type: 'run_sql', args: { sql: 'create or replace view article_titles as select id, title from article group by id, title' } }, 400,
+      inconsistentError('cannot continue due to new inconsistent metadata',
+        [{ definition: { table: qt('article_titles'), role: 'user', permission: { check: {}, columns: ['title'] }, comment: 'c' }, reason, type: 'insert_permission' }]));
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Json } from '../../metadata/json.js';
 import type { Action } from '../../metadata/types.js';
-import { callHttp, resolveTarget, type Env, type NameValue } from '../outbound/index.js';
+import { callHttp, loggedHeaders, resolveTarget, type Env, type NameValue } from '../outbound/index.js';
 import { ActionHandlerError, gqlError } from './errors.js';
 
 /**
@@ -71,7 +71,7 @@ export async function callAction(action: Action, inputText: string, req: ActionR
   const target = resolveTarget({ url: d.handler, headers: d.headers, forwarded }, req.env);
   if (!target.ok) throw unexpected(target.message);
   const body = actionBody(action, inputText, req);
-  const request: Json = { url: target.url, body: JSON.parse(body) as Json, headers: target.headers.map((h) => ({ name: h.name, value: h.value })) };
+  const request: Json = { url: target.url, body: JSON.parse(body) as Json, headers: loggedHeaders(target.headers) };
   const res = await callHttp({
     url: target.url, headers: target.headers, body, timeoutSec: d.timeout, maxBodyBytes: ACTION_MAX_RESPONSE_BYTES, overflow: 'fail', signal: req.signal,
   });

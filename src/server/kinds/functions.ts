@@ -8,14 +8,20 @@ import type { ResolvedTable } from '../schema-cache.js';
 export const functionId = (f: QualifiedName): string => objectId('function', f, '');
 export const functionPrefix = (f: QualifiedName): string => `in function ${qnQuoted(f)}: `;
 
+const OVERLOADED = 'overloaded functions are not supported';
+const VOLATILE = 'only STABLE or IMMUTABLE functions can be tracked';
+
+/** A reason (of a tracked function or a computed field) that no metadata can mend: the function is not supported. */
+export const unsupportedFunction = (reason: string): boolean => reason.endsWith(OVERLOADED) || reason.endsWith(VOLATILE);
+
 /** The requirements of a tracked function (engine-api.md §4.1.4), first failure wins. */
 export function functionReason(entry: FunctionEntry, overloads: DbFunction[] | undefined, tables: Map<string, ResolvedTable>): string | null {
   const f = entry.function;
   const q = qnQuoted(f);
   if (!overloads || overloads.length === 0) return `no such function exists in postgres : ${q}`;
-  if (overloads.length > 1) return `the function ${q} is overloaded; overloaded functions are not supported`;
+  if (overloads.length > 1) return `the function ${q} is overloaded; ${OVERLOADED}`;
   const fn = overloads[0] as DbFunction;
-  if (fn.volatility === 'v') return `the function ${q} is of type VOLATILE; only STABLE or IMMUTABLE functions can be tracked`;
+  if (fn.volatility === 'v') return `the function ${q} is of type VOLATILE; ${VOLATILE}`;
   const returnsTracked = fn.returnsSet && [...tables.values()].some((t) => t.db.oid === fn.returnRelid);
   if (!returnsTracked) return `the function ${q} does not return a set of rows of a tracked table`;
   const s = entry.configuration.session_argument;

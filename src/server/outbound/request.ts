@@ -10,7 +10,16 @@ import { VERSION } from '../../version.js';
 export interface NameValue {
   name: string;
   value: string;
+  /** The environment variable the value was read from (`value_from_env`): never written to a log. */
+  fromEnv?: string;
 }
+
+/**
+ * A request's headers as logs and error details show them: a value read from the environment is shown as its
+ * `{name, value_from_env}` configuration (issue 28), as the incumbent's invocation logs do, never as the secret.
+ */
+export const loggedHeaders = (headers: readonly NameValue[]): ({ name: string; value: string } | { name: string; value_from_env: string })[] =>
+  headers.map((h) => (h.fromEnv !== undefined ? { name: h.name, value_from_env: h.fromEnv } : { name: h.name, value: h.value }));
 
 /** What to call: the URL as a template or an env variable's name, the configured headers. */
 export interface OutboundTarget {
@@ -61,7 +70,7 @@ export function resolveTarget(target: OutboundTarget, env: Env = process.env): R
     else {
       const v = env[h.value_from_env];
       if (v === undefined) return unset(h.value_from_env);
-      configured.push({ name: h.name, value: v });
+      configured.push({ name: h.name, value: v, fromEnv: h.value_from_env });
     }
   }
   if (!isHttpUrl(url.trim())) return { ok: false, message: 'the resolved URL is not an http or https URL' };

@@ -1,6 +1,6 @@
 import type { Json } from '../../metadata/json.js';
 import type { EventTrigger, Header } from '../../metadata/types.js';
-import { callHttp, resolveTarget, type Env } from '../outbound/index.js';
+import { callHttp, loggedHeaders, resolveTarget, type Env, type NameValue } from '../outbound/index.js';
 import type { AttemptResult, ClaimedEvent } from './event-store.js';
 
 /** One delivery attempt of one event (engine-api.md §5.3): payload, call, and what the attempt decides. */
@@ -74,8 +74,7 @@ export async function deliver(d: Delivery, env: Env, signal?: AbortSignal): Prom
 }
 
 /** The invocation log's request: the body as sent, and the headers. */
-const requestJson = (body: string, headers: { name: string; value: string }[]): string =>
-  `{"payload":${body},"headers":${JSON.stringify(headers.map((h) => ({ name: h.name, value: h.value })))}}`;
+const requestJson = (body: string, headers: NameValue[]): string => `{"payload":${body},"headers":${JSON.stringify(loggedHeaders(headers))}}`;
 
 async function deliverOnce(d: Delivery, env: Env, signal?: AbortSignal): Promise<AttemptResult> {
   const target = resolveTarget({ url: d.url, urlFromEnv: d.urlFromEnv, headers: d.headers }, env);
