@@ -59,8 +59,17 @@ function fromEditor(name: string): { file: string; text: string; path: string } 
   return { file: path, text, path };
 }
 
-export async function createAction(g: GlobalFlags, out: Output, name: string, f: CreateFlags): Promise<void> {
+export async function createAction(g: GlobalFlags, out: Output, given: string | undefined, f: CreateFlags): Promise<void> {
   const { validActionName, currentActions, checkDefinition, appendSdl, defaultHandler, DefinitionProblems } = await import('../project/actions/create.js');
+  // Issue 37 item 4: a terminal is asked for the name; any other run must give it (a usage error, as before).
+  let name: string;
+  if (given !== undefined) name = given;
+  else if (interactive(out)) {
+    const { textPrompt } = await import('./prompts.js');
+    name = (await textPrompt('Action name (the mutation field)', {
+      validate: (v) => validActionName(v.trim()) || `expected a GraphQL name (letters, digits and "_", not starting with a digit)`,
+    })).trim();
+  } else throw new CliError('missing-argument', 'missing required argument name', 64);
   if (!validActionName(name)) throw new CliError('invalid-name', `invalid action name "${name}": expected a GraphQL name`, 64);
   if (f.sdl !== undefined && f.deriveFrom !== undefined) throw new CliError('conflicting-flags', '--sdl and --derive-from cannot be used together', 64);
   if (f.kind !== undefined && f.kind !== 'synchronous' && f.kind !== 'asynchronous') {

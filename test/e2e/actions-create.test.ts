@@ -135,6 +135,20 @@ custom_types:
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('without a name in a non-interactive run: missing-argument, exit 64, nothing written (issue 37 item 4)', async () => {
+    const dir = await project();
+    const before = snapshot(dir);
+    writeFileSync(join(dir, 'ok.graphql'), 'type Mutation {\n  login(a: Int): Out\n}\n\ntype Out {\n  b: Int\n}\n');
+    const r = await run(dir, ['actions', 'create', '--sdl', 'ok.graphql']);
+    expect(r.code, show(r)).toBe(64);
+    expect(r.stderr).toBe('error: missing required argument name\n');
+    const j = await run(dir, ['actions', 'create', '--sdl', 'ok.graphql', '-o', 'json']);
+    expect(j.code, show(j)).toBe(64);
+    expect(jsonDoc(j)).toEqual({ ok: false, error: { code: 'missing-argument', message: 'missing required argument name' } });
+    rmSync(join(dir, 'ok.graphql'));
+    expect(snapshot(dir)).toEqual(before);
+  });
+
   it('rejects bad names, missing files and conflicting flags', async () => {
     const dir = await project();
     const bad = await run(dir, ['actions', 'create', '__x', '--sdl', 'x.graphql']);
