@@ -216,6 +216,7 @@ export async function createAction(g: GlobalFlags, out: Output, given: string | 
         await applyAction(client, name, action, built.custom_types, def.types);
       } catch (e) {
         written.restore();
+        if (e instanceof CliError && e.location.file === undefined) await locateEngineRejection(client, e, [source, ...(sdlBefore !== null ? [{ file: shownPath(sdlPath), text: sdlBefore }] : [])], built.custom_types);
         if (e instanceof Error) e.message += restoredSuffix;
         throw e;
       }
@@ -250,6 +251,19 @@ export async function createAction(g: GlobalFlags, out: Output, given: string | 
     }
     throw e;
   }
+}
+
+/** An engine rejection naming an unknown type, moved to where the SDL names it, with a "did you mean" (issue 37 item 1). */
+async function locateEngineRejection(client: import('../client/engine-client.js').EngineClient, e: CliError,
+  sources: { file: string; text: string }[], customTypes: JsonObject | null): Promise<void> {
+  const { locateRejection } = await import('../project/actions/rejection.js');
+  const names = Object.values(customTypes ?? {}).flatMap((list) => (Array.isArray(list) ? list : []))
+    .flatMap((t) => (t !== null && typeof t === 'object' && typeof (t as JsonObject)['name'] === 'string' ? [(t as JsonObject)['name'] as string] : []));
+  const found = await locateRejection(client, e.message, sources, names);
+  if (!found) return;
+  const code = / \[[a-z-]+\]$/.exec(e.message);
+  if (found.hint) e.message = code ? `${e.message.slice(0, code.index)}${found.hint}${code[0]}` : `${e.message}${found.hint}`;
+  Object.assign(e.location, { file: found.position.file, line: found.position.line, column: found.position.column });
 }
 
 type JsonObject = import('../metadata/json.js').JsonObject;

@@ -161,6 +161,26 @@ custom_types:
     expect(both.code, show(both)).toBe(64);
   });
 
+  it('a type the engine does not know is shown at file:line:col in the SDL with a did-you-mean; nothing changes (issue 37 item 1)', async () => {
+    const dir = await project();
+    const before = snapshot(join(dir, 'metadata'));
+    const engineBefore = await engineMetadata();
+    writeFileSync(join(dir, 'typo.graphql'), 'type Mutation {\n  login(username: String!, ok: Booleen): LoginOut\n}\n\ntype LoginOut {\n  token: String!\n}\n');
+    const r = await run(dir, ['actions', 'create', 'login', '--sdl', 'typo.graphql']);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stderr).toBe('error: typo.graphql:2:32: the engine rejected create_action: in action "login": the type "Booleen" of argument "ok" is not a ' +
+      'scalar, enum or input object type (did you mean "Boolean"?) [constraint-violation]; metadata/actions.graphql and metadata/actions.yaml were restored\n');
+    // A field of a new output type, read from stdin: located in <stdin>; the database's scalars are candidates too.
+    const field = 'type Mutation {\n  login(username: String!): LoginOut\n}\n\ntype LoginOut {\n  at: timestamptzz\n}\n';
+    const j = await run(dir, ['actions', 'create', 'login', '--sdl', '-', '-o', 'json'], field);
+    expect(j.code, show(j)).toBe(1);
+    const doc = jsonDoc(j);
+    expect(doc.error).toMatchObject({ code: 'server-error', file: '<stdin>', line: 6, column: 7 });
+    expect(doc.error.message).toContain('the type "timestamptzz" for field "at" in object type "LoginOut" does not exist (did you mean "timestamptz"?)');
+    expect(snapshot(join(dir, 'metadata'))).toEqual(before);
+    expect(await engineMetadata()).toEqual(engineBefore);
+  });
+
   it('an invalid definition is reported at its positions in the SDL source; nothing is written', async () => {
     const dir = await project();
     const before = snapshot(join(dir, 'metadata'));
