@@ -48,7 +48,7 @@ export async function deployDryRun(out: Output, client: EngineClient, built: Bui
     return failed(e.step, e.cause, e.step === 'migrations' ? { applied: [] } : {});
   }
   out.logger.info('Step 2/3: metadata apply (dry run)');
-  if (out.mode === 'text') out.data(renderDiffText(check.changes));
+  if (out.mode === 'text') out.diffData(renderDiffText(check.changes));
   out.logger.info('Step 3/3: consistency check (dry run)');
   out.logger.info(check.checked ? "  The engine checked the migrations and the plan together: 'engine deploy' will apply them." : '  Nothing to apply.');
   out.logger.info('Dry run: nothing was changed.');
