@@ -89,7 +89,7 @@ describe('engine events', () => {
     expect(waiting.code, show(waiting)).toBe(0);
     const rows = lines(waiting.stdout);
     expect(rows, show(waiting)).toHaveLength(2);
-    expect(rows[1]).toMatch(/^\S+  items    INSERT  waiting  0 /);
+    expect(rows[1]).toMatch(/^\S+ {2}items {4}INSERT {2}waiting {2}0 /);
     const json = jsonDoc(await run(['events', 'list', '--status', 'waiting', '-o', 'json']));
     expect(json.events.map((x: { state: string }) => x.state)).toEqual(['waiting']);
     // pending keeps meaning every unfinished event, the waiting one included; processing has none here.
