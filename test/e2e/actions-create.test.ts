@@ -217,7 +217,8 @@ custom_types:
     const state = await e.state();
     const r = await run(dir, ['actions', 'create', 'odd', '--sdl', '-'], 'type Mutation {\n  odd(x: no_such_pg_type): UserId\n}\n');
     expect(r.code, show(r)).toBe(1);
-    expect(r.stderr).toMatch(/error: the engine rejected create_action: .*; metadata\/actions\.graphql and metadata\/actions\.yaml were restored\n/);
+    // Located where the SDL names the type (issue 37 item 1).
+    expect(r.stderr).toMatch(/error: <stdin>:2:10: the engine rejected create_action: .*; metadata\/actions\.graphql and metadata\/actions\.yaml were restored\n/);
     expect(snapshot(dir)).toEqual(before);
     expect(await e.state()).toEqual(state);
   });
