@@ -59,8 +59,17 @@ function fromEditor(name: string): { file: string; text: string; path: string } 
   return { file: path, text, path };
 }
 
-export async function createAction(g: GlobalFlags, out: Output, name: string, f: CreateFlags): Promise<void> {
+export async function createAction(g: GlobalFlags, out: Output, given: string | undefined, f: CreateFlags): Promise<void> {
   const { validActionName, currentActions, checkDefinition, appendSdl, defaultHandler, DefinitionProblems } = await import('../project/actions/create.js');
+  // Issue 37 item 4: a terminal is asked for the name; any other run must give it (a usage error, as before).
+  let name: string;
+  if (given !== undefined) name = given;
+  else if (interactive(out)) {
+    const { textPrompt } = await import('./prompts.js');
+    name = (await textPrompt('Action name (the mutation field)', {
+      validate: (v) => validActionName(v.trim()) || `expected a GraphQL name (letters, digits and "_", not starting with a digit)`,
+    })).trim();
+  } else throw new CliError('missing-argument', 'missing required argument name', 64);
   if (!validActionName(name)) throw new CliError('invalid-name', `invalid action name "${name}": expected a GraphQL name`, 64);
   if (f.sdl !== undefined && f.deriveFrom !== undefined) throw new CliError('conflicting-flags', '--sdl and --derive-from cannot be used together', 64);
   if (f.kind !== undefined && f.kind !== 'synchronous' && f.kind !== 'asynchronous') {
@@ -207,6 +216,7 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
         await applyAction(client, name, action, built.custom_types, def.types);
       } catch (e) {
         written.restore();
+        if (e instanceof CliError && e.location.file === undefined) await locateEngineRejection(client, e, [source, ...(sdlBefore !== null ? [{ file: shownPath(sdlPath), text: sdlBefore }] : [])], built.custom_types);
         if (e instanceof Error) e.message += restoredSuffix;
         throw e;
       }
@@ -241,6 +251,19 @@ export async function createAction(g: GlobalFlags, out: Output, name: string, f:
     }
     throw e;
   }
+}
+
+/** An engine rejection naming an unknown type, moved to where the SDL names it, with a "did you mean" (issue 37 item 1). */
+async function locateEngineRejection(client: import('../client/engine-client.js').EngineClient, e: CliError,
+  sources: { file: string; text: string }[], customTypes: JsonObject | null): Promise<void> {
+  const { locateRejection } = await import('../project/actions/rejection.js');
+  const names = Object.values(customTypes ?? {}).flatMap((list) => (Array.isArray(list) ? list : []))
+    .flatMap((t) => (t !== null && typeof t === 'object' && typeof (t as JsonObject)['name'] === 'string' ? [(t as JsonObject)['name'] as string] : []));
+  const found = await locateRejection(client, e.message, sources, names);
+  if (!found) return;
+  const code = / \[[a-z-]+\]$/.exec(e.message);
+  if (found.hint) e.message = code ? `${e.message.slice(0, code.index)}${found.hint}${code[0]}` : `${e.message}${found.hint}`;
+  Object.assign(e.location, { file: found.position.file, line: found.position.line, column: found.position.column });
 }
 
 type JsonObject = import('../metadata/json.js').JsonObject;

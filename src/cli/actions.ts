@@ -103,7 +103,7 @@ export function registerActions(program: Command, run: CommandRunner): void {
     out.success({ framework: name, output_dir: shownPath(outputDir), files: shown });
   });
 
-  const create = actions.command('create').argument('<name>', 'the action (mutation) name')
+  const create = actions.command('create').argument('[name]', 'the action (mutation) name; asked for on a terminal')
     .description('add an action to the project metadata and the engine')
     .option('--sdl <file>', "the action's definition (GraphQL SDL); - reads stdin")
     .option('--derive-from <operation>', "derive the definition from a mutation of the engine's schema")
@@ -113,7 +113,7 @@ export function registerActions(program: Command, run: CommandRunner): void {
     .option('--with-codegen', 'generate handler code afterwards (actions codegen)');
   run(create, async (g, out) => {
     const { createAction } = await import('./actions-create.js');
-    await createAction(g, out, create.args[0] as string, create.opts<CreateFlags>());
+    await createAction(g, out, create.args[0], create.opts<CreateFlags>());
   });
 
   const use = actions.command('use-codegen').description('set the codegen framework and output directory in config.yaml')

@@ -19,8 +19,10 @@ interface StepReport {
 }
 
 export function registerDeploy(program: Command, run: CommandRunner): void {
-  const deploy = program.command('deploy').description('apply migrations, then metadata, then check consistency (for CI)');
+  const deploy = program.command('deploy').description('apply migrations, then metadata, then check consistency (for CI)')
+    .option('--dry-run', 'show the migrations that would run and the metadata plan, checked by the engine; change nothing');
   run(deploy, async (g, out) => {
+    const dryRun = !!deploy.opts<{ dryRun?: boolean }>().dryRun;
     const { config, client } = await context(g, out, { project: true, version2: true });
     const steps: StepReport[] = [];
     const failed = (step: StepName, e: unknown, extra: Record<string, unknown> = {}): number => {
@@ -41,6 +43,8 @@ export function registerDeploy(program: Command, run: CommandRunner): void {
     } catch (e) {
       return failed('metadata', e);
     }
+
+    if (dryRun) return (await import('./deploy-dry-run.js')).deployDryRun(out, client, built, config.migrationsDirectory, failed);
 
     out.logger.info('Step 1/3: migrate apply');
     const m = await import('../project/migrations/migrations.js');

@@ -14,7 +14,7 @@ export function registerEvents(program: Command, run: CommandRunner): void {
 
   const list = events.command('list').alias('ls').argument('[trigger]', 'only the events of this event trigger')
     .description('list events, newest first')
-    .option('--status <status>', 'pending, delivered, error, archived or all (default all)')
+    .option('--status <status>', 'a state the list shows (pending: every unfinished one; processing, waiting, delivered, error, archived) or all (default all)')
     .option('--limit <n>', 'at most this many events, 1 to 1000 (default 100)')
     .option('--scheduled', 'list scheduled events (cron triggers and one-off) instead; [trigger] is then a cron trigger');
   run(list, async (g, out) => {

@@ -30,6 +30,7 @@ const EXAMPLES: Record<string, string[]> = {
   events: ['engine events list article_events', 'engine events redeliver <event-id>'],
   config: ['engine config upgrade --dry-run', 'engine config upgrade'],
   'config upgrade': ['engine config upgrade --dry-run', 'engine config upgrade'],
+  deploy: ['engine deploy --dry-run', 'engine deploy'],
   completion: ['engine completion bash > ~/.local/share/bash-completion/completions/engine', 'source <(engine completion zsh)'],
 };
 

@@ -130,7 +130,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const origin = (kind: string, name: string) => built.origins.get(`${kind}:${name}`);
     const fields = { dry_run: !!f.dryRun, ...(f.dryRun ? { checked: r.checked } : {}), applied: r.applied, resource_version: r.resourceVersion, changes: out.mode === 'json' ? renderDiffJson(r.changes, origin) : [], summary: r.summary, inconsistent_objects: r.inconsistent.map((o) => ({ kind: o.kind, name: o.name, reason: o.reason })) };
     if (f.dryRun) {
-      if (out.mode === 'text') out.data(renderDiffText(r.changes));
+      if (out.mode === 'text') out.diffData(renderDiffText(r.changes));
       for (const o of r.inconsistent) out.warn('metadata-inconsistent', `inconsistent ${o.kind} ${o.name}: ${o.reason}`);
       if (r.checked) out.logger.info(`The engine checked the plan: 'engine metadata apply' will apply it${r.inconsistent.length > 0 ? `, leaving ${r.inconsistent.length} object(s) inconsistent` : ''}.`);
       out.logger.info('Dry run: nothing was applied.');
@@ -175,7 +175,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     out.logger.info(`Comparing ${from.label} → ${to.label}`);
     const changes = diffMetadata(from.doc, to.doc);
     const origin = (kind: string, name: string, change: string) => (change === 'removed' ? from.origins : to.origins)?.get(`${kind}:${name}`);
-    if (out.mode === 'text') out.data(renderDiffText(changes));
+    if (out.mode === 'text') out.diffData(renderDiffText(changes));
     // Locating objects costs a full parse of the files: only JSON output shows locations.
     if (out.mode === 'json') out.success({ from: from.json, to: to.json, changes: renderDiffJson(changes, origin), summary: summarize(changes) });
     return f.exitCode && changes.length > 0 ? 2 : 0;
@@ -211,7 +211,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const errors = sorted.filter((p) => p.severity === 'error').length;
     const warnings = sorted.length - errors;
     if (out.mode === 'text') {
-      for (const p of sorted) out.data(formatProblem(p));
+      for (const p of sorted) out.problemData(formatProblem(p));
       out.logger.info(sorted.length === 0 ? `No problems found${server ? ' (checked on the engine too)' : ''}.` : `Found ${errors} error(s) and ${warnings} warning(s).`);
       return errors > 0 ? 1 : 0;
     }

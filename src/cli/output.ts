@@ -41,6 +41,9 @@ export class Output {
   private readonly paint: InstanceType<typeof Chalk>;
   /** Whether stderr gets colour (cli.md §3.3). */
   readonly colour: boolean;
+  /** Whether stdout gets colour: the same rule on stdout's own TTY (diffs, plans, findings). */
+  readonly dataColour: boolean;
+  private readonly paintData: InstanceType<typeof Chalk>;
   /** Whether a spinner may be shown (cli.md §3.3); otherwise spinner texts are logged at debug. */
   readonly spinners: boolean;
   /** Whether the run may prompt: stdin and stderr are TTYs, `CI` is unset and output is text (cli.md §3.3). */
@@ -55,8 +58,11 @@ export class Output {
     const env = opts.env ?? process.env;
     const tty = !!(opts.stderr ?? process.stderr).isTTY;
     const ci = !!env['CI'];
-    this.colour = tty && !opts.noColor && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
+    const colourable = !opts.noColor && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
+    this.colour = tty && colourable;
     this.paint = new Chalk({ level: this.colour ? 1 : 0 });
+    this.dataColour = !!(opts.stdout ?? process.stdout).isTTY && colourable && this.mode === 'text';
+    this.paintData = new Chalk({ level: this.dataColour ? 1 : 0 });
     this.spinners = tty && this.mode === 'text' && !ci && (this.level === 'debug' || this.level === 'info');
     this.interactive = !!(opts.stdin ?? process.stdin).isTTY && tty && !ci && this.mode === 'text';
     const enabled = (l: LogLevel) => LEVELS.indexOf(l) >= LEVELS.indexOf(this.level);
@@ -138,7 +144,25 @@ export class Output {
   /** A problem line on stderr (already formatted): errors always show, warnings as `warn` does, and are counted. */
   problem(severity: 'error' | 'warning', code: string, text: string): void {
     if (severity === 'warning') this.warnings.push({ code, message: text });
-    if (severity === 'error' || LEVELS.indexOf(this.level) <= LEVELS.indexOf('warn')) this.line(text);
+    if (severity === 'error' || LEVELS.indexOf(this.level) <= LEVELS.indexOf('warn')) this.line(paintProblem(text, this.paint));
+  }
+
+  /** A formatted problem (`file:line:col: error: …`) for stdout, coloured when stdout is (issue 37 item 3). */
+  problemData(text: string): void {
+    this.data(paintProblem(text, this.paintData));
+  }
+
+  /**
+   * A diff or plan (cli.md §4.12) for stdout: `+` lines green, `-` red, `~` yellow when stdout gets colour; the text
+   * is the same without it.
+   */
+  diffData(text: string): void {
+    if (!this.dataColour) return this.data(text);
+    const p = this.paintData;
+    this.data(text.split('\n').map((l) => {
+      const mark = /^\s*([+~-]) /.exec(l)?.[1];
+      return mark === '+' ? p.green(l) : mark === '-' ? p.red(l) : mark === '~' ? p.yellow(l) : l;
+    }).join('\n'));
   }
 
   /** Data for stdout (text mode). */
@@ -170,8 +194,8 @@ export class Output {
       this.json({ ok: false, error, ...extra });
       return exit;
     }
-    const where = loc.file ? `${loc.file}${loc.line ? `:${loc.line}:${loc.column ?? 1}` : ''}: ` : '';
-    this.line(`${this.paint.red('error:')} ${where}${err.message}`);
+    const where = loc.file ? `${loc.file}${loc.line ? `:${loc.line}:${loc.column ?? 1}` : ''}:` : '';
+    this.line(`${this.paint.red('error:')} ${where ? `${this.paint.dim(where)} ` : ''}${err.message}`);
     // Source lines under a located error (a migration's SQL line and a caret), indented like apply's object lines.
     const excerpt = (e as { excerpt?: unknown }).excerpt;
     if (Array.isArray(excerpt)) for (const l of excerpt) this.line(`    ${String(l)}`);
@@ -180,6 +204,15 @@ export class Output {
     if (!(e instanceof EngineError) && e instanceof Error && this.level === 'debug') this.line(`debug: ${e.stack ?? ''}`);
     return exit;
   }
+}
+
+/** `file:line:col:` dim, `error:` red, `warning:` yellow; the text itself unchanged (a no-op without colour). */
+function paintProblem(text: string, paint: InstanceType<typeof Chalk>): string {
+  const m = /^(\S+:\d+:\d+:)? ?(error|warning):/.exec(text);
+  if (!m || paint.level === 0) return text;
+  const where = m[1] ? `${paint.dim(m[1])} ` : '';
+  const severity = m[2] === 'error' ? paint.red('error:') : paint.yellow('warning:');
+  return `${where}${severity}${text.slice(m[0].length)}`;
 }
 
 function toEngineError(e: unknown): EngineError {

@@ -81,6 +81,8 @@ const runner = (cmd: Command, action: CommandAction): void => {
   cmd.action(() => {
     finished = (async () => {
       const globals = cmd.optsWithGlobals<GlobalFlags>();
+      // A group command (`metadata`) may have parsed --no-color itself: its subcommand's default must not undo it.
+      for (let c: Command | null = cmd; c; c = c.parent) if (c.opts()['color'] === false) globals.color = false;
       let out: Output;
       try {
         // Only `metadata export` and `metadata build` print YAML (cli.md §3.4).

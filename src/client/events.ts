@@ -24,9 +24,35 @@ export interface InvocationRecord {
   response: { type: string; data: { status?: number; body?: string; message?: string } };
 }
 
-export const EVENT_STATUSES = ['pending', 'delivered', 'error', 'archived', 'all'] as const;
-/** `pending` is the engine's `scheduled`: not yet delivered, errored, dead or archived. */
-export const SCHEDULED_STATUSES = ['pending', 'scheduled', 'delivered', 'error', 'dead', 'archived', 'all'] as const;
+export const MAX_EVENTS = 1000;
+/** The engine's default `limit` of both listings. */
+const DEFAULT_LIMIT = 100;
+
+/**
+ * The words `--status` takes: every state the listing shows (issue 37 item 8), plus `all`. `pending` stays the
+ * engine's filter of every unfinished event (pending, processing or waiting for a retry); `processing` and `waiting`
+ * narrow it to that state.
+ */
+export const EVENT_STATUSES = ['pending', 'processing', 'waiting', 'delivered', 'error', 'archived', 'all'] as const;
+/** `pending` is the engine's `scheduled`: not yet delivered, errored, dead or archived; `processing` narrows it. */
+export const SCHEDULED_STATUSES = ['pending', 'scheduled', 'processing', 'delivered', 'error', 'dead', 'archived', 'all'] as const;
+
+/** States the engine has no filter of its own for: the broader filter that holds them. */
+const NARROWED: Record<string, string> = { processing: 'pending', waiting: 'pending' };
+const NARROWED_SCHEDULED: Record<string, string> = { processing: 'scheduled' };
+
+/**
+ * Pages through a broad filter keeping the records in `state` until `limit` are found, so `--limit` counts what is
+ * shown. Pages are the engine's largest, so a narrowed list costs one request in the common case.
+ */
+async function narrowed<T extends { state: string }>(page: (limit: number, offset: number) => Promise<T[]>, state: string, limit: number): Promise<T[]> {
+  const found: T[] = [];
+  for (let offset = 0; ; offset += MAX_EVENTS) {
+    const rows = await page(MAX_EVENTS, offset);
+    for (const r of rows) if (r.state === state && found.length < limit) found.push(r);
+    if (found.length >= limit || rows.length < MAX_EVENTS) return found;
+  }
+}
 
 export interface ScheduledRecord {
   id: string;
@@ -44,19 +70,24 @@ export interface ScheduledRecord {
 export async function listScheduled(client: EngineClient, opts: { trigger?: string; status?: string; limit?: number }): Promise<ScheduledRecord[]> {
   const args: Record<string, unknown> = {};
   if (opts.trigger !== undefined) args['trigger_name'] = opts.trigger;
-  if (opts.status !== undefined) args['status'] = opts.status === 'pending' ? 'scheduled' : opts.status;
-  if (opts.limit !== undefined) args['limit'] = opts.limit;
-  return (await client.query('get_scheduled_events', args, { read: true })).body as ScheduledRecord[];
+  const broad = opts.status !== undefined ? NARROWED_SCHEDULED[opts.status] : undefined;
+  if (opts.status !== undefined) args['status'] = broad ?? (opts.status === 'pending' ? 'scheduled' : opts.status);
+  const get = async (limit: number | undefined, offset?: number) =>
+    (await client.query('get_scheduled_events', { ...args, ...(limit !== undefined ? { limit } : {}), ...(offset ? { offset } : {}) }, { read: true })).body as ScheduledRecord[];
+  if (broad !== undefined) return narrowed(get, opts.status as string, opts.limit ?? DEFAULT_LIMIT);
+  return get(opts.limit);
 }
-export const MAX_EVENTS = 1000;
 
 /** Reads are retried like the CLI's other reads (cli.md §3.6). */
 export async function listEvents(client: EngineClient, opts: { trigger?: string; status?: string; limit?: number }): Promise<EventRecord[]> {
   const args: Record<string, unknown> = {};
   if (opts.trigger !== undefined) args['name'] = opts.trigger;
-  if (opts.status !== undefined) args['status'] = opts.status;
-  if (opts.limit !== undefined) args['limit'] = opts.limit;
-  return (await client.query('get_event_logs', args, { read: true })).body as EventRecord[];
+  const broad = opts.status !== undefined ? NARROWED[opts.status] : undefined;
+  if (opts.status !== undefined) args['status'] = broad ?? opts.status;
+  const get = async (limit: number | undefined, offset?: number) =>
+    (await client.query('get_event_logs', { ...args, ...(limit !== undefined ? { limit } : {}), ...(offset ? { offset } : {}) }, { read: true })).body as EventRecord[];
+  if (broad !== undefined) return narrowed(get, opts.status as string, opts.limit ?? DEFAULT_LIMIT);
+  return get(opts.limit);
 }
 
 /** The event (any state) and its attempts, oldest first. */

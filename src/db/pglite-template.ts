@@ -44,6 +44,8 @@ export function cacheRoot(): string {
 export interface TemplateSetup {
   key: string;
   run(db: PGlite): Promise<void>;
+  /** Told when this process builds the template (seconds, once per machine), with the directory it goes to. */
+  onBuild?: (dir: string) => void;
 }
 
 /** Builds in flight, one per key: processes share the cache through rename, a process's own callers through this. */
@@ -67,6 +69,7 @@ async function build(setup: TemplateSetup | undefined): Promise<Template> {
   const found = { dir: join(root, 'data'), tarball: join(root, 'data.tar.gz') };
   if (existsSync(join(found.dir, 'PG_VERSION')) && existsSync(found.tarball)) return found;
   mkdirSync(cacheRoot(), { recursive: true });
+  setup?.onBuild?.(root);
   // Built aside and renamed into place, so that processes starting together never see half a template.
   const tmp = `${root}.tmp-${randomBytes(4).toString('hex')}`;
   try {

@@ -67,6 +67,8 @@ function queryable(q: PgliteLike, textParsers: () => Parsers, extensions: Extens
 export interface DataDirSetup {
   key: string;
   run(q: Queryable): Promise<void>;
+  /** Told when the template is built rather than found (the first start on a machine). */
+  onBuild?: (dir: string) => void;
 }
 
 export class PgliteDatabase implements Database {
@@ -91,6 +93,7 @@ export class PgliteDatabase implements Database {
     const files = preloadPglite();
     const raw: TemplateSetup | undefined = setup && {
       key: setup.key,
+      ...(setup.onBuild ? { onBuild: setup.onBuild } : {}),
       run: (t) => t.transaction((tx) => setup.run(queryable(tx, () => ({}), new ExtensionLoader(t)))),
     };
     let db: PGlite;

@@ -37,7 +37,9 @@ export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dat
   const dir = resolvePath(shown);
   const release = await acquireDataDirLock(dir, shown, logger);
   try {
-    return { db: await PgliteDatabase.open(dir, WITH_CATALOG), release, dataDir: dir };
+    // The first start on a machine builds the template (seconds of initdb): said, so a silent wait is explained.
+    const onBuild = (at: string) => logger.info(`First start on this machine: building the data-directory template in ${at} (once; later starts copy it)…`);
+    return { db: await PgliteDatabase.open(dir, { ...WITH_CATALOG, onBuild }), release, dataDir: dir };
   } catch (e) {
     release();
     throw new CliError('database-start-failed', `cannot start the embedded database in ${shown}: ${reason(e)}`, 1);

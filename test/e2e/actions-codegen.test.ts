@@ -259,6 +259,42 @@ describe('generated handlers', () => {
     expect(wrong.stdout).toMatch(/login\.(ts|js)\(\d+,\d+\): error TS/);
   });
 
+  it.each(FRAMEWORKS)('%s: the incumbent\'s and PostgreSQL\'s scalars are strings, numbers, booleans or JSON, never unknown (issue 37 item 7)', async (fw) => {
+    const dir = await project();
+    writeFileSync(join(dir, 'metadata', 'actions.graphql'), `type Mutation {
+  stamp(id: uuid!, at: timestamptz, doc: jsonb, price: numeric, big: bigint, n: int4, ok: bool, day: date, tags: _text, mine: Email): Stamped
+}
+
+scalar Email
+
+type Stamped {
+  id: uuid!
+  at: timestamptz!
+  doc: jsonb
+  price: numeric!
+}
+`);
+    writeFileSync(join(dir, 'metadata', 'actions.yaml'), 'actions:\n  - name: stamp\n    definition:\n      kind: synchronous\n      handler: http://localhost:3000/stamp\n');
+    const r = await engine(['actions', 'codegen', '--framework', fw, '--output-dir', 'gen'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(join(dir, 'gen', fw.startsWith('typescript') ? 'stamp.ts' : 'stamp.js'), 'utf8');
+    const ts = fw.startsWith('typescript');
+    const json = (n: string) => (ts ? `string | number | boolean | null | ${n}[] | { [key: string]: ${n} }` : 'string | number | boolean | null | Array<unknown> | { [key: string]: unknown }');
+    const expected: Record<string, string> = {
+      uuid: 'string', timestamptz: 'string', date: 'string', int4: 'number', bool: 'boolean', numeric: 'number | string',
+      _text: 'Array<string | null>', jsonb: json('jsonb'), Email: json('Email'),
+    };
+    for (const [name, type] of Object.entries(expected)) expect(text).toContain(ts ? `export type ${name} = ${type};` : `@typedef {${type}} ${name} `);
+    // TypeScript's own bigint is no JSON value: the scalar bigint is typed where it is used.
+    expect(text).toMatch(ts ? /big\?: number \| string \| null;/ : /@property \{number \| string \| null\} \[big\]/);
+    expect(text).not.toMatch(/= unknown;|@typedef \{unknown\}|type bigint =|\} bigint /);
+    linkNodeModules(dir);
+    writeFileSync(join(dir, 'tsconfig.json'), TSCONFIG);
+    const checked = await tsc(dir);
+    expect(checked.stdout + checked.stderr).toBe('');
+    expect(checked.code).toBe(0);
+  });
+
   it('javascript-node-http: started on PORT=0, answers the handler request with the output shape, and 400 on errors', async () => {
     const dir = await project();
     await engine(['actions', 'codegen', '--framework', 'javascript-node-http', '--output-dir', 'gen'], dir);

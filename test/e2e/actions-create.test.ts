@@ -135,6 +135,20 @@ custom_types:
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('without a name in a non-interactive run: missing-argument, exit 64, nothing written (issue 37 item 4)', async () => {
+    const dir = await project();
+    const before = snapshot(dir);
+    writeFileSync(join(dir, 'ok.graphql'), 'type Mutation {\n  login(a: Int): Out\n}\n\ntype Out {\n  b: Int\n}\n');
+    const r = await run(dir, ['actions', 'create', '--sdl', 'ok.graphql']);
+    expect(r.code, show(r)).toBe(64);
+    expect(r.stderr).toBe('error: missing required argument name\n');
+    const j = await run(dir, ['actions', 'create', '--sdl', 'ok.graphql', '-o', 'json']);
+    expect(j.code, show(j)).toBe(64);
+    expect(jsonDoc(j)).toEqual({ ok: false, error: { code: 'missing-argument', message: 'missing required argument name' } });
+    rmSync(join(dir, 'ok.graphql'));
+    expect(snapshot(dir)).toEqual(before);
+  });
+
   it('rejects bad names, missing files and conflicting flags', async () => {
     const dir = await project();
     const bad = await run(dir, ['actions', 'create', '__x', '--sdl', 'x.graphql']);
@@ -145,6 +159,26 @@ custom_types:
     expect(missing.stderr).toContain('error: file "nope.graphql" not found');
     const both = await run(dir, ['actions', 'create', 'x', '--sdl', 'a', '--derive-from', 'mutation { a }']);
     expect(both.code, show(both)).toBe(64);
+  });
+
+  it('a type the engine does not know is shown at file:line:col in the SDL with a did-you-mean; nothing changes (issue 37 item 1)', async () => {
+    const dir = await project();
+    const before = snapshot(join(dir, 'metadata'));
+    const engineBefore = await engineMetadata();
+    writeFileSync(join(dir, 'typo.graphql'), 'type Mutation {\n  login(username: String!, ok: Booleen): LoginOut\n}\n\ntype LoginOut {\n  token: String!\n}\n');
+    const r = await run(dir, ['actions', 'create', 'login', '--sdl', 'typo.graphql']);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stderr).toBe('error: typo.graphql:2:32: the engine rejected create_action: in action "login": the type "Booleen" of argument "ok" is not a ' +
+      'scalar, enum or input object type (did you mean "Boolean"?) [constraint-violation]; metadata/actions.graphql and metadata/actions.yaml were restored\n');
+    // A field of a new output type, read from stdin: located in <stdin>; the database's scalars are candidates too.
+    const field = 'type Mutation {\n  login(username: String!): LoginOut\n}\n\ntype LoginOut {\n  at: timestamptzz\n}\n';
+    const j = await run(dir, ['actions', 'create', 'login', '--sdl', '-', '-o', 'json'], field);
+    expect(j.code, show(j)).toBe(1);
+    const doc = jsonDoc(j);
+    expect(doc.error).toMatchObject({ code: 'server-error', file: '<stdin>', line: 6, column: 7 });
+    expect(doc.error.message).toContain('the type "timestamptzz" for field "at" in object type "LoginOut" does not exist (did you mean "timestamptz"?)');
+    expect(snapshot(join(dir, 'metadata'))).toEqual(before);
+    expect(await engineMetadata()).toEqual(engineBefore);
   });
 
   it('an invalid definition is reported at its positions in the SDL source; nothing is written', async () => {
@@ -183,7 +217,8 @@ custom_types:
     const state = await e.state();
     const r = await run(dir, ['actions', 'create', 'odd', '--sdl', '-'], 'type Mutation {\n  odd(x: no_such_pg_type): UserId\n}\n');
     expect(r.code, show(r)).toBe(1);
-    expect(r.stderr).toMatch(/error: the engine rejected create_action: .*; metadata\/actions\.graphql and metadata\/actions\.yaml were restored\n/);
+    // Located where the SDL names the type (issue 37 item 1).
+    expect(r.stderr).toMatch(/error: <stdin>:2:10: the engine rejected create_action: .*; metadata\/actions\.graphql and metadata\/actions\.yaml were restored\n/);
     expect(snapshot(dir)).toEqual(before);
     expect(await e.state()).toEqual(state);
   });

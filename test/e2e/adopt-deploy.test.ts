@@ -233,6 +233,61 @@ describe('deploy', () => {
     expect((await run('migrate', 'status')).stdout).toMatch(/2\s+b\s+pending/);
   }, SLOW);
 
+  it('--dry-run: the migrations that would run and the plan, checked by the engine on the migrated database; nothing changed (issue 37 item 5)', async () => {
+    migration('1', 'a', 'create table a (id int primary key);', 'drop table a;');
+    // Table a exists only once the migration ran: the engine checks the metadata after the migrations.
+    writeFileSync(join(dir, 'metadata/tables.yaml'), tablesYaml(['a']));
+    const before = await engineExport(e);
+    const schema = await catalog();
+    const r = await run('deploy', '--dry-run');
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain('public.a');
+    expect(r.stderr).toMatch(/^Step 1\/3: migrate apply \(dry run\)\n {2}Would apply 1_a \(up\)\.\n {2}1 migration\(s\) would be applied\.\nStep 2\/3: metadata apply \(dry run\)\nStep 3\/3: consistency check \(dry run\)\n {2}The engine checked the migrations and the plan together: 'engine deploy' will apply them\.\nDry run: nothing was changed\.\n$/);
+    const j = await run('deploy', '--dry-run', '-o', 'json');
+    expect(j.code, show(j)).toBe(0);
+    const doc = JSON.parse(j.stdout);
+    expect(doc).toMatchObject({ ok: true, dry_run: true, checked: true, steps: [{ step: 'migrations', status: 'checked', pending: ['1_a'] }, { step: 'metadata', status: 'checked', summary: { added: 1 } }, { step: 'consistency', status: 'checked' }] });
+    expect((await engineExport(e)).text).toBe(before.text);
+    expect(await catalog()).toBe(schema);
+    expect((await run('migrate', 'status')).stdout).toMatch(/1\s+a\s+pending/);
+    // The real deploy then does what the dry run said.
+    expect((await run('deploy')).code).toBe(0);
+    const none = await run('deploy', '--dry-run');
+    expect(none.code, show(none)).toBe(0);
+    expect(none.stderr).toContain('  Nothing to apply; the database is up to date.');
+    expect(none.stderr).toContain('  Nothing to apply.\nDry run: nothing was changed.');
+  }, SLOW);
+
+  it('--dry-run exits as deploy: 3 for a failing migration, 4 for rejected metadata; nothing changed', async () => {
+    migration('1', 'a', 'create table a (id int primary key);', '');
+    migration('2', 'b', 'selec 1;', '');
+    writeFileSync(join(dir, 'metadata/tables.yaml'), tablesYaml(['a']));
+    const before = await engineExport(e);
+    const r = await run('deploy', '--dry-run');
+    expect(r.code, show(r)).toBe(3);
+    expect(r.stderr).toContain('error: migrations/2_b/up.sql:1:1: migration 2_b failed');
+    expect(r.stderr).toContain('Deploy stopped at step 1 of 3 (migrations).');
+    writeFileSync(join(dir, 'migrations/2_b/up.sql'), 'create table b (id int);');
+    writeFileSync(join(dir, 'metadata/tables.yaml'), tablesYaml(['a', 'missing']));
+    const m = await run('deploy', '--dry-run');
+    expect(m.code, show(m)).toBe(4);
+    expect(m.stderr).toMatch(/^metadata\/tables\.yaml:\d+:\d+: error: table public\.missing: no such table\/view exists in postgres/m);
+    expect(m.stderr).toContain('Deploy stopped at step 2 of 3 (metadata); nothing was changed.');
+    const j = await run('deploy', '--dry-run', '-o', 'json');
+    expect(j.code, show(j)).toBe(4);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { file: 'metadata/tables.yaml' } });
+    expect((await engineExport(e)).text).toBe(before.text);
+    expect((await run('migrate', 'status')).stdout).toMatch(/1\s+a\s+pending\n2\s+b\s+pending/);
+  }, SLOW);
+
+  it('deploy --help shows --dry-run and its Examples once', async () => {
+    const r = await run('deploy', '--help');
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain('--dry-run');
+    expect(r.stdout.split('Examples:').length - 1).toBe(1);
+    expect(r.stdout).toContain('$ engine deploy --dry-run');
+  });
+
   it('inconsistent metadata after the apply exits 5', async () => {
     await e.sql('create table a (id int primary key); create table b (id int)');
     await e.ok({ type: 'bulk', args: [{ type: 'track_table', args: { table: 'a' } }, { type: 'track_table', args: { table: 'b' } }] });

@@ -99,8 +99,28 @@ describe('engine events', () => {
     expect(jsonDoc(await run(['events', 'redeliver', doc.event_id, '-o', 'json']))).toEqual({ ok: true, event_id: doc.event_id, warnings: [] });
   });
 
+  it('--status takes the words the STATE column shows: waiting lists exactly the events waiting for a retry (issue 37 item 8)', async () => {
+    await e.sql('insert into item values (1), (2), (3)');
+    await e.sql(`update engine_catalog.event_log set next_retry_at = now() + interval '1 hour'
+      where id = (select id from engine_catalog.event_log order by created_at, id limit 1)`);
+    const waiting = await run(['events', 'list', '--status', 'waiting']);
+    expect(waiting.code, show(waiting)).toBe(0);
+    const rows = lines(waiting.stdout);
+    expect(rows, show(waiting)).toHaveLength(2);
+    expect(rows[1]).toMatch(/^\S+ {2}items {4}INSERT {2}waiting {2}0 /);
+    const json = jsonDoc(await run(['events', 'list', '--status', 'waiting', '-o', 'json']));
+    expect(json.events.map((x: { state: string }) => x.state)).toEqual(['waiting']);
+    // pending keeps meaning every unfinished event, the waiting one included; processing has none here.
+    const pending = jsonDoc(await run(['events', 'list', '--status', 'pending', '-o', 'json']));
+    expect(pending.events.map((x: { state: string }) => x.state).sort()).toEqual(['pending', 'pending', 'waiting']);
+    const processing = await run(['events', 'list', '--status', 'processing']);
+    expect([processing.code, processing.stdout, processing.stderr]).toEqual([0, '', 'No events.\n']);
+    const limited = jsonDoc(await run(['events', 'list', '--status', 'pending', '--limit', '1', '-o', 'json']));
+    expect(limited.events).toHaveLength(1);
+  });
+
   it.each([
-    [['events', 'list', '--status', 'done'], 'invalid value "done" for --status: expected one of pending, delivered, error, archived, all'],
+    [['events', 'list', '--status', 'done'], 'invalid value "done" for --status: expected one of pending, processing, waiting, delivered, error, archived, all'],
     [['events', 'list', '--limit', '0'], 'invalid value "0" for --limit: expected an integer from 1 to 1000'],
     [['events', 'list', '--limit', '1001'], 'invalid value "1001" for --limit: expected an integer from 1 to 1000'],
     [['events', 'invoke', 'items'], 'missing required flag --payload'],

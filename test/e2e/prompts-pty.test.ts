@@ -80,4 +80,16 @@ describe.skipIf(!HAS_SCRIPT)('prompts on a terminal (issue 19 item 8)', () => {
     expect(readFileSync(join(dir, 'metadata/actions.graphql'), 'utf8')).toContain('hello(name: String!): HelloOut');
     expect(r.screen).toMatch(/handlers\/hello\.(ts|js)/);
   });
+
+  it('actions create without a name asks for it, refusing an invalid one (issue 37 item 4)', async () => {
+    const { dir } = await initProject(e.url);
+    writeFileSync(join(dir, 'hello.graphql'), 'type Mutation {\n  hello(name: String!): HelloOut\n}\n\ntype HelloOut {\n  greeting: String!\n}\n');
+    const r = await inPty(['actions', 'create', '--sdl', 'hello.graphql', '--no-apply'], dir, [
+      ['Action name', '1bad\r'],
+      ['expected a GraphQL name', '\x15hello\r'], // Ctrl-U clears the refused answer
+    ]);
+    expect(r.code, r.screen).toBe(0);
+    expect(r.screen).toContain('Action "hello" written to metadata');
+    expect(readFileSync(join(dir, 'metadata/actions.yaml'), 'utf8')).toContain('name: hello');
+  });
 });

@@ -7,14 +7,24 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXTERNAL_URL, post } from '../helpers/engine.js';
+import { openDatabase } from '../../src/server/index.js';
+import { silentLogger } from '../../src/logger.js';
 import { tempDir } from './cli-helpers.js';
 import { busyPort, externalDatabase, finished, run, stopAll, type Proc } from './process-helpers.js';
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
 
 afterEach(stopAll);
+
+// The banners below are those of a machine that has the data-directory template: built here when it has not (its
+// own message is tested in serve-template.test.ts).
+beforeAll(async () => {
+  const opened = await openDatabase({ dataDir: join(await tempDir(), 'warm') }, silentLogger);
+  await opened.db.close();
+  opened.release();
+}, 120_000);
 
 /** Polls `probe` until it returns a value, failing at the deadline or when the process ends first. */
 async function until<T>(p: Proc, probe: () => T | null | undefined, what: string, ms = 45_000): Promise<T> {

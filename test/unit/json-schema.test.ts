@@ -182,8 +182,10 @@ describe('engine init (editor support)', () => {
     expect(buildMetadata(join(dir, 'metadata')).problems.list).toEqual([]);
   });
 
-  it('points into node_modules/engine/schemas of a project (or its parent) that installs engine, and copies nothing', () => {
+  it('points into node_modules/engine/schemas of a project (or its parent in the repository) that installs engine, and copies nothing', () => {
     temp = mkdtempSync(join(tmpdir(), 'engine-schema-'));
+    // The parent is the repository's root: a clone holds it, and npm install restores its node_modules.
+    mkdirSync(join(temp, '.git'));
     const installed = join(temp, 'node_modules/engine/schemas');
     mkdirSync(installed, { recursive: true });
     writeFileSync(join(installed, 'tables.schema.json'), '{}');
@@ -191,6 +193,21 @@ describe('engine init (editor support)', () => {
     expect(existsSync(join(r.directory, 'schemas'))).toBe(false);
     expect(readFileSync(join(r.directory, 'metadata/tables.yaml'), 'utf8'))
       .toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/node_modules\/engine\/schemas\/tables\.schema\.json\n/);
+  });
+
+  it('copies the schemas when the only engine installed is outside the repository: a clone would not have it (issue 37 item 9)', () => {
+    temp = mkdtempSync(join(tmpdir(), 'engine-schema-'));
+    mkdirSync(join(temp, 'node_modules/engine/schemas'), { recursive: true });
+    writeFileSync(join(temp, 'node_modules/engine/schemas/tables.schema.json'), '{}');
+    // No repository: only the project directory travels with it.
+    const loose = initProject({ dir: join(temp, 'loose'), endpoint: 'http://localhost:8080' });
+    expect(readFileSync(join(loose.directory, 'metadata/tables.yaml'), 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\.\/schemas\/tables\.schema\.json\n/);
+    expect(existsSync(join(loose.directory, 'schemas/tables.schema.json'))).toBe(true);
+    // A repository below the install: its root bounds the search.
+    mkdirSync(join(temp, 'repo/.git'), { recursive: true });
+    const inRepo = initProject({ dir: join(temp, 'repo/proj'), endpoint: 'http://localhost:8080' });
+    expect(readFileSync(join(inRepo.directory, 'config.yaml'), 'utf8')).toMatch(/^# yaml-language-server: \$schema=schemas\/config\.schema\.json\n/);
+    expect(existsSync(join(inRepo.directory, 'schemas/config.schema.json'))).toBe(true);
   });
 
   it('reads ../node_modules/engine/schemas/<file> in a project that installs engine', () => {

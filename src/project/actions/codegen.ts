@@ -65,7 +65,11 @@ export interface CodegenView {
   inputObjects: { name: string; fields: TypedField[] }[];
   objects: { name: string; fields: TypedField[] }[];
   enums: { name: string; values: { value: string; last: boolean }[]; tsUnion: string }[];
-  scalars: { name: string }[];
+  /**
+   * Each scalar with its TypeScript type (`jsType` for JSDoc, which cannot refer to itself) and what it is (issue 37
+   * item 7: never `unknown`); names TypeScript reserves (`bigint`, `boolean`) are left out and typed where used.
+   */
+  scalars: { name: string; tsType: string; jsType: string; about: string }[];
   sampleOutput: string;
   cliVersion: string;
 }
@@ -99,12 +103,53 @@ class Types {
   }
 }
 
+const STRING_SCALARS = new Set([
+  'uuid', 'text', 'varchar', 'bpchar', 'char', 'character', 'citext', 'name', 'date', 'time', 'timetz', 'timestamp', 'timestamptz',
+  'interval', 'inet', 'cidr', 'macaddr', 'macaddr8', 'bytea', 'money', 'ltree', 'lquery', 'ltxtquery', 'xml', 'tsvector', 'tsquery',
+  'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle', 'bit', 'varbit', 'oidvector',
+]);
+const NUMBER_SCALARS = new Set(['smallint', 'integer', 'int', 'int2', 'int4', 'real', 'float4', 'float8', 'oid', 'serial', 'smallserial']);
+/** 64-bit and arbitrary-precision numbers: a JSON number, or a string where a number would lose digits. */
+const BIG_NUMBER_SCALARS = new Set(['bigint', 'int8', 'bigserial', 'numeric', 'decimal']);
+const BOOLEAN_SCALARS = new Set(['bool', 'boolean']);
+
+/**
+ * The TypeScript type of a custom or PostgreSQL scalar, as its JSON form reaches a handler. `json`, `jsonb`, PostGIS
+ * values (GeoJSON) and scalars of the project's own are any JSON value; `_t` is PostgreSQL's array of `t`.
+ */
+export function scalarTs(name: string): { tsType: string; jsType: string; about: string } {
+  const base = name.replace(/^_/, '');
+  const one = (n: string): { tsType: string; about: string } | null => {
+    if (STRING_SCALARS.has(n)) return { tsType: 'string', about: 'a string' };
+    if (NUMBER_SCALARS.has(n)) return { tsType: 'number', about: 'a number' };
+    if (BIG_NUMBER_SCALARS.has(n)) return { tsType: 'number | string', about: 'a number, or a string where a number would lose digits' };
+    if (BOOLEAN_SCALARS.has(n)) return { tsType: 'boolean', about: 'a boolean' };
+    return null;
+  };
+  const json = {
+    tsType: `string | number | boolean | null | ${name}[] | { [key: string]: ${name} }`,
+    jsType: 'string | number | boolean | null | Array<unknown> | { [key: string]: unknown }',
+    about: 'any JSON value',
+  };
+  const same = (t: { tsType: string; about: string }) => ({ ...t, jsType: t.tsType });
+  if (name.startsWith('_') && base !== '') {
+    const element = one(base);
+    return element ? same({ tsType: `Array<${element.tsType} | null>`, about: `an array of ${base}: ${element.about} each` }) : json;
+  }
+  const known = one(name);
+  return known ? same(known) : json;
+}
+
+/** Type names TypeScript reserves: a scalar of such a name cannot be declared, and is typed where it is used. */
+const TS_RESERVED = new Set(['any', 'unknown', 'never', 'void', 'undefined', 'null', 'object', 'string', 'number', 'boolean', 'bigint', 'symbol']);
+
 const namedOf = (t: TypeNode): string => (t.kind === Kind.NAMED_TYPE ? t.name.value : namedOf(t.type));
 
 /** `String` → `string`, …, `[T]` → `Array<T>`; nullable adds `| null`. */
 function tsType(t: TypeNode, nullable = true): string {
   if (t.kind === Kind.NON_NULL_TYPE) return tsType(t.type, false);
-  const base = t.kind === Kind.LIST_TYPE ? `Array<${tsType(t.type)}>` : BUILTIN_TS[t.name.value] ?? t.name.value;
+  const base = t.kind === Kind.LIST_TYPE ? `Array<${tsType(t.type)}>`
+    : BUILTIN_TS[t.name.value] ?? (TS_RESERVED.has(t.name.value) ? scalarTs(t.name.value).tsType : t.name.value);
   return nullable ? `${base} | null` : base;
 }
 
@@ -185,7 +230,7 @@ export function codegenView(action: JsonObject, customTypes: Json | undefined, c
     inputObjects: withFields('input_objects'),
     objects: withFields('objects'),
     enums,
-    scalars: inGroup('scalars').map((n) => ({ name: n })),
+    scalars: inGroup('scalars').filter((n) => !TS_RESERVED.has(n)).map((n) => ({ name: n, ...scalarTs(n) })),
     sampleOutput: JSON.stringify(sample(output, types, new Set())),
     cliVersion,
   };

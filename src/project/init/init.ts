@@ -32,15 +32,27 @@ export const SCHEMAS_DIR = join(PACKAGE_ROOT, 'schemas') + sep;
 export const PROJECT_SCHEMAS = 'schemas';
 
 /**
- * Where the files of a new project at `dir` find their JSON Schemas, the same for every teammate (issue 19): the
- * schemas of an engine installed in the project (`node_modules/engine`, here or in a parent, as npm resolves it), else
- * a copy in the project (`schemas/`, committed with it). Never the install of whoever ran init.
+ * Where the files of a new project at `dir` find their JSON Schemas, the same for every teammate who clones it (issues
+ * 19 and 37): the schemas of an engine installed in the project (`node_modules/engine`, in the project or a parent up
+ * to the git repository's root, so inside what a clone holds and `npm install` restores), else a copy in the project
+ * (`schemas/`, committed with it). Never the install of whoever ran init, nor one outside the repository.
  */
 export function projectSchemasDir(dir: string): { dir: string; copy: boolean } {
-  for (let d = resolve(dir); ; d = dirname(d)) {
+  const start = resolve(dir);
+  const copy = { dir: join(start, PROJECT_SCHEMAS), copy: true };
+  // Without a repository above, only the project directory itself is known to travel with the project.
+  let top = start;
+  for (let d = start; ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) {
+      top = d;
+      break;
+    }
+    if (dirname(d) === d) break;
+  }
+  for (let d = start; ; d = dirname(d)) {
     const installed = join(d, 'node_modules', 'engine', 'schemas');
     if (existsSync(join(installed, 'tables.schema.json'))) return { dir: installed, copy: false };
-    if (dirname(d) === d) return { dir: join(resolve(dir), PROJECT_SCHEMAS), copy: true };
+    if (d === top || dirname(d) === d) return copy;
   }
 }
 

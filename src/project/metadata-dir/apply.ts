@@ -98,10 +98,15 @@ async function mapped<T>(client: EngineClient, build: BuildResult, request: () =
   try {
     return await request();
   } catch (e) {
-    if (!(e instanceof EngineRequestError && e.code === 'server-error' && e.engineError)) throw e;
-    const objects = offending(e, build.document as JsonObject, build);
-    throw new ApplyRejectedError(e, await withCatalogHints(client, objects, build));
+    throw await rejectionOf(client, build, e);
   }
+}
+
+/** A replace_metadata rejection as an ApplyRejectedError located in the project; any other failure as it is. */
+export async function rejectionOf(client: EngineClient, build: BuildResult, e: unknown): Promise<unknown> {
+  if (!(e instanceof EngineRequestError && e.code === 'server-error' && e.engineError)) return e;
+  const objects = offending(e, build.document as JsonObject, build);
+  return new ApplyRejectedError(e, await withCatalogHints(client, objects, build));
 }
 
 /**

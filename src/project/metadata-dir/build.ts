@@ -123,21 +123,28 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout)
   checkMetadataSize(dir, cwd, v3 ? databaseFiles(dir, cwd) : []);
   const problems = new Problems();
   const sources = new Map<string, YamlSource>();
+  // A file that does not parse is reported once: findings that depend on its content (references into it) are not.
+  const unparsed = new Set<keyof MetadataSources>();
+  const parseErrors = () => problems.errors.filter((p) => p.code === 'yaml-parse-error').length;
   const yaml = (key: Exclude<MetadataFileKey, 'actionsGraphql'>): YamlSource | undefined => {
     const f = read(dir, METADATA_FILES[key][0], cwd);
+    const before = parseErrors();
     const src = f ? parseYaml(f.file, f.text, problems) : null;
     if (src) sources.set(key, src);
+    if (parseErrors() > before && key !== 'actionsYaml') unparsed.add(key);
     return src ?? undefined;
   };
   // Version 3: version.yaml says 3 and is checked with the databases (validation would expect 2).
+  const before = parseErrors();
   const own = v3 ? readLayoutV3(dir, cwd, problems, sources) : { version: yaml('version'), tables: yaml('tables'), functions: yaml('functions') };
+  if (v3 && parseErrors() > before) unparsed.add('tables').add('functions');
   const src: MetadataSources = {
     version: v3 ? undefined : own.version, tables: own.tables, functions: own.functions, allowList: yaml('allowList'),
     remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'), inheritedRoles: yaml('inheritedRoles'),
     restEndpoints: yaml('restEndpoints'),
   };
   const actionsYaml = yaml('actionsYaml');
-  validateMetadata(src, problems);
+  validateMetadata(src, problems, unparsed);
   dropShadowed(problems);
   checkUnsupported(dir, src, problems, metadataFileNames(v3 ? 3 : 2), cwd, v3 ? 3 : 2);
   const tableNames = new Set((Array.isArray(src.tables?.value) ? (src.tables?.value as unknown[]) : []).flatMap((t) => {
@@ -145,7 +152,7 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout)
     if (typeof q === 'string') return [`public.${q}`];
     return isObject(q) && typeof q['name'] === 'string' ? [`${typeof q['schema'] === 'string' ? q['schema'] : 'public'}.${q['name']}`] : [];
   }));
-  const merged = mergeActions(read(dir, METADATA_FILES.actionsGraphql[0], cwd) ?? null, actionsYaml ?? null, problems, tableNames);
+  const merged = mergeActions(read(dir, METADATA_FILES.actionsGraphql[0], cwd) ?? null, actionsYaml ?? null, problems, unparsed.has('tables') ? undefined : tableNames);
   let located: Map<string, Position> | null = null;
   const origins = { get: (key: string) => (located ??= new Map([...objectOrigins(src), ...merged.origins])).get(key) };
   if (problems.errors.length > 0) return { document: null, problems, origins, sources };

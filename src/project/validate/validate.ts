@@ -36,7 +36,8 @@ export function knownTableKeys(): string[] {
   return Object.keys(TABLE.keys);
 }
 
-export function validateMetadata(src: MetadataSources, problems: Problems): void {
+/** `unparsed`: files that exist but did not parse; references into them are not checked (issue 37 item 2). */
+export function validateMetadata(src: MetadataSources, problems: Problems, unparsed: ReadonlySet<keyof MetadataSources> = new Set()): void {
   const walk = (file: YamlSource | undefined, rootKey: string, shape: keyof typeof FILE_SHAPES, hooks: Hooks = STATIC_HOOKS) => {
     if (file) new Walker(new Ctx(file, problems, rootKey), hooks).root(FILE_SHAPES[shape].shape, file.value);
   };
@@ -50,7 +51,7 @@ export function validateMetadata(src: MetadataSources, problems: Problems): void
   walk(src.allowList, 'allowlist', 'allow_list', {
     ...STATIC_HOOKS,
     collectionRef: (w, v, path) => {
-      if (!collections.has(v as string)) w.c.error('reference-invalid', `allow list entry refers to unknown query collection "${v as string}"`, path);
+      if (!collections.has(v as string) && !unparsed.has('queryCollections')) w.c.error('reference-invalid', `allow list entry refers to unknown query collection "${v as string}"`, path);
     },
   });
   walk(src.cronTriggers, 'cron_triggers', 'cron_triggers');
