@@ -16,6 +16,7 @@ export async function deployDryRun(out: Output, client: EngineClient, built: Bui
   const { checkDeploy, DeployCheckFailure } = await import('../project/deploy/dry-run.js');
   const { ApplyRejectedError } = await import('../project/metadata-dir/apply.js');
   const { renderDiffText, renderDiffJson } = await import('../metadata/diff.js');
+  const { renderWidenedText } = await import('../metadata/access.js');
   const { rejected } = await import('./metadata.js');
 
   out.logger.info('Step 1/3: migrate apply (dry run)');
@@ -48,7 +49,7 @@ export async function deployDryRun(out: Output, client: EngineClient, built: Bui
     return failed(e.step, e.cause, e.step === 'migrations' ? { applied: [] } : {});
   }
   out.logger.info('Step 2/3: metadata apply (dry run)');
-  if (out.mode === 'text') out.diffData(renderDiffText(check.changes));
+  if (out.mode === 'text') out.diffData([renderDiffText(check.changes), ...renderWidenedText(check.widened)].join('\n'));
   out.logger.info('Step 3/3: consistency check (dry run)');
   out.logger.info(check.checked ? "  The engine checked the migrations and the plan together: 'engine deploy' will apply them." : '  Nothing to apply.');
   out.logger.info('Dry run: nothing was changed.');
@@ -57,7 +58,7 @@ export async function deployDryRun(out: Output, client: EngineClient, built: Bui
     dry_run: true, checked: check.checked,
     steps: [
       { step: 'migrations', status: 'checked', pending: names },
-      { step: 'metadata', status: 'checked', summary: check.summary, changes: out.mode === 'json' ? renderDiffJson(check.changes, origin) : [] },
+      { step: 'metadata', status: 'checked', summary: check.summary, access_widened: check.widened, changes: out.mode === 'json' ? renderDiffJson(check.changes, origin) : [] },
       { step: 'consistency', status: 'checked' },
     ],
   });

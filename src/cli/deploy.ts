@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
-import type { CommandRunner } from './globals.js';
+import { ALLOW_UNKNOWN_KEYS, allowUnknownKeys, type CommandRunner } from './globals.js';
 import { context } from './context.js';
 
 /**
@@ -20,7 +20,8 @@ interface StepReport {
 
 export function registerDeploy(program: Command, run: CommandRunner): void {
   const deploy = program.command('deploy').description('apply migrations, then metadata, then check consistency (for CI)')
-    .option('--dry-run', 'show the migrations that would run and the metadata plan, checked by the engine; change nothing');
+    .option('--dry-run', 'show the migrations that would run and the metadata plan, checked by the engine; change nothing')
+    .option(...ALLOW_UNKNOWN_KEYS);
   run(deploy, async (g, out) => {
     const dryRun = !!deploy.opts<{ dryRun?: boolean }>().dryRun;
     const { config, client } = await context(g, out, { project: true, version2: true });
@@ -39,7 +40,7 @@ export function registerDeploy(program: Command, run: CommandRunner): void {
     const { buildOrFail, rejected } = await import('./metadata.js');
     let built;
     try {
-      built = await buildOrFail(out, config.metadataDirectory, config.version);
+      built = await buildOrFail(out, config.metadataDirectory, config.version, allowUnknownKeys(deploy));
     } catch (e) {
       return failed('metadata', e);
     }
@@ -70,11 +71,14 @@ export function registerDeploy(program: Command, run: CommandRunner): void {
 
     out.logger.info('Step 2/3: metadata apply');
     const { applyMetadata, ApplyRejectedError } = await import('../project/metadata-dir/apply.js');
-    let summary;
+    let summary, widened;
     try {
       const r = await applyMetadata(client, built, { dryRun: false, allowInconsistent: false, allowEmpty: false });
       summary = r.summary;
+      widened = r.widened;
       out.logger.info(r.applied ? `  Metadata applied: ${r.summary.added} added, ${r.summary.removed} removed, ${r.summary.changed} changed.` : '  Metadata is up to date; nothing to apply.');
+      const { renderWidenedText } = await import('../metadata/access.js');
+      for (const line of renderWidenedText(r.widened).slice(1)) out.logger.info(`  ${line}`);
     } catch (e) {
       if (e instanceof ApplyRejectedError && out.mode === 'text') {
         rejected(out, e, built);
@@ -84,7 +88,7 @@ export function registerDeploy(program: Command, run: CommandRunner): void {
       }
       return failed('metadata', e);
     }
-    steps.push({ step: 'metadata', status: 'done', summary });
+    steps.push({ step: 'metadata', status: 'done', summary, access_widened: widened });
 
     out.logger.info('Step 3/3: consistency check');
     try {

@@ -36,6 +36,11 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('--skip-update-check', 'accepted for scripts written for the incumbent; engine never checks for updates').hideHelp());
 }
 
+/** `--allow-unknown-keys`, on every command that builds the project's metadata (issue 27 item 5). */
+export const ALLOW_UNKNOWN_KEYS: [string, string] = ['--allow-unknown-keys', 'unknown keys in metadata files are warnings, not errors (a project written by a newer incumbent)'];
+
+export const allowUnknownKeys = (cmd: Command): boolean => !!cmd.opts<{ allowUnknownKeys?: boolean }>().allowUnknownKeys;
+
 const invalid = (flag: string, v: string, reason: string) =>
   new CliError('invalid-flag-value', `invalid value "${v}" for --${flag}: ${reason}`, 64);
 

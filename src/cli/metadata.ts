@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
-import type { CommandRunner } from './globals.js';
+import { ALLOW_UNKNOWN_KEYS, allowUnknownKeys, type CommandRunner } from './globals.js';
 import { context } from './context.js';
 import type { Output } from './output.js';
 import type { ApplyRejectedError } from '../project/metadata-dir/apply.js';
@@ -13,10 +13,12 @@ function printProblems(out: Output, problems: Problem[]): void {
   for (const p of problems) out.problem(p.severity, p.code, formatProblem(p));
 }
 
+const UNKNOWN_KEY_HINT = 'correct the key; pass --allow-unknown-keys only for keys of a newer incumbent (they are left out)';
+
 /** Builds the project metadata; its warnings are shown, its errors too and then the command fails. */
-export async function buildOrFail(out: Output, dir: string, configVersion?: number) {
+export async function buildOrFail(out: Output, dir: string, configVersion?: number, allowUnknown = false) {
   const { buildMetadata, layoutOf } = await import('../project/metadata-dir/build.js');
-  const built = buildMetadata(dir, process.cwd(), configVersion === undefined ? undefined : layoutOf(configVersion));
+  const built = buildMetadata(dir, process.cwd(), configVersion === undefined ? undefined : layoutOf(configVersion), { allowUnknownKeys: allowUnknown });
   printProblems(out, built.problems.warnings);
   if (!built.document) {
     printProblems(out, built.problems.errors);
@@ -26,10 +28,11 @@ export async function buildOrFail(out: Output, dir: string, configVersion?: numb
 }
 
 /** Fails a command whose project metadata has errors, after every problem was shown. */
-function invalid(problems: { severity: string; file?: string; line?: number; column?: number }[]): CliError {
+function invalid(problems: Problem[]): CliError {
   const errors = problems.filter((p) => p.severity === 'error');
+  const hint = errors.some((p) => p.code === 'metadata-unknown-key') ? { hint: UNKNOWN_KEY_HINT } : {};
   // JSON mode lists every problem beside the error (cli.md §3.4 `problems`); text mode already printed them.
-  return Object.assign(new CliError('metadata-invalid', `${errors.length} error(s) found`, 1), { extra: { problems } });
+  return Object.assign(new CliError('metadata-invalid', `${errors.length} error(s) found`, 1, hint), { extra: { problems } });
 }
 
 /** A rejected apply, mapped back to the project's files: each offending object with its own lines (§5.3 step 8). */
@@ -108,12 +111,13 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
 
   const apply = md.command('apply').description('apply the project metadata to the engine')
     .option('--dry-run', 'show the plan only').option('--exit-code', 'with --dry-run: exit 2 when the plan is not empty')
-    .option('--allow-inconsistent', 'let the engine keep inconsistent objects').option('--allow-empty', 'allow removing every object');
+    .option('--allow-inconsistent', 'let the engine keep inconsistent objects').option('--allow-empty', 'allow removing every object')
+    .option(...ALLOW_UNKNOWN_KEYS);
   run(apply, async (g, out) => {
     const f = apply.opts<{ dryRun?: boolean; exitCode?: boolean; allowInconsistent?: boolean; allowEmpty?: boolean }>();
     if (f.exitCode && !f.dryRun) throw new CliError('conflicting-flags', '--exit-code can only be used with --dry-run', 64);
     const { config, client } = await context(g, out, { project: true, version2: true });
-    const built = await buildOrFail(out, config.metadataDirectory, config.version);
+    const built = await buildOrFail(out, config.metadataDirectory, config.version, allowUnknownKeys(apply));
     const { applyMetadata } = await import('../project/metadata-dir/apply.js');
     const { renderDiffText, renderDiffJson } = await import('../metadata/diff.js');
     const { ApplyRejectedError } = await import('../project/metadata-dir/apply.js');
@@ -128,9 +132,14 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       return rejected(out, e, built);
     }
     const origin = (kind: string, name: string) => built.origins.get(`${kind}:${name}`);
-    const fields = { dry_run: !!f.dryRun, ...(f.dryRun ? { checked: r.checked } : {}), applied: r.applied, resource_version: r.resourceVersion, changes: out.mode === 'json' ? renderDiffJson(r.changes, origin) : [], summary: r.summary, inconsistent_objects: r.inconsistent.map((o) => ({ kind: o.kind, name: o.name, reason: o.reason })) };
+    const fields = {
+      dry_run: !!f.dryRun, ...(f.dryRun ? { checked: r.checked } : {}), applied: r.applied, resource_version: r.resourceVersion,
+      changes: out.mode === 'json' ? renderDiffJson(r.changes, origin) : [], summary: r.summary, access_widened: r.widened,
+      inconsistent_objects: r.inconsistent.map((o) => ({ kind: o.kind, name: o.name, reason: o.reason })),
+    };
+    const { renderWidenedText } = await import('../metadata/access.js');
     if (f.dryRun) {
-      if (out.mode === 'text') out.diffData(renderDiffText(r.changes));
+      if (out.mode === 'text') out.diffData([renderDiffText(r.changes), ...renderWidenedText(r.widened)].join('\n'));
       for (const o of r.inconsistent) out.warn('metadata-inconsistent', `inconsistent ${o.kind} ${o.name}: ${o.reason}`);
       if (r.checked) out.logger.info(`The engine checked the plan: 'engine metadata apply' will apply it${r.inconsistent.length > 0 ? `, leaving ${r.inconsistent.length} object(s) inconsistent` : ''}.`);
       out.logger.info('Dry run: nothing was applied.');
@@ -143,6 +152,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       return 0;
     }
     out.logger.info(`Metadata applied: ${r.summary.added} added, ${r.summary.removed} removed, ${r.summary.changed} changed.`);
+    for (const line of renderWidenedText(r.widened).slice(1)) out.logger.info(line);
     for (const o of r.inconsistent) out.warn('metadata-inconsistent', `inconsistent ${o.kind} ${o.name}: ${o.reason}`);
     if (r.inconsistent.length > 0) out.warn('metadata-inconsistent', `metadata was applied, but ${r.inconsistent.length} object(s) are inconsistent; run 'engine metadata inconsistency list'`);
     out.success(fields);
@@ -151,7 +161,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
 
   const diff = md.command('diff').description('compare engine and project metadata (or two directories)')
     .option('--from <dir>', 'a metadata directory instead of the engine').option('--to <dir>', 'a metadata directory instead of the project')
-    .option('--exit-code', 'exit 2 when anything differs');
+    .option('--exit-code', 'exit 2 when anything differs').option(...ALLOW_UNKNOWN_KEYS);
   run(diff, async (g, out) => {
     const f = diff.opts<{ from?: string; to?: string; exitCode?: boolean }>();
     const { diffMetadata, renderDiffText, renderDiffJson, summarize } = await import('../metadata/diff.js');
@@ -161,7 +171,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const side = async (dir: string | undefined, fallback: 'engine' | 'project') => {
       if (dir || fallback === 'project') {
         const path = dir ? resolve(dir) : (ctx?.config.metadataDirectory as string);
-        const built = await buildOrFail(out, path, dir ? undefined : ctx?.config.version);
+        const built = await buildOrFail(out, path, dir ? undefined : ctx?.config.version, allowUnknownKeys(diff));
         const { shownPath } = await import('../project/config/environment.js');
         return { doc: built.document, label: `${shownPath(path)}/`, json: { type: 'directory', path: shownPath(path) }, origins: built.origins };
       }
@@ -182,7 +192,8 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
   });
 
   const validate = md.command('validate').description('check the project metadata offline (with --server: also on the engine)')
-    .option('--server', "also let the engine check the metadata against its database (a dry-run replace; nothing changes)");
+    .option('--server', "also let the engine check the metadata against its database (a dry-run replace; nothing changes)")
+    .option(...ALLOW_UNKNOWN_KEYS);
   run(validate, async (g, out) => {
     const server = !!validate.opts<{ server?: boolean }>().server;
     const { loadConfig } = await import('../project/config/config.js');
@@ -192,7 +203,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
       ...(server ? { endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout, logLevel: g.logLevel } : {}),
     });
     const { buildMetadata, layoutOf } = await import('../project/metadata-dir/build.js');
-    const built = buildMetadata(config.metadataDirectory, process.cwd(), layoutOf(config.version));
+    const built = buildMetadata(config.metadataDirectory, process.cwd(), layoutOf(config.version), { allowUnknownKeys: allowUnknownKeys(validate) });
     const problems: Problem[] = [...(config.warnings.map((w) => ({ ...w, severity: 'warning' as const }))), ...built.problems.list];
     // The engine is asked only about metadata that builds: offline errors come first and are cheaper to fix.
     if (server && built.document) {
@@ -210,24 +221,26 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const sorted = sortProblems(problems);
     const errors = sorted.filter((p) => p.severity === 'error').length;
     const warnings = sorted.length - errors;
+    const hint = sorted.some((p) => p.severity === 'error' && p.code === 'metadata-unknown-key') ? UNKNOWN_KEY_HINT : undefined;
     if (out.mode === 'text') {
       for (const p of sorted) out.problemData(formatProblem(p));
       out.logger.info(sorted.length === 0 ? `No problems found${server ? ' (checked on the engine too)' : ''}.` : `Found ${errors} error(s) and ${warnings} warning(s).`);
+      if (hint) out.logger.info(`hint: ${hint}`);
       return errors > 0 ? 1 : 0;
     }
     const first = sorted.find((p) => p.severity === 'error');
     out.json({
       ok: errors === 0, problems: sorted, summary: { errors, warnings },
-      ...(first ? { error: { code: 'metadata-invalid', message: `${errors} error(s) found`, file: first.file, line: first.line, column: first.column } } : {}),
+      ...(first ? { error: { code: 'metadata-invalid', message: `${errors} error(s) found`, file: first.file, line: first.line, column: first.column, ...(hint ? { hint } : {}) } } : {}),
     });
     return errors > 0 ? 1 : 0;
   });
 
-  const build = md.command('build').description('print the metadata built from the project');
+  const build = md.command('build').description('print the metadata built from the project').option(...ALLOW_UNKNOWN_KEYS);
   run(build, async (g, out) => {
     const { loadConfig } = await import('../project/config/config.js');
     const config = loadConfig({ project: g.project, envfile: g.envfile, requireProject: true, requireVersion2: true, offline: true });
-    const built = await buildOrFail(out, config.metadataDirectory, config.version);
+    const built = await buildOrFail(out, config.metadataDirectory, config.version, allowUnknownKeys(build));
     if (g.output === 'yaml') {
       const { toYaml } = await import('../project/metadata-dir/export.js');
       return void out.data(toYaml(built.document).trimEnd());

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandRunner } from './globals.js';
+import { ALLOW_UNKNOWN_KEYS, allowUnknownKeys, type CommandRunner } from './globals.js';
 import { context } from './context.js';
 import { buildOrFail, rejected } from './metadata.js';
 
@@ -9,14 +9,14 @@ export function registerTrack(md: Command, run: CommandRunner): void {
     .description('track tables, views and functions with the relationships their foreign keys imply, then apply')
     .option('--schema <schema>', 'schema to look in (repeatable; default public)', (v: string, p: string[]) => [...p, v], [] as string[])
     .option('--all', 'every table, view and trackable function of the schemas')
-    .option('--dry-run', 'show what would be tracked; change nothing');
+    .option('--dry-run', 'show what would be tracked; change nothing').option(...ALLOW_UNKNOWN_KEYS);
   run(track, async (g, out) => {
     const f = track.opts<{ schema: string[]; all?: boolean; dryRun?: boolean }>();
     const names = track.args as string[];
     const { missingFlag } = await import('./prompts.js');
     if (!f.all && names.length === 0) throw missingFlag('--all', 'or name the tables, views and functions to track');
     const { config, client } = await context(g, out, { project: true, version2: true });
-    const built = await buildOrFail(out, config.metadataDirectory, config.version);
+    const built = await buildOrFail(out, config.metadataDirectory, config.version, allowUnknownKeys(track));
     const { readCatalog } = await import('../project/metadata-dir/track-catalog.js');
     const { planTracking } = await import('../project/metadata-dir/track.js');
     const { canonicalDocument } = await import('../metadata/document.js');

@@ -12,6 +12,10 @@ export interface TransactionStatement {
   /** Its 0-based position among the text's statements, and whether it is the last one. */
   index: number;
   last: boolean;
+  /** The savepoint a SAVEPOINT, RELEASE or ROLLBACK TO names, as PostgreSQL folds it. */
+  savepoint?: string;
+  /** `COMMIT AND CHAIN` / `ROLLBACK AND CHAIN`: a new transaction starts at once. */
+  chain?: boolean;
 }
 
 export interface TransactionControlScan {
@@ -101,7 +105,7 @@ function boundaryAfter(sql: string, from: number): number {
 function collect(sql: string, piece: string, base: number, parsed: ParseResult, before: number, out: TransactionStatement[]): void {
   let bytes: Buffer | null = null;
   for (const [i, s] of (parsed.stmts ?? []).entries()) {
-    const node = s.stmt as { TransactionStmt?: { kind?: string } } | undefined;
+    const node = s.stmt as { TransactionStmt?: { kind?: string; savepoint_name?: string; chain?: boolean } } | undefined;
     if (!node?.TransactionStmt) continue;
     bytes ??= Buffer.from(piece, 'utf8');
     // libpg_query reports byte offsets into the UTF-8 text.
@@ -109,7 +113,11 @@ function collect(sql: string, piece: string, base: number, parsed: ParseResult, 
     const to = s.stmt_len ? bytes.subarray(0, (s.stmt_location ?? 0) + s.stmt_len).toString('utf8').length : piece.length;
     const offset = base + from + leadingSkip(piece.slice(from, to));
     const { line, column } = lineColumn(sql, offset);
-    out.push({ kind: node.TransactionStmt.kind ?? 'TRANS_STMT_UNKNOWN', offset, end: base + to, line, column, index: before + i, last: false });
+    const { kind, savepoint_name: savepoint, chain } = node.TransactionStmt;
+    out.push({
+      kind: kind ?? 'TRANS_STMT_UNKNOWN', offset, end: base + to, line, column, index: before + i, last: false,
+      ...(savepoint !== undefined ? { savepoint } : {}), ...(chain ? { chain } : {}),
+    });
   }
 }
 

@@ -127,8 +127,14 @@ export function diffObjects(from: MetadataObject[], to: MetadataObject[]): Chang
 
 /** diff(from → to) of two metadata documents (cli.md §4.12); `[]` when they are equal under normalisation. */
 export function diffMetadata(from: CanonicalDocument, to: CanonicalDocument): Change[] {
+  const [a, b] = comparedObjects(from, to);
+  return diffObjects(a, b);
+}
+
+/** The objects of both documents that a diff compares (equal table entries set aside), keyed by (kind, name). */
+export function comparedObjects(from: CanonicalDocument, to: CanonicalDocument): [MetadataObject[], MetadataObject[]] {
   const [a, b] = withoutEqualTables(from, to);
-  return diffObjects(metadataObjects(a), metadataObjects(b));
+  return [metadataObjects(a), metadataObjects(b)];
 }
 
 const tableKey = (t: unknown): string => JSON.stringify(isObject(t) ? t['table'] : t);

@@ -366,12 +366,14 @@ describe('metadata validate (cli.md §4.13, §5.5)', () => {
     const problems = [
       'metadata/functions.yaml:4:3: error: duplicate function public.f (first defined at metadata/functions.yaml:1:3) [duplicate-object]',
       'metadata/tables.yaml:9:16: error: "limit" must be an integer ≥ 1 [permission-invalid]',
-      'metadata/tables.yaml:10:9: warning: unknown key "limt" in select permission for role "user" on public.article (did you mean "limit"?) [metadata-unknown-key]',
+      'metadata/tables.yaml:10:9: error: unknown key "limt" in select permission for role "user" on public.article (did you mean "limit"?) [metadata-unknown-key]',
     ];
     const r = await run(dir, ['metadata', 'validate']);
     expect(r.code, show(r)).toBe(1);
     expect(r.stdout).toBe(`${problems.join('\n')}\n`);
-    expect(lines(r.stderr)).toEqual(['Found 2 error(s) and 1 warning(s).']);
+    expect(lines(r.stderr)).toEqual([
+      'Found 3 error(s) and 0 warning(s).', 'hint: correct the key; pass --allow-unknown-keys only for keys of a newer incumbent (they are left out)',
+    ]);
 
     const j = await run(dir, ['metadata', 'validate', '-o', 'json']);
     expect(j.code, show(j)).toBe(1);
@@ -381,12 +383,15 @@ describe('metadata validate (cli.md §4.13, §5.5)', () => {
         { severity: 'error', code: 'duplicate-object', message: 'duplicate function public.f (first defined at metadata/functions.yaml:1:3)', file: 'metadata/functions.yaml', line: 4, column: 3 },
         { severity: 'error', code: 'permission-invalid', message: '"limit" must be an integer ≥ 1', file: 'metadata/tables.yaml', line: 9, column: 16 },
         {
-          severity: 'warning', code: 'metadata-unknown-key', file: 'metadata/tables.yaml', line: 10, column: 9,
+          severity: 'error', code: 'metadata-unknown-key', file: 'metadata/tables.yaml', line: 10, column: 9,
           message: 'unknown key "limt" in select permission for role "user" on public.article (did you mean "limit"?)',
         },
       ],
-      summary: { errors: 2, warnings: 1 },
-      error: { code: 'metadata-invalid', message: '2 error(s) found', file: 'metadata/functions.yaml', line: 4, column: 3 },
+      summary: { errors: 3, warnings: 0 },
+      error: {
+        code: 'metadata-invalid', message: '3 error(s) found', file: 'metadata/functions.yaml', line: 4, column: 3,
+        hint: 'correct the key; pass --allow-unknown-keys only for keys of a newer incumbent (they are left out)',
+      },
     });
 
     // §5.3 step 1: print the problems and exit 1 without contacting the engine (a dead endpoint is never reached).
@@ -396,7 +401,7 @@ describe('metadata validate (cli.md §4.13, §5.5)', () => {
     const errs = lines(apply.stderr);
     expect(errs).toContain('metadata/functions.yaml:4:3: error: duplicate function public.f (first defined at metadata/functions.yaml:1:3) [duplicate-object]');
     expect(errs).toContain('metadata/tables.yaml:9:16: error: "limit" must be an integer ≥ 1 [permission-invalid]');
-    expect(errs).toContain('metadata/tables.yaml:10:9: warning: unknown key "limt" in select permission for role "user" on public.article (did you mean "limit"?) [metadata-unknown-key]');
+    expect(errs).toContain('metadata/tables.yaml:10:9: error: unknown key "limt" in select permission for role "user" on public.article (did you mean "limit"?) [metadata-unknown-key]');
     expect(apply.stderr).not.toContain('cannot connect');
     const applyJson = await run(dir, ['metadata', 'apply', '--endpoint', DEAD, '-o', 'json']);
     expect(applyJson.code, show(applyJson)).toBe(1);

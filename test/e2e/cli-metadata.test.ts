@@ -217,7 +217,7 @@ describe('JSON mode on success (cli.md §3.4, §5.1–§5.9)', () => {
     const dryDoc = jsonDoc(dry);
     expect(dryDoc).toEqual({
       ok: true, dry_run: true, checked: true, applied: false, resource_version: version, changes: diffDoc.changes,
-      summary: { added: 0, removed: 0, changed: 1 }, inconsistent_objects: [], warnings: [],
+      summary: { added: 0, removed: 0, changed: 1 }, access_widened: [], inconsistent_objects: [], warnings: [],
     });
 
     // §5.3 apply
@@ -228,13 +228,13 @@ describe('JSON mode on success (cli.md §3.4, §5.1–§5.9)', () => {
     expect(after.version).toBe(version + 1);
     expect(applyDoc).toEqual({
       ok: true, dry_run: false, applied: true, resource_version: after.version, changes: diffDoc.changes,
-      summary: { added: 0, removed: 0, changed: 1 }, inconsistent_objects: [], warnings: [],
+      summary: { added: 0, removed: 0, changed: 1 }, access_widened: [], inconsistent_objects: [], warnings: [],
     });
     const noop = await run(dir, 'metadata', 'apply', '-o', 'json');
     expect(noop.code, show(noop)).toBe(0);
     expect(jsonDoc(noop)).toEqual({
       ok: true, dry_run: false, applied: false, resource_version: after.version, changes: [],
-      summary: { added: 0, removed: 0, changed: 0 }, inconsistent_objects: [], warnings: [],
+      summary: { added: 0, removed: 0, changed: 0 }, access_widened: [], inconsistent_objects: [], warnings: [],
     });
 
     // §5.2: -o json prints the metadata document itself.

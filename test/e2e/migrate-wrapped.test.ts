@@ -51,24 +51,117 @@ describe('migrations wrapped in BEGIN/COMMIT (issue 12 item 2)', () => {
     expect(await relationExists(e, 'public.users')).toBe(false);
   });
 
+  const OWN = 'each migration runs in its own transaction';
   it.each([
-    ['COMMIT in the middle', 'BEGIN;\nCREATE TABLE a (id int);\nCOMMIT;\nCREATE TABLE b (id int);\n', 'COMMIT', 3, 1],
-    ['ROLLBACK at the end', 'BEGIN;\nCREATE TABLE a (id int);\nROLLBACK;\n', 'ROLLBACK', 3, 1],
-    ['BEGIN without COMMIT', 'CREATE TABLE a (id int);\n  BEGIN;\n', 'BEGIN', 2, 3],
-    ['a SAVEPOINT inside the wrapper', 'BEGIN;\nSAVEPOINT s;\nCREATE TABLE a (id int);\nCOMMIT;\n', 'SAVEPOINT', 2, 1],
-    ['COMMIT alone', "CREATE TABLE a (id int);\nselect 'x;'; COMMIT;", 'COMMIT', 2, 14],
-  ])('refuses %s at its file, line and column, and applies nothing', async (_what, up, word, line, column) => {
+    ['ROLLBACK at the end', 'BEGIN;\nCREATE TABLE a (id int);\nROLLBACK;\n', 3, 1, `ROLLBACK is not allowed in a migration: ${OWN}`],
+    ['ABORT', 'BEGIN;\nCREATE TABLE a (id int);\nabort;\n', 3, 1, `ROLLBACK is not allowed in a migration: ${OWN}`],
+    ['BEGIN without COMMIT', 'CREATE TABLE a (id int);\n  BEGIN;\n', 2, 3,
+      `BEGIN without COMMIT is not allowed in a migration: the transaction block is never closed; ${OWN}`],
+    ['a second block left open', 'BEGIN;\nSELECT 1;\nCOMMIT;\nSTART TRANSACTION;\nSELECT 2;\n', 4, 1,
+      `START TRANSACTION without COMMIT is not allowed in a migration: the transaction block is never closed; ${OWN}`],
+    ['a BEGIN inside a block', 'BEGIN;\nCREATE TABLE a (id int);\n BEGIN WORK;\nCOMMIT;\nCOMMIT;\n', 3, 2,
+      'BEGIN is not allowed in a migration: a transaction block is already open (line 1)'],
+    ['a SAVEPOINT never released', 'BEGIN;\nSAVEPOINT s;\nCREATE TABLE a (id int);\nCOMMIT;\n', 2, 1,
+      'SAVEPOINT "s" without RELEASE SAVEPOINT is not allowed in a migration: only a savepoint released in the same block can run inside the migration\'s transaction'],
+    ['a RELEASE without its SAVEPOINT', 'SAVEPOINT s;\nBEGIN;\nRELEASE SAVEPOINT s;\nCOMMIT;\nRELEASE s;\n', 3, 1,
+      'RELEASE SAVEPOINT "s" is not allowed in a migration: no SAVEPOINT "s" is set before it in its transaction block'],
+    ['ROLLBACK TO SAVEPOINT', 'SAVEPOINT s;\nCREATE TABLE a (id int);\nROLLBACK TO SAVEPOINT s;\nRELEASE s;\n', 3, 1,
+      `ROLLBACK TO SAVEPOINT is not allowed in a migration: ${OWN}`],
+    ['PREPARE TRANSACTION', "BEGIN;\nCREATE TABLE a (id int);\nPREPARE TRANSACTION 'x';\n", 3, 1, `PREPARE TRANSACTION is not allowed in a migration: ${OWN}`],
+    ['COMMIT AND CHAIN', 'BEGIN;\nCREATE TABLE a (id int);\nCOMMIT AND CHAIN;\nCOMMIT;\n', 3, 1, `COMMIT AND CHAIN is not allowed in a migration: ${OWN}`],
+    ['COMMIT alone', "CREATE TABLE a (id int);\nselect 'x;'; COMMIT;", 2, 14,
+      `COMMIT without BEGIN is not allowed in a migration: it would commit the migration half-way; ${OWN}`],
+    ['END after its block', 'BEGIN;\nSELECT 1;\nCOMMIT;\nSELECT 2;\nEND;\n', 5, 1,
+      `COMMIT without BEGIN is not allowed in a migration: it would commit the migration half-way; ${OWN}`],
+  ])('refuses %s at its file, line and column, and applies nothing', async (_what, up, line, column, message) => {
     migration('1', 'ok', 'CREATE TABLE first_one (id int);');
     migration('2', 'bad', up);
     const before = await e.state();
     const r = await cli(['migrate', 'apply']);
     expect(r.code).toBe(1);
-    expect(r.err).toBe(`error: migrations/2_bad/up.sql:${line}:${column}: ${word} is not allowed in a migration: each migration runs in its own transaction\n` +
+    expect(r.err).toBe(`error: migrations/2_bad/up.sql:${line}:${column}: ${message}\n` +
       `    ${up.split('\n')[line - 1] ?? ''}\n    ${' '.repeat(column - 1)}^\n` +
-      'hint: remove it; a file wrapped in exactly one BEGIN; … COMMIT; is accepted as it is\n');
+      "hint: remove it; BEGIN; … COMMIT; blocks and released savepoints run as part of the migration's own transaction\n");
     expect(await e.state()).toEqual(before);
     const dry = await cli(['migrate', 'apply', '--dry-run']);
     expect(dry.code).toBe(1);
+  });
+});
+
+describe('squashed migrations of the incumbent (issue 27 item 7)', () => {
+  const rows = async (sql: string) => e.db.query(sql);
+
+  it('runs inner BEGIN … COMMIT blocks anywhere in a file, in every spelling, as part of the one migration', async () => {
+    migration('1700000000001', 'squashed', [
+      '-- from 1_a',
+      'CREATE TABLE a (id int PRIMARY KEY);',
+      'BEGIN TRANSACTION;',
+      'INSERT INTO a VALUES (1);',
+      'COMMIT TRANSACTION;',
+      '-- from 2_b',
+      'begin work; CREATE TABLE b (id int REFERENCES a); end;',
+      'CREATE TABLE c (id int);',
+      'START TRANSACTION;',
+      'SAVEPOINT sp;',
+      'INSERT INTO b VALUES (1);',
+      'RELEASE SAVEPOINT sp;',
+      'Commit Work;',
+      'BEGIN; INSERT INTO c VALUES (3); COMMIT;',
+      '',
+    ].join('\n'), 'BEGIN;\nDROP TABLE c;\nCOMMIT;\nBEGIN;\nDROP TABLE b;\nDROP TABLE a;\nCOMMIT;\n');
+    const up = await cli(['migrate', 'apply']);
+    expect({ code: up.code, err: up.err }).toEqual({ code: 0, err: 'Applied 1700000000001_squashed (up).\nApplied 1 migration(s).\n' });
+    expect(await rows('SELECT (SELECT count(*) FROM a)::int AS a, (SELECT count(*) FROM b)::int AS b, (SELECT count(*) FROM c)::int AS c'))
+      .toEqual([{ a: 1, b: 1, c: 1 }]);
+    expect(await applied()).toEqual(['1700000000001']);
+    const down = await cli(['migrate', 'apply', '--down', '1']);
+    expect({ code: down.code, err: down.err }).toEqual({ code: 0, err: 'Applied 1700000000001_squashed (down).\nApplied 1 migration(s).\n' });
+    expect(await relationExists(e, 'public.a')).toBe(false);
+    expect(await applied()).toEqual([]);
+  });
+
+  it('is atomic: a failure in a later block leaves nothing of the earlier ones, at the failing line and column', async () => {
+    const up = 'BEGIN;\nCREATE TABLE a (id int);\nCOMMIT;\nBEGIN;\nINSERT INTO a VALUES (1);\nSELECT nope FROM a;\nCOMMIT;\n';
+    migration('1', 'squashed', up);
+    const before = await e.state();
+    const r = await cli(['migrate', 'apply']);
+    expect(r.code).toBe(1);
+    expect(r.err.split('\n').slice(0, 3)).toEqual([
+      'error: migrations/1_squashed/up.sql:6:8: migration 1_squashed failed: query execution failed: column "nope" does not exist [postgres-error]',
+      '    SELECT nope FROM a;', '           ^',
+    ]);
+    expect(await relationExists(e, 'public.a')).toBe(false);
+    expect(await e.state()).toEqual(before);
+  });
+
+  it('accepts a block followed by statements outside it (refused before issue 27)', async () => {
+    migration('1', 'mixed', 'BEGIN;\nCREATE TABLE a (id int);\nCOMMIT;\nCREATE TABLE b (id int);\n');
+    const r = await cli(['migrate', 'apply']);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: 'Applied 1_mixed (up).\nApplied 1 migration(s).\n' });
+    expect([await relationExists(e, 'public.a'), await relationExists(e, 'public.b')]).toEqual([true, true]);
+  });
+});
+
+describe('migration directories of any name (issue 27 item 6)', () => {
+  it('a <version>_<name> directory is a migration whatever its name holds; the name is recorded as written', async () => {
+    const odd = 'it\'s "odd" \\ 10% $$ é';
+    migration('1700000000000', 'user prefs or default', 'CREATE TABLE prefs (id int);', 'DROP TABLE prefs;');
+    migration('1700000000001', odd, 'CREATE TABLE odd (id int);', 'DROP TABLE odd;');
+    const status = await cli(['migrate', 'status']);
+    expect({ code: status.code, err: status.err }).toEqual({ code: 0, err: '' });
+    expect(status.out).toContain('1700000000000  user prefs or default');
+    const up = await cli(['migrate', 'apply']);
+    expect({ code: up.code, err: up.err }).toEqual({
+      code: 0, err: `Applied 1700000000000_user prefs or default (up).\nApplied 1700000000001_${odd} (up).\nApplied 2 migration(s).\n`,
+    });
+    expect(await relationExists(e, 'public.prefs')).toBe(true);
+    expect(await e.db.query('SELECT version::text AS v, name FROM engine_catalog.schema_migrations ORDER BY version')).toEqual([
+      { v: '1700000000000', name: 'user prefs or default' }, { v: '1700000000001', name: odd },
+    ]);
+    const down = await cli(['migrate', 'apply', '--version', '1700000000000', '--type', 'down']);
+    expect(down.code).toBe(0);
+    expect(await relationExists(e, 'public.prefs')).toBe(false);
+    expect(await applied()).toEqual(['1700000000001']);
   });
 });
 

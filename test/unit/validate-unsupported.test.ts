@@ -61,7 +61,7 @@ describe('table configuration, offline (issue 12 item 4)', () => {
     expect(build({
       'tables.yaml': '- table: author\n  configuration:\n    custom_root_fields: {selekt: writers}\n    custom_column_names:\n      full_name: full name\n',
     })).toEqual([
-      'warning metadata-unknown-key metadata/tables.yaml:3:26 unknown key "selekt" in "custom_root_fields" of "configuration" of table public.author (did you mean "select"?)',
+      'error metadata-unknown-key metadata/tables.yaml:3:26 unknown key "selekt" in "custom_root_fields" of "configuration" of table public.author (did you mean "select"?)',
       'error name-invalid metadata/tables.yaml:5:18 invalid column name "full name": expected a GraphQL name',
     ]);
   });

@@ -2,6 +2,7 @@ import type { BulkOperation, EngineClient } from '../../client/engine-client.js'
 import { EngineRequestError } from '../../client/errors.js';
 import { diffMetadata, summarize, type Change, type DiffSummary } from '../../metadata/diff.js';
 import type { JsonObject } from '../../metadata/json.js';
+import { widenedAccess, type Widening } from '../../metadata/access.js';
 import { engineMetadata, rejectionOf } from '../metadata-dir/apply.js';
 import type { BuildResult } from '../metadata-dir/build.js';
 import { CREATE_STATE_TABLE, stepFailure, stepOperations, type Step } from '../migrations/migrations.js';
@@ -25,6 +26,8 @@ export class DeployCheckFailure extends Error {
 export interface DeployCheck {
   changes: Change[];
   summary: DiffSummary;
+  /** The changes that widen access (issue 27.5), listed apart for the reviewer. */
+  widened: Widening[];
   /** Whether the engine ran the check (false when there was nothing to apply at all). */
   checked: boolean;
 }
@@ -35,7 +38,8 @@ const ROLLBACK = 'SELECT 1 / 0 AS engine_deploy_dry_run_rolls_back';
 export async function checkDeploy(client: EngineClient, build: BuildResult, pending: Step[], stateTableExists: boolean, dir: string): Promise<DeployCheck> {
   const engine = await engineMetadata(client);
   const changes = diffMetadata(engine.document, build.document as JsonObject);
-  const result = { changes, summary: summarize(changes), checked: false };
+  const widened = changes.length === 0 ? [] : widenedAccess(engine.document, build.document as JsonObject);
+  const result = { changes, widened, summary: summarize(changes), checked: false };
   if (pending.length === 0 && changes.length === 0) return result;
   const ops: BulkOperation[] = [];
   if (pending.length > 0 && !stateTableExists) ops.push({ type: 'run_sql', args: { sql: CREATE_STATE_TABLE } });

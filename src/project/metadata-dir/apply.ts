@@ -3,6 +3,7 @@ import { canonicalDocument } from '../../metadata/document.js';
 import { isObject, type Json, type JsonObject } from '../../metadata/json.js';
 import { diffMetadata, summarize, type Change, type DiffSummary } from '../../metadata/diff.js';
 import { metadataObjects } from '../../metadata/objects.js';
+import { widenedAccess, type Widening } from '../../metadata/access.js';
 import type { EngineClient, InconsistencyReport } from '../../client/engine-client.js';
 import { EngineRequestError } from '../../client/errors.js';
 import type { BuildResult } from './build.js';
@@ -21,6 +22,8 @@ export interface ApplyOptions {
 export interface ApplyResult {
   applied: boolean;
   changes: Change[];
+  /** The changes that widen access, for the plan's own section (issue 27 item 5). */
+  widened: Widening[];
   summary: DiffSummary;
   resourceVersion: number | null;
   inconsistent: ShownInconsistency[];
@@ -64,7 +67,8 @@ export async function applyMetadata(client: EngineClient, build: BuildResult, op
   const project = build.document as JsonObject;
   const engine = await engineMetadata(client);
   const changes = diffMetadata(engine.document, project);
-  const result: ApplyResult = { applied: false, changes, summary: summarize(changes), resourceVersion: engine.resourceVersion, inconsistent: [], checked: false };
+  const widened = changes.length === 0 ? [] : widenedAccess(engine.document, project);
+  const result: ApplyResult = { applied: false, changes, widened, summary: summarize(changes), resourceVersion: engine.resourceVersion, inconsistent: [], checked: false };
   if (changes.length === 0) return result;
   if (opts.dryRun) return { ...result, checked: true, inconsistent: await checkOnEngine(client, build, engine.resourceVersion, opts.allowInconsistent) };
   const projectCount = metadataObjects(project).length;

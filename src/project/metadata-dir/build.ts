@@ -107,6 +107,25 @@ export function requireMetadataDir(dir: string, cwd = process.cwd()): void {
   }
 }
 
+export interface BuildOptions {
+  /**
+   * Unknown keys of metadata files are warnings instead of errors (`--allow-unknown-keys`), for a project written by a
+   * newer incumbent; they are left out of the build either way.
+   */
+  allowUnknownKeys?: boolean;
+}
+
+/**
+ * A misspelt key is an unknown one: left out of the build, `chek:` would apply an update permission without its check
+ * and `update_permision:` would remove every update permission (issue 27 item 5). So, unless allowed, every unknown
+ * key of a metadata file stops the build; config.yaml's stay warnings (loaded elsewhere).
+ */
+function unknownKeysAreErrors(problems: Problems): void {
+  for (const p of problems.list) if (p.code === UNKNOWN_KEY) p.severity = 'error';
+}
+
+export const UNKNOWN_KEY = 'metadata-unknown-key';
+
 /** The metadata layout of a config version: 3 is the incumbent's `databases/` layout, 1 and 2 the flat one. */
 export type Layout = 2 | 3;
 
@@ -117,7 +136,7 @@ export const layoutOf = (configVersion: number): Layout => (configVersion === 3 
  * collected, the actions merged, the whole brought into canonical form (engine-api.md §6). The layout is the
  * project's (its config version); a directory given without a project says it in its version.yaml.
  */
-export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout): BuildResult {
+export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout, opts: BuildOptions = {}): BuildResult {
   requireMetadataDir(dir, cwd);
   const v3 = (layout ?? (isLayoutV3(dir, cwd) ? 3 : 2)) === 3;
   checkMetadataSize(dir, cwd, v3 ? databaseFiles(dir, cwd) : []);
@@ -155,13 +174,14 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout)
   const merged = mergeActions(read(dir, METADATA_FILES.actionsGraphql[0], cwd) ?? null, actionsYaml ?? null, problems, unparsed.has('tables') ? undefined : tableNames);
   let located: Map<string, Position> | null = null;
   const origins = { get: (key: string) => (located ??= new Map([...objectOrigins(src), ...merged.origins])).get(key) };
+  if (!opts.allowUnknownKeys) unknownKeysAreErrors(problems);
   if (problems.errors.length > 0) return { document: null, problems, origins, sources };
 
   const known = new Set(knownTableKeys());
   const tables = Array.isArray(src.tables?.value) ? (src.tables?.value as unknown[]) : [];
   const raw: JsonObject = {
     version: 2,
-    // Unknown table keys were warned about; they are left out of the build (cli.md §4.13).
+    // Unknown table keys (allowed by --allow-unknown-keys) are left out of the build (cli.md §4.13).
     tables: tables.map((t) => (isObject(t) ? Object.fromEntries(Object.entries(t).filter(([k]) => known.has(k))) : t)) as JsonObject[],
     functions: (src.functions?.value ?? []) as JsonObject[],
     remote_schemas: (src.remoteSchemas?.value ?? []) as JsonObject[],

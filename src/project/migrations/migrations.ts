@@ -14,12 +14,16 @@ import { projectFileSize, readProjectFile, statProjectPath, unreadable } from '.
  * read and written only through `run_sql`.
  */
 
-/** A migration name (cli.md §5.13); also the name part of a migration directory. */
+/** The name `migrate create` and `squash` give a migration (cli.md §5.13). */
 export const MIGRATION_NAME = /^[A-Za-z0-9_-]+$/;
 /** Versions are stored as `bigint`: the largest one PostgreSQL accepts. */
 export const MAX_VERSION = 9223372036854775807n;
 
-const MIGRATION_DIR = /^(\d+)_([A-Za-z0-9_-]+)$/;
+/**
+ * A migration directory: `<version>_<name>`, whatever the name holds. Real projects have names with spaces and other
+ * characters `migrate create` would not write (`1700000000000_user prefs or default`); skipping them would skip SQL.
+ */
+const MIGRATION_DIR = /^(\d+)_(.+)$/s;
 const FLAT_FILE = /^\d+_.+\.(up|down)\.(sql|ya?ml)$/;
 const UPGRADE_HINT = "run 'engine migrate config'";
 
@@ -177,14 +181,14 @@ export async function readState(client: Client): Promise<{ applied: AppliedMigra
 }
 
 /**
- * A SQL string literal. Only ever given a migration name, which matched `^[A-Za-z0-9_-]+$` (checked again here): no
- * quote, backslash or other character can end the literal or change its meaning, so the literal is exactly the name.
- * Doubling `'` is the standard escape (and with standard_conforming_strings, on by default, backslashes are literal);
- * it would keep any other text inside the literal too, but nothing else is passed.
+ * A migration name as a SQL text expression (run_sql takes no parameters). A name of `^[A-Za-z0-9_-]+$` is a plain
+ * literal: nothing in it can end the literal. Any other name (a directory may be called anything) is sent as the hex
+ * of its UTF-8 bytes, decoded by PostgreSQL: only hex digits reach the SQL text, whatever the name and whatever
+ * standard_conforming_strings says about backslashes.
  */
 export function sqlName(name: string): string {
-  if (!MIGRATION_NAME.test(name)) throw new Error(`invalid migration name ${JSON.stringify(name)}`);
-  return `'${name.replace(/'/g, "''")}'`;
+  if (MIGRATION_NAME.test(name)) return `'${name}'`;
+  return `convert_from(decode('${Buffer.from(name, 'utf8').toString('hex')}', 'hex'), 'UTF8')`;
 }
 
 /** A version as a SQL integer literal: a bigint in 0…2^63-1 printed in decimal, digits only. */

@@ -99,7 +99,10 @@ export const didYouMean = (word: string, candidates: Iterable<string>): string =
   return n === undefined ? '' : ` (did you mean "${n}"?)`;
 };
 
-/** Unknown keys warn (at the key); required keys that are absent or `null` are errors (at the mapping). */
+/**
+ * Unknown keys are reported at the key as warnings, which the build turns into errors unless `--allow-unknown-keys`
+ * (build.ts); required keys that are absent or `null` are errors (at the mapping).
+ */
 export function checkKeys(c: Ctx, o: Obj, path: Path, thing: string, known: readonly string[], required: readonly string[] = []): void {
   for (const k of Object.keys(o)) {
     if (!known.includes(k)) {

@@ -31,7 +31,7 @@ export interface MetadataSources {
   restEndpoints?: YamlSource;
 }
 
-/** The keys of a table entry: the build leaves any other key out (they were warned about as `metadata-unknown-key`). */
+/** The keys of a table entry: the build leaves any other key out (reported as `metadata-unknown-key`, an error unless allowed). */
 export function knownTableKeys(): string[] {
   return Object.keys(TABLE.keys);
 }
