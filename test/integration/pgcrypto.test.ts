@@ -96,3 +96,41 @@ describe('pgcrypto in public', () => {
     }
   });
 });
+
+describe("the embedded engine's pgcrypto files", () => {
+  it("are unpacked from PGlite's bundle once per machine; a damaged cache file is unpacked again", { timeout: 300_000 }, async () => {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { ExtensionLoader } = await import('../../src/db/pglite-extensions.js');
+    const { mkdtempSync, readdirSync, rmSync, truncateSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const saved = process.env['ENGINE_CACHE_DIR'];
+    const cache = mkdtempSync(join(tmpdir(), 'engine-ext-cache-'));
+    process.env['ENGINE_CACHE_DIR'] = cache;
+    cleanups.push(async () => {
+      if (saved === undefined) delete process.env['ENGINE_CACHE_DIR'];
+      else process.env['ENGINE_CACHE_DIR'] = saved;
+      rmSync(cache, { recursive: true, force: true });
+    });
+    const digest = async (): Promise<unknown> => {
+      const db = await PGlite.create();
+      try {
+        await new ExtensionLoader(db).loadInstalled(['pgcrypto']);
+        await db.exec('CREATE EXTENSION pgcrypto');
+        return (await db.query("SELECT encode(public.digest('x', 'sha1'), 'hex') AS h")).rows;
+      } finally {
+        await db.close();
+      }
+    };
+    const expected = [{ h: '11f6ad8ec52a2984abaafd7c3b516503785c2072' }];
+    expect(await digest()).toEqual(expected);
+    const [dir] = readdirSync(cache);
+    const file = join(cache, dir as string, 'pgcrypto.bin');
+    const size = statSync(file).size;
+    expect(size).toBeGreaterThan(100_000);
+    expect(await digest()).toEqual(expected);
+    truncateSync(file, 1000);
+    expect(await digest()).toEqual(expected);
+    expect(statSync(file).size).toBe(size);
+  });
+});
