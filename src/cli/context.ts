@@ -13,12 +13,14 @@ export interface ConfigNeeds {
 
 /** The configuration of a command (cli.md §2), its warnings shown; loaded lazily so start-up stays light. */
 export async function projectConfig(g: GlobalFlags, out: Output, needs: ConfigNeeds): Promise<ProjectConfig> {
-  const { loadConfig } = await import('../project/config/config.js');
+  const [{ loadConfig }, { fallbackMessage }] = await Promise.all([import('../project/config/config.js'), import('../project/config/environment.js')]);
   const config = loadConfig({
     project: g.project, envfile: g.envfile, endpoint: g.endpoint, adminSecret: g.adminSecret, timeout: g.timeout,
     logLevel: g.logLevel, requireProject: needs.project, requireVersion2: needs.version2 ?? false, offline: needs.offline ?? false,
   });
   for (const w of config.warnings) out.warn(w.code, w.file ? `${w.file}:${w.line}:${w.column}: ${w.message}` : w.message);
+  const fallbacks = fallbackMessage(config.fallbacks());
+  if (fallbacks) out.logger.debug(fallbacks);
   return config;
 }
 

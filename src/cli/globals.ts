@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CliError } from '../errors.js';
 import { Output, type LogLevel, type OutputMode } from './output.js';
+import { resolveVariable } from '../project/config/incumbent-env.js';
 
 export interface GlobalFlags {
   project?: string;
@@ -47,7 +48,7 @@ const invalid = (flag: string, v: string, reason: string) =>
 /** Builds the Output from global flags; an invalid --output value is itself reported as text. */
 export function outputFor(g: GlobalFlags, allowYaml = false): Output {
   const modeRaw = g.output ?? 'text';
-  const levelRaw = (g.logLevel ?? process.env['ENGINE_GRAPHQL_LOG_LEVEL'] ?? 'info').toLowerCase();
+  const levelRaw = (g.logLevel ?? resolveVariable('ENGINE_GRAPHQL_LOG_LEVEL', (n) => process.env[n])?.value ?? 'info').toLowerCase();
   const mode: OutputMode = modeRaw === 'json' ? 'json' : 'text';
   const level = (['debug', 'info', 'warn', 'error'].includes(levelRaw) ? levelRaw : 'info') as LogLevel;
   const out = new Output({ mode, level, noColor: !g.color });

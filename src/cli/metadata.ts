@@ -81,7 +81,7 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     if (prune && mode !== 'text') throw new CliError('conflicting-flags', `--prune and --output ${mode} cannot be used together`, 64);
     const { config, client } = await context(g, out, { project: mode === 'text', version2: mode === 'text' });
     const { engineMetadata } = await import('../project/metadata-dir/apply.js');
-    const { checkServerMetadata, toYaml, renderFiles, readExistingFiles, writeMetadataDir, recoverDirectory } = await import('../project/metadata-dir/export.js');
+    const { checkServerMetadata, toYaml, renderFiles, readExistingFiles, writeMetadataDir, recoverDirectory, existingDocument } = await import('../project/metadata-dir/export.js');
     const { document } = await out.spinning('Reading metadata from the engine…', async () => {
       const raw = await client.exportMetadata();
       checkServerMetadata(raw.metadata);
@@ -96,10 +96,12 @@ export function registerMetadata(program: Command, run: CommandRunner): void {
     const dropped = (n: number, file: string) =>
       out.warn('comments-dropped', `${shownPath(`${dir}/${file}`)}: ${n} comment line(s) were dropped because the objects they described no longer exist`);
     let report;
+    // Only what changed since the files were written is rewritten (issue 29): the files' own document is the reference.
+    const before = existingDocument(dir, config.version);
     if (config.version === 3) {
       const { exportV3, readExistingV3 } = await import('../project/metadata-dir/layout-v3/write.js');
-      report = exportV3(dir, document, readExistingV3(dir), prune, dropped);
-    } else report = writeMetadataDir(dir, renderFiles(document, readExistingFiles(dir), dropped), prune);
+      report = exportV3(dir, document, readExistingV3(dir), prune, dropped, before);
+    } else report = writeMetadataDir(dir, renderFiles(document, readExistingFiles(dir), dropped, before), prune);
     const shown = shownPath(dir);
     for (const f of report.created) out.logger.info(`  created ${shown}/${f}`);
     for (const f of report.updated) out.logger.info(`  updated ${shown}/${f}`);

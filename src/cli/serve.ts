@@ -19,7 +19,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
-    const [{ maskUrl }, { loadEnvironment }, { resolveServeSettings }] = await Promise.all([
+    const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }] = await Promise.all([
       import('../db/database.js'), import('../project/config/environment.js'), import('../project/config/serve-settings.js'),
     ]);
     const flags = cmd.opts<ServeFlags>();
@@ -28,6 +28,8 @@ export function registerServe(program: Command, run: CommandRunner): void {
     // PGlite's files are read and compiled while the engine's modules load (src/db/pglite-preload.ts).
     if (!settings.databaseUrl) void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
     const logger = out.logger;
+    const fallbacks = fallbackMessage(env.fallbacks());
+    if (fallbacks) logger.info(fallbacks);
     // Said at once, before the engine's modules load, so that nobody stares at a silent terminal (issue 18).
     const started = performance.now();
     if (settings.databaseUrl) logger.info(`Using PostgreSQL at ${maskUrl(settings.databaseUrl)}`);

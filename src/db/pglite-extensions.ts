@@ -2,9 +2,12 @@
 // passed to PGlite.create at start-up (about 1 s for all of them), so none is passed: a bundle is unpacked into the
 // running instance's file system when a script asks for it, and at start for the extensions the database has.
 // test/integration/pglite-extensions.test.ts fails when a PGlite upgrade ships a bundle this list does not name.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Extension, PGlite } from '@electric-sql/pglite';
+import { cacheRoot, pgliteVersion } from './pglite-template.js';
 
 /** Each bundle's module, imported when the extension is first wanted: importing all of them cost every start ~40 ms. */
 const ALL: Record<string, () => Promise<Extension>> = {
@@ -84,7 +87,7 @@ export class ExtensionLoader {
       const ext = EMBEDDED_EXTENSIONS.get(name);
       if (!ext || this.loaded.has(name)) continue;
       this.loaded.add(name);
-      const files = await unpack(await ext(), this.db);
+      const files = (await cachedFiles(name)) ?? (await cacheFiles(name, await unpack(await ext(), this.db)));
       const mod = (this.db as unknown as { mod: WasmFs }).mod;
       for (const [path, data] of files) {
         const full = `${mod.WASM_PREFIX}/${path}`;
@@ -98,6 +101,47 @@ export class ExtensionLoader {
       if (requires) await this.load(requires.split(',').map((r) => r.trim()));
     }
   }
+}
+
+/**
+ * An extension's files, unpacked once per PGlite version into the cache (one file: a JSON index, then the bytes): a
+ * database that has pgcrypto (the engine's always do, issue 29) opens it at every start, and gunzipping and untarring its
+ * 1.1 MB bundle cost more than the rest of a restart's JavaScript.
+ */
+const cacheFile = (name: string): string => join(cacheRoot(), `pglite-${pgliteVersion()}-extensions`, `${name}.bin`);
+
+async function cachedFiles(name: string): Promise<[string, Uint8Array][] | null> {
+  try {
+    const buf = await readFile(cacheFile(name));
+    const headerLength = buf.readUInt32LE(0);
+    const index = JSON.parse(buf.subarray(4, 4 + headerLength).toString('utf8')) as [string, number][];
+    let at = 4 + headerLength;
+    const files = index.map(([path, size]): [string, Uint8Array] => {
+      const data = buf.subarray(at, at + size);
+      at += size;
+      return [path, data];
+    });
+    return at === buf.length ? files : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the cache file aside and renames it into place (processes may race); best effort. */
+async function cacheFiles(name: string, files: [string, Uint8Array][]): Promise<[string, Uint8Array][]> {
+  try {
+    const header = Buffer.from(JSON.stringify(files.map(([p, d]) => [p, d.length])), 'utf8');
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(header.length, 0);
+    const path = cacheFile(name);
+    await mkdir(join(path, '..'), { recursive: true });
+    const tmp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
+    await writeFile(tmp, Buffer.concat([length, header, ...files.map(([, d]) => d)]));
+    await rename(tmp, path);
+  } catch {
+    // Unpacked again next time.
+  }
+  return files;
 }
 
 async function unpack(ext: Extension, db: PGlite): Promise<[string, Uint8Array][]> {

@@ -21,7 +21,7 @@ export interface Template {
 
 let version: string | undefined;
 
-function pgliteVersion(): string {
+export function pgliteVersion(): string {
   if (version) return version;
   // The package exports no package.json: it is above its dist/.
   const pkg = JSON.parse(readFileSync(join(dirname(PGLITE_DIST), 'package.json'), 'utf8')) as { version: string };

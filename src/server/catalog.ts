@@ -144,18 +144,44 @@ const MARK_REVISION = `DO $mark$ BEGIN
 END $mark$;`;
 
 /**
- * Creates the catalog if missing or older than this engine's; callers hold STARTUP_LOCK_KEY so that instances do not
- * race. One statement when it is current.
+ * The incumbent's catalog set-up creates pgcrypto in schema public, and projects' migrations call
+ * `public.gen_random_uuid()` (issue 29). IF NOT EXISTS: one installed in another schema is left there.
  */
-export async function ensureCatalog(tx: Queryable): Promise<void> {
-  const rows = await tx.query<{ current: boolean }>(
+const PGCRYPTO = 'CREATE EXTENSION IF NOT EXISTS pgcrypto SCHEMA public';
+
+/** What a data directory set up by ensureCatalog holds: the key of the embedded engine's template (pglite-template.ts). */
+export const SETUP_KEY = `${REVISION}; ${PGCRYPTO}`;
+
+/**
+ * Creates the catalog if missing or older than this engine's, and pgcrypto if the database has none; callers hold
+ * STARTUP_LOCK_KEY so that instances do not race. One statement when both are there. `warn` hears, once, that
+ * pgcrypto could not be created (no right to, or not installed on the server): the engine goes on without it.
+ */
+export async function ensureCatalog(tx: Queryable, warn: (message: string) => void = () => {}): Promise<void> {
+  const rows = await tx.query<{ current: boolean; pgcrypto: boolean }>(
     `SELECT set_config('engine.catalog_revision', $1, true) IS NOT NULL AND EXISTS (
        SELECT 1 FROM pg_namespace n JOIN pg_description d ON d.objoid = n.oid AND d.classoid = 'pg_namespace'::regclass AND d.objsubid = 0
-       WHERE n.nspname = 'engine_catalog' AND d.description = $1) AS current`,
+       WHERE n.nspname = 'engine_catalog' AND d.description = $1) AS current,
+     EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto') AS pgcrypto`,
     [REVISION],
   );
+  if (!rows[0]?.pgcrypto) await createPgcrypto(tx, warn);
   if (rows[0]?.current) return;
   await tx.runScript(`${CATALOG_DDL}\n${MARK_REVISION}`);
+}
+
+/** In a savepoint: a refusal must not abort the start-up transaction. */
+async function createPgcrypto(tx: Queryable, warn: (message: string) => void): Promise<void> {
+  await tx.query('SAVEPOINT engine_pgcrypto');
+  try {
+    await tx.runScript(PGCRYPTO);
+    await tx.query('RELEASE SAVEPOINT engine_pgcrypto');
+  } catch (e) {
+    await tx.query('ROLLBACK TO SAVEPOINT engine_pgcrypto');
+    const reason = e instanceof Error ? e.message : String(e);
+    warn(`could not create extension pgcrypto in schema public (${reason}); migrations that call public.gen_random_uuid() ` +
+      'or other pgcrypto functions will fail. Have the database owner run: CREATE EXTENSION pgcrypto SCHEMA public');
+  }
 }
 
 /** The stored resource_version as column `v`: fixed text, also sent in the round trip that begins a GraphQL transaction. */

@@ -52,7 +52,7 @@ export class Engine {
   static async start(db: Database, logger: Logger = silentLogger, clock: Clock = systemClock): Promise<Engine> {
     const { cache, version } = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [STARTUP_LOCK_KEY]);
-      await ensureCatalog(tx);
+      await ensureCatalog(tx, (m) => logger.warn(m));
       const loaded = await Engine.load(tx);
       // Database triggers of every consistent event trigger are reinstalled at start-up (§3.1).
       await syncTriggers(tx, loaded.cache, loaded.cache, true);

@@ -1,11 +1,11 @@
 import { resolve as resolvePath } from 'node:path';
 import { CliError } from '../errors.js';
-import { maskUrl, pgErrorInfo } from '../db/database.js';
+import { maskUrl, pgErrorInfo, type Queryable } from '../db/database.js';
 import { acquireDataDirLock } from '../db/lock-file.js';
 import { PgliteDatabase } from '../db/pglite.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { Authenticator } from './auth/index.js';
-import { ensureCatalog, REVISION } from './catalog.js';
+import { ensureCatalog, SETUP_KEY } from './catalog.js';
 import type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
 
 export type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
@@ -17,10 +17,10 @@ function reason(e: unknown): string {
 }
 
 /**
- * A new embedded data directory starts with the engine's catalog: it is a copy of a template that ran the catalog's
- * DDL once (a third of a first start otherwise), kept per catalog revision.
+ * A new embedded data directory starts with the engine's catalog and pgcrypto: it is a copy of a template that ran the
+ * catalog's DDL once (a third of a first start otherwise), kept per catalog revision.
  */
-const WITH_CATALOG = { key: REVISION, run: ensureCatalog };
+const WITH_CATALOG = { key: SETUP_KEY, run: (tx: Queryable) => ensureCatalog(tx) };
 
 /** Opens the database named by the options: the start-up errors of cli.md §5.17 come from here. */
 export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dataDir'>, logger: Logger): Promise<OpenedDatabase> {

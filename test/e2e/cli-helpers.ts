@@ -45,7 +45,7 @@ export interface RunOptions {
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('ENGINE_GRAPHQL_') || k === 'FORCE_COLOR' || k === 'NO_COLOR') continue;
+    if (/^(ENGINE|HASURA)_GRAPHQL_/.test(k) || k === 'FORCE_COLOR' || k === 'NO_COLOR') continue;
     env[k] = v;
   }
   return { ...env, CI: 'true', ...extra };

@@ -33,10 +33,10 @@ export async function stopAll(): Promise<void> {
   await removeTempDirs();
 }
 
-/** The child's environment: no ENGINE_GRAPHQL_* leaking in from the test runner, no colour. */
+/** The child's environment: no ENGINE_GRAPHQL_* (nor the incumbent's HASURA_GRAPHQL_*) leaking in from the test runner, no colour. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ENGINE_GRAPHQL_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!/^(ENGINE|HASURA)_GRAPHQL_/.test(k)) env[k] = v;
   return { ...env, NO_COLOR: '1', ...extra };
 }
 

@@ -136,6 +136,26 @@ describe('engine serve: embedded database', { timeout: 120_000 }, () => {
     expect(p.err()).not.toContain('s3cret');
   });
 
+
+  it("the incumbent's HASURA_GRAPHQL_* variables (environment and .env) stand in for the engine's, listed once at start", async () => {
+    const cwd = await tempDir();
+    const dataDir = join(cwd, 'data');
+    writeFileSync(join(cwd, '.env'), 'HASURA_GRAPHQL_ADMIN_SECRET=from-env-file\n');
+    const p = run(['serve', '--port', '0'], cwd, { HASURA_GRAPHQL_DATA_DIR: dataDir, HASURA_GRAPHQL_UNAUTHORIZED_ROLE: 'anonymous' });
+    const url = (await until(p, () => LISTENING.exec(p.out()), 'the listening line'))[1] as string;
+    expect(p.lines()).toEqual([
+      "Using the incumbent's variables: HASURA_GRAPHQL_DATA_DIR for ENGINE_GRAPHQL_DATA_DIR, HASURA_GRAPHQL_ADMIN_SECRET for " +
+        'ENGINE_GRAPHQL_ADMIN_SECRET, HASURA_GRAPHQL_UNAUTHORIZED_ROLE for ENGINE_GRAPHQL_UNAUTHORIZED_ROLE',
+      `Starting embedded PostgreSQL in ${dataDir}…`, expect.stringMatching(READY),
+    ]);
+    const body = { type: 'export_metadata', args: {} };
+    // Without the secret a request is the unauthorized role's, which the metadata API refuses.
+    const anonymous = await q(url, body);
+    expect([anonymous.status, (anonymous.body as { code: string }).code]).toEqual([400, 'access-denied']);
+    await ok(url, body, { 'x-engine-admin-secret': 'from-env-file' });
+    p.child.kill('SIGTERM');
+    expect(await finished(p)).toBe(0);
+  });
   it('restart on the same data directory keeps metadata and data', async () => {
     const cwd = await tempDir();
     const dataDir = join(cwd, 'data');

@@ -172,7 +172,8 @@ describe('export in the version 3 layout', () => {
     expect(read('databases/default/tables/tables.yaml')).toBe('# the tables\n- "!include author.yaml"\n- "!include public_x_y_2.yaml"\n- "!include public_x_y_3.yaml"\n');
     expect(read('databases/default/tables/public_x_y.yaml')).toBe('# a draft\n');
     expect(read('databases/default/tables/author.yaml').startsWith('# writers\ntable:\n  schema: public\n  name: author # short form\n')).toBe(true);
-    expect(read('databases/default/tables/public_x_y_3.yaml')).toBe('table:\n  schema: public_x\n  name: y\n');
+    // A name YAML 1.1 reads as a boolean is quoted (issue 29).
+    expect(read('databases/default/tables/public_x_y_3.yaml')).toBe('table:\n  schema: public_x\n  name: "y"\n');
     // The database keeps its functions list, now empty.
     expect(read('databases/default/functions/functions.yaml')).toBe('[]\n');
     expect(read('databases/databases.yaml')).toBe(readFileSync(join(FIXTURE, 'databases/databases.yaml'), 'utf8'));

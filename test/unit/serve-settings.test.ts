@@ -5,7 +5,7 @@ import { resolveServeSettings } from '../../src/project/config/serve-settings.js
 /** `--enable-allowlist` and ENGINE_GRAPHQL_ENABLE_ALLOWLIST (issue 20). */
 
 const env = (vars: Record<string, string>): Environment => ({
-  projectDir: null, configFile: null, warnings: [], variable: (n) => vars[n], configValue: () => undefined,
+  projectDir: null, configFile: null, warnings: [], variable: (n) => vars[n], configValue: () => undefined, fallbacks: () => [],
 });
 
 describe('the allow list setting', () => {

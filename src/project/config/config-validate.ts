@@ -1,7 +1,7 @@
 import { levenshtein, nearest } from '../../text.js';
 import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
 import { CliError } from '../../errors.js';
-import { valueNode, type ConfigDocument } from './environment.js';
+import { CONFIG_KEY_ALIASES, valueNode, type ConfigDocument } from './environment.js';
 import type { Problem } from '../problems.js';
 import { ACTION_KINDS, CONFIG, CONFIG_VERSIONS, ENGINE_PATHS } from '../validate/shapes-config.js';
 import type { ObjectShape } from '../validate/shapes-core.js';
@@ -117,9 +117,12 @@ export function mappingAt(config: ConfigDocument, path: string): YAMLMap | null 
  * are ignored rather than offered a "did you mean".
  */
 const INCUMBENT_KEYS = new Set([
-  'enable_telemetry', 'api_paths', 'access_key', 'insecure_skip_tls_verify', 'certificate_authority', 'seeds_directory',
+  'enable_telemetry', 'api_paths', 'insecure_skip_tls_verify', 'certificate_authority', 'seeds_directory',
   'disable_interactive', 'show_update_notification', 'hasura_server_internal_config', 'server_config', 'actions.codegen.uri',
 ]);
+
+/** The incumbent's keys engine reads in place of its own (`access_key`): known, not warned about. */
+const ALIAS_KEYS = new Set(Object.values(CONFIG_KEY_ALIASES).flat());
 
 /** `config-unknown-key` warnings for every level of config.yaml (cli.md §2.5); checks the nested mappings. */
 export function unknownKeys(config: ConfigDocument): Problem[] {
@@ -129,7 +132,7 @@ export function unknownKeys(config: ConfigDocument): Problem[] {
     for (const pair of map?.items ?? []) {
       const keyNode = pair.key as Node | null;
       const name = isScalar(keyNode) ? String(keyNode.value) : keyNode ? config.text.slice(keyNode.range?.[0], keyNode.range?.[1]) : '';
-      if (known.includes(name)) continue;
+      if (known.includes(name) || (level === '' && ALIAS_KEYS.has(name))) continue;
       const prefix = level === '' ? '' : `${level}.`;
       if (INCUMBENT_KEYS.has(`${prefix}${name}`)) {
         problems.push({

@@ -6,7 +6,7 @@ import {
   unknownKeys, type ActionKind, type Check, type LogLevel,
 } from './config-validate.js';
 import {
-  interpolate, openProject, readConfigDocument, scalarText, shownPath, valueNode, type ConfigDocument,
+  configNode, interpolate, openProject, readConfigDocument, scalarText, shownPath, type ConfigDocument, type IncumbentFallback,
 } from './environment.js';
 import type { Position, Problem } from '../problems.js';
 
@@ -55,6 +55,8 @@ export interface ProjectConfig {
   sources: Record<ConfigKey, ValueOrigin>;
   /** Any variable: the process environment, else `.env` (for settings outside config.yaml, e.g. `serve`'s). */
   variable(name: string): string | undefined;
+  /** The incumbent's variables read so far in place of the engine's. */
+  fallbacks(): IncumbentFallback[];
 }
 
 export interface LoadConfigOptions {
@@ -164,7 +166,7 @@ export function loadConfig(opts: LoadConfigOptions): ProjectConfig {
     if (!config || NOT_IN_FILE.includes(key)) return undefined;
     const parts = key.split('.');
     const map = parts.length === 1 ? config.root : mappingAt(config, parts.slice(0, -1).join('.'));
-    const node: Node | null | undefined = valueNode(config.doc, map, parts[parts.length - 1] as string);
+    const node: Node | null | undefined = configNode(config, map, parts[parts.length - 1] as string);
     const at = config.position(node);
     if (node && !isScalar(node)) {
       return { text: config.text.slice(node.range?.[0] ?? 0, node.range?.[1] ?? 0).trim(), origin: 'file', at, collection: true };
@@ -181,7 +183,10 @@ export function loadConfig(opts: LoadConfigOptions): ProjectConfig {
     const name = variableFor(key);
     const v = src.variable(name);
     // A variable set to "" counts as unset (cli.md §2.1); `.env` never overrides a variable of the process.
-    if (v !== undefined && v !== '') return { text: v, origin: src.variableOrigin(name) ?? 'env', variable: name };
+    if (v !== undefined && v !== '') {
+      const from = src.variableSource(name);
+      return { text: v, origin: from?.origin ?? 'env', variable: from?.variable ?? name };
+    }
     return fileValue(key);
   };
 
@@ -253,5 +258,6 @@ export function loadConfig(opts: LoadConfigOptions): ProjectConfig {
     warnings,
     sources,
     variable: src.variable,
+    fallbacks: src.fallbacks,
   };
 }

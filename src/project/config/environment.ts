@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
 import { CliError } from '../../errors.js';
 import { loadEnvFile } from './dotenv.js';
+import { resolveVariable } from './incumbent-env.js';
 import type { Position, Problem } from '../problems.js';
 import { lineColumn, nonPrintableIndex, nonPrintableMessage, readProjectFile, shownPath, unreadable } from '../project-file.js';
 
@@ -18,7 +19,21 @@ export interface Environment {
   /** A top-level scalar of config.yaml, `${VAR}` references resolved; undefined when absent. */
   configValue(key: string): string | undefined;
   warnings: string[];
+  /** The incumbent's variables read so far in place of the engine's (`HASURA_GRAPHQL_X` for `ENGINE_GRAPHQL_X`). */
+  fallbacks(): IncumbentFallback[];
 }
+
+/** An engine variable whose value came from the incumbent's name of it. */
+export interface IncumbentFallback {
+  variable: string;
+  from: string;
+}
+
+/**
+ * Keys of the incumbent's config.yaml that stand in for one of ours when ours is absent: `access_key` is the admin
+ * secret of its version 1 files.
+ */
+export const CONFIG_KEY_ALIASES: Readonly<Record<string, readonly string[]>> = { admin_secret: ['access_key'] };
 
 export { shownPath } from '../project-file.js';
 
@@ -101,8 +116,10 @@ export interface ProjectSources {
   envFile: string | null;
   /** The process environment, else `.env`; a variable defined in the process (even empty) keeps its value. */
   variable(name: string): string | undefined;
-  /** Where `variable(name)` comes from. */
-  variableOrigin(name: string): 'env' | 'envfile' | undefined;
+  /** Where `variable(name)` comes from: the source, and the variable (the incumbent's name of it, it may be). */
+  variableSource(name: string): { origin: 'env' | 'envfile'; variable: string } | undefined;
+  /** The incumbent's variables read so far in place of the engine's, each once, in the order first read. */
+  fallbacks(): IncumbentFallback[];
   /** `envfile-invalid-line` warnings. */
   envProblems: Problem[];
 }
@@ -119,8 +136,14 @@ export function openProject(opts: EnvironmentOptions = {}): ProjectSources {
   const baseDir = projectDir ?? cwd;
   const envPath = resolve(baseDir, opts.envfile ?? '.env');
   const dot = loadEnvFile(envPath, shownPath(envPath, cwd), opts.envfile !== undefined, cwd);
-  const variableOrigin = (name: string): 'env' | 'envfile' | undefined =>
-    env[name] !== undefined ? 'env' : dot.vars.has(name) ? 'envfile' : undefined;
+  const raw = (name: string): string | undefined => env[name] ?? dot.vars.get(name);
+  const used = new Map<string, string>();
+  // The one place where a variable's name is resolved: every setting gets the incumbent's names of it this way.
+  const resolved = (name: string) => {
+    const r = resolveVariable(name, raw);
+    if (r && r.from !== name && !used.has(name)) used.set(name, r.from);
+    return r;
+  };
   return {
     cwd,
     start,
@@ -128,8 +151,13 @@ export function openProject(opts: EnvironmentOptions = {}): ProjectSources {
     configFile: projectDir ? join(projectDir, 'config.yaml') : null,
     baseDir,
     envFile: dot.found ? envPath : null,
-    variable: (name) => env[name] ?? dot.vars.get(name),
-    variableOrigin,
+    variable: (name) => resolved(name)?.value,
+    variableSource(name) {
+      const r = resolved(name);
+      if (!r) return undefined;
+      return { origin: env[r.from] !== undefined ? 'env' : 'envfile', variable: r.from };
+    },
+    fallbacks: () => [...used].map(([variable, from]) => ({ variable, from })),
     envProblems: dot.problems,
   };
 }
@@ -195,13 +223,31 @@ export function loadEnvironment(opts: EnvironmentOptions = {}): Environment {
     configValue(key) {
       if (config === undefined) config = src.configFile ? readConfigDocument(src.configFile, src.cwd) : null;
       if (!config) return undefined;
-      const node = valueNode(config.doc, config.root, key);
+      const node = configNode(config, config.root, key);
       const text = scalarText(node);
       if (text === undefined || !isScalar(node) || typeof node.value !== 'string') return text;
       return interpolate(text, key, src.variable, config.position(node));
     },
     warnings: src.envProblems.map((p) => p.message),
+    fallbacks: src.fallbacks,
   };
+}
+
+/** The start-up line naming the incumbent's variables that were read, or null when none was. */
+export function fallbackMessage(used: readonly IncumbentFallback[]): string | null {
+  if (used.length === 0) return null;
+  return `Using the incumbent's variables: ${used.map((f) => `${f.from} for ${f.variable}`).join(', ')}`;
+}
+
+/** The value node of a config.yaml key, else of the first of the incumbent's keys for it (CONFIG_KEY_ALIASES) present. */
+export function configNode(config: ConfigDocument, map: YAMLMap | null, key: string): Node | null | undefined {
+  const own = valueNode(config.doc, map, key);
+  if (own !== undefined || map !== config.root) return own;
+  for (const alias of CONFIG_KEY_ALIASES[key] ?? []) {
+    const node = valueNode(config.doc, map, alias);
+    if (node !== undefined) return node;
+  }
+  return undefined;
 }
 
 /** flag > variable (empty = unset) > config.yaml key. */

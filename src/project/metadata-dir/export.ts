@@ -1,17 +1,70 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { CliError } from '../../errors.js';
 import type { Json, JsonObject } from '../../metadata/json.js';
 import { splitActions } from './actions-sdl.js';
 import { METADATA_FILES, OPTIONAL_FILES, type MetadataFileKey } from './build.js';
 import { readProjectFile } from '../project-file.js';
 import { carryComments } from './yaml-comments.js';
+import { detectStyle, renderYaml, spliceYaml } from './yaml-splice.js';
+import { canonicalDocument } from '../../metadata/document.js';
+import { jsonEqual } from '../../metadata/diff.js';
+import { buildMetadata, layoutOf } from './build.js';
 
-/** YAML as cli.md §4.8 step 2 describes it: 2-space indent, indented sequences, no folding, double quotes. */
+/**
+ * YAML as cli.md §4.8 step 2 describes it: 2-space indent, indented sequences, no folding, double quotes; what YAML 1.1
+ * reads as a boolean (`y`, `no`, `on`…) quoted.
+ */
 export function toYaml(value: unknown): string {
-  return stringify(value, { indent: 2, indentSeq: true, lineWidth: 0, singleQuote: false, blockQuote: 'literal' });
+  return renderYaml(value);
+}
+
+/**
+ * The canonical document the metadata directory holds now, or null when it has none or errors: export compares the
+ * engine's document with it to rewrite only what changed (issue 29).
+ */
+export function existingDocument(dir: string, configVersion: number, cwd = process.cwd()): JsonObject | null {
+  try {
+    return buildMetadata(dir, cwd, layoutOf(configVersion)).document;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a YAML text means `value` once both are in canonical form (`key`: the document key it holds). */
+export function sameCanonical(text: string, key: string, value: unknown): boolean {
+  try {
+    const parsed: unknown = parse(text);
+    if (key === 'version') return jsonEqual(parsed, value);
+    return jsonEqual(canonicalDocument({ version: 2, [key]: parsed })[key], canonicalDocument({ version: 2, [key]: value })[key]);
+  } catch {
+    return false;
+  }
+}
+
+/** `value` with only the keys (at every level) that `shape` has: what an old file kept beyond the engine's form is set aside. */
+function projected(value: unknown, shape: unknown): unknown {
+  if (Array.isArray(value) && Array.isArray(shape)) return value.map((v, i) => projected(v, shape[i]));
+  if (isPlain(value) && isPlain(shape)) return Object.fromEntries(Object.keys(shape).filter((k) => k in value).map((k) => [k, projected(value[k], shape[k])]));
+  return value;
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A file's new text: the old text with only what changed rewritten when that can be done (yaml-splice.ts), else the
+ * whole value in the old file's style, its comments carried over (cli.md §4.10).
+ */
+export function updatedYaml(
+  value: unknown, oldText: string | undefined, oldValue: unknown, verify: (text: string) => boolean,
+): { text: string; dropped: number } {
+  if (oldText !== undefined && oldValue !== undefined) {
+    const spliced = spliceYaml(oldText, oldValue, value, verify);
+    if (spliced) return spliced;
+  }
+  return carryComments(renderYaml(value, oldText === undefined ? undefined : detectStyle(oldText)), oldText);
 }
 
 const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles'];
@@ -47,23 +100,29 @@ export function renderFiles(
   doc: JsonObject,
   existing?: string | ReadonlyMap<MetadataFileKey, string>,
   onDroppedComments?: (n: number, file: string) => void,
+  before?: JsonObject | null,
 ): Map<MetadataFileKey, string | undefined> {
-  const old = withSchemaHeaders(typeof existing === 'string' ? new Map<MetadataFileKey, string>([['actionsGraphql', existing]]) : (existing ?? new Map<MetadataFileKey, string>()));
+  const given = typeof existing === 'string' ? new Map<MetadataFileKey, string>([['actionsGraphql', existing]]) : (existing ?? new Map<MetadataFileKey, string>());
+  const old = withSchemaHeaders(given);
   const out = new Map<MetadataFileKey, string | undefined>();
   const dropped = (key: MetadataFileKey, n: number): void => {
     if (n > 0) onDroppedComments?.(n, METADATA_FILES[key][0]);
   };
-  const yamlFile = (key: MetadataFileKey, value: unknown): void => {
+  /** `oldValue`: the canonical value the existing file holds; `verify` says whether a text means the new value. */
+  const yamlFile = (key: MetadataFileKey, value: unknown, oldValue?: unknown, verify?: (text: string) => boolean): void => {
     const empty = METADATA_FILES[key][1];
-    const carried = carryComments(value === undefined ? empty : toYaml(value), old.get(key));
+    const carried = value === undefined
+      ? carryComments(empty, old.get(key))
+      : updatedYaml(value, given.has(key) ? old.get(key) : undefined, verify ? oldValue : undefined, verify ?? (() => false));
     dropped(key, carried.dropped);
     out.set(key, value === undefined && carried.text === empty ? undefined : carried.text);
   };
   const list = (key: MetadataFileKey, name: string): void => {
     const v = doc[name] as Json[] | undefined;
-    yamlFile(key, v && v.length > 0 ? v : undefined);
+    const was = before?.[name] as Json[] | undefined;
+    yamlFile(key, v && v.length > 0 ? v : undefined, before ? (was ?? []) : undefined, before ? (t) => sameCanonical(t, name, v) : undefined);
   };
-  yamlFile('version', { version: 2 });
+  yamlFile('version', { version: 2 }, before ? { version: 2 } : undefined, before ? (t) => sameCanonical(t, 'version', { version: 2 }) : undefined);
   list('tables', 'tables');
   list('functions', 'functions');
   list('allowList', 'allowlist');
@@ -76,9 +135,19 @@ export function renderFiles(
   const customTypes = doc['custom_types'] as JsonObject | undefined;
   if ((actions?.length ?? 0) > 0 || customTypes) {
     const split = splitActions(actions, customTypes, old.get('actionsGraphql'));
-    dropped('actionsGraphql', split.droppedComments);
-    out.set('actionsGraphql', split.sdl);
-    yamlFile('actionsYaml', split.yaml);
+    const sdlKept = before && given.has('actionsGraphql') && jsonEqual(before['actions'] ?? [], actions ?? []) && jsonEqual(before['custom_types'] ?? {}, customTypes ?? {});
+    if (!sdlKept) dropped('actionsGraphql', split.droppedComments);
+    // Unchanged actions and types keep actions.graphql as written, its order of definitions included.
+    out.set('actionsGraphql', sdlKept ? given.get('actionsGraphql') : split.sdl);
+    const was = before ? splitActions(before['actions'] as JsonObject[] | undefined, before['custom_types'] as JsonObject | undefined).yaml : undefined;
+    // What the old file held beyond the engine's form (an enum's `values`) is kept: only the rest must mean the new value.
+    yamlFile('actionsYaml', split.yaml, was, before ? (t) => {
+      try {
+        return jsonEqual(projected(parse(t), split.yaml), split.yaml);
+      } catch {
+        return false;
+      }
+    } : undefined);
   } else {
     out.set('actionsGraphql', undefined);
     yamlFile('actionsYaml', undefined);

@@ -1,7 +1,9 @@
 import { join, posix, relative, sep } from 'node:path';
 import { isObject, type Json, type JsonObject } from '../../../metadata/json.js';
 import { METADATA_FILES, type MetadataFileKey } from '../build.js';
-import { plannedFiles, readExistingFiles, renderFiles, toYaml, writeTree, type ExportReport } from '../export.js';
+import { plannedFiles, readExistingFiles, renderFiles, sameCanonical, toYaml, updatedYaml, writeTree, type ExportReport } from '../export.js';
+import { jsonEqual } from '../../../metadata/diff.js';
+import { parse } from 'yaml';
 import { Problems } from '../../problems.js';
 import { readProjectFile } from '../../project-file.js';
 import { carryComments } from '../yaml-comments.js';
@@ -126,11 +128,13 @@ export interface RenderedV3 {
  * Renders a canonical document in the version 3 layout. `onDroppedComments` is told, per file (relative path), how many
  * comment lines had nothing left to belong to.
  */
-export function renderV3(doc: JsonObject, existing: ExistingV3, onDroppedComments?: (n: number, file: string) => void): RenderedV3 {
+export function renderV3(
+  doc: JsonObject, existing: ExistingV3, onDroppedComments?: (n: number, file: string) => void, before?: JsonObject | null,
+): RenderedV3 {
   const dropped = (n: number, file: string) => {
     if (n > 0) onDroppedComments?.(n, file);
   };
-  const top = renderFiles(doc, existing.top, onDroppedComments);
+  const top = renderFiles(doc, existing.top, onDroppedComments, before);
   top.delete('tables');
   top.delete('functions');
   const version = carryComments(toYaml({ version: 3 }), existing.top.get('version'));
@@ -157,20 +161,32 @@ export function renderV3(doc: JsonObject, existing: ExistingV3, onDroppedComment
       const old = existing.items[key].get(id);
       const path = old?.path ?? freeName(listDir, id, used);
       used.add(path.toLowerCase());
-      const carried = carryComments(toYaml(item), old?.text);
+      const was = before ? ((before[key] ?? []) as JsonObject[]).find((b) => identity(b, key === 'tables' ? 'table' : 'function') === id) : undefined;
+      const carried = updatedYaml(item, old?.text, was, (t) => sameCanonical(`- ${t.replace(/\n(?=.)/g, '\n  ')}`, key, [item]));
       dropped(carried.dropped, path);
       nested.set(path, carried.text);
       includes.push(`!include ${posix.relative(listDir, path)}`);
     }
-    const list = carryComments(toYaml(includes), existing.lists[key]?.text);
+    const oldList = existing.lists[key]?.text;
+    const list = updatedYaml(includes, oldList, oldList === undefined ? undefined : parsed(oldList), (t) => jsonEqual(parsed(t), includes));
     dropped(list.dropped, listPath);
     nested.set(listPath, list.text);
   }
-  const databases = carryComments(toYaml([entry, ...(others as Json[])]), existing.databasesText);
+  const entries = [entry, ...(others as Json[])];
+  const databases = updatedYaml(entries, existing.databasesText, existing.databases, (t) => jsonEqual(parsed(t), entries));
   dropped(databases.dropped, `${dbDir}/${DATABASES_FILE}`);
   nested.set(`${dbDir}/${DATABASES_FILE}`, databases.text);
   for (const f of existing.replaced) if (!nested.has(f)) nested.set(f, null);
   return { top, nested };
+}
+
+/** A YAML text's value, or undefined when it does not parse. */
+function parsed(text: string): unknown {
+  try {
+    return parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `<schema>_<name>.yaml` in `dir` (as the incumbent names them), made unique when two entries would share it. */
@@ -183,7 +199,9 @@ function freeName(dir: string, id: string, used: Set<string>): string {
 }
 
 /** Export into a version 3 directory (cli.md §4.8 and §4.11, with the layout above); `--prune` acts on the top-level files. */
-export function exportV3(dir: string, doc: JsonObject, existing: ExistingV3, prune: boolean, onDroppedComments?: (n: number, file: string) => void): ExportReport {
-  const r = renderV3(doc, existing, onDroppedComments);
+export function exportV3(
+  dir: string, doc: JsonObject, existing: ExistingV3, prune: boolean, onDroppedComments?: (n: number, file: string) => void, before?: JsonObject | null,
+): ExportReport {
+  const r = renderV3(doc, existing, onDroppedComments, before);
   return writeTree(dir, new Map([...plannedFiles(dir, r.top, prune), ...r.nested]));
 }
