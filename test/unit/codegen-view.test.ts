@@ -55,7 +55,11 @@ describe('codegen view', () => {
     expect(v.inputObjects[0]?.fields.map((f) => f.tsType)).toEqual(['Array<string | null>', 'timestamptz | null', 'Color | null']);
     expect(v.objects.map((t) => t.name)).toEqual(['Out']);
     expect(v.enums).toEqual([{ name: 'Color', values: [{ value: 'RED', last: false }, { value: 'GREEN', last: true }], tsUnion: '"RED" | "GREEN"' }]);
-    expect(v.scalars).toEqual([{ name: 'Custom' }, { name: 'json' }, { name: 'timestamptz' }]);
+    expect(v.scalars).toEqual([
+      { name: 'Custom', about: 'any JSON value', jsType: 'string | number | boolean | null | Array<unknown> | { [key: string]: unknown }', tsType: 'string | number | boolean | null | Custom[] | { [key: string]: Custom }' },
+      { name: 'json', about: 'any JSON value', jsType: 'string | number | boolean | null | Array<unknown> | { [key: string]: unknown }', tsType: 'string | number | boolean | null | json[] | { [key: string]: json }' },
+      { name: 'timestamptz', about: 'a string', jsType: 'string', tsType: 'string' },
+    ]);
     // Non-null scalars sample as a value: the engine refuses null for them (engine-api.md §5.2.2).
     expect(JSON.parse(v.sampleOutput)).toEqual({ id: 0, ok: false, c: 'RED', j: null, at: '1970-01-01T00:00:00Z', x: '' });
   });

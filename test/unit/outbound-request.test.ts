@@ -25,7 +25,7 @@ describe('resolveTarget', () => {
 
   it('value_from_env and webhook_from_env are read from the given environment', () => {
     expect(resolveTarget({ urlFromEnv: 'U', headers: [{ name: 'k', value_from_env: 'K' }] }, { U: 'https://127.0.0.1/a', K: 'secret' }))
-      .toEqual({ ok: true, url: 'https://127.0.0.1/a', headers: [{ name: 'k', value: 'secret' }, CT, UA] });
+      .toEqual({ ok: true, url: 'https://127.0.0.1/a', headers: [{ name: 'k', value: 'secret', fromEnv: 'K' }, CT, UA] });
   });
 
   it.each([
