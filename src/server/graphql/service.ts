@@ -15,6 +15,7 @@ import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute.js';
 import { VERSION_SQL } from '../catalog.js';
 import { selectionDepth } from './paths.js';
+import { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
 import { planOperation, type RootPlan } from './plan.js';
 import { PlanCache, type CachedOperation } from './plan-cache.js';
 import { parseRequest } from './request.js';
@@ -66,7 +67,11 @@ export class GraphqlService {
 
   /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
   /** `allowlist`: non-admin requests must send an allow-listed document (issue 20). */
-  constructor(private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false) {}
+  /** `limits`: the node and alias limits of issue 28 (`--node-limit`, `--alias-limit`). */
+  constructor(
+    private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false,
+    private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+  ) {}
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     try {
@@ -119,7 +124,7 @@ export class GraphqlService {
     const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
     let entry = this.plans.get(cache, planRole, req.query, req.operationName);
     if (!entry) {
-      entry = prepare(schema, req.query, req.operationName);
+      entry = prepare(schema, req.query, req.operationName, this.limits);
       this.stats.prepared++;
       this.plans.set(cache, planRole, req.query, req.operationName, entry);
     }
@@ -182,10 +187,11 @@ function variablesShape(schema: GraphQLSchema, op: OperationDefinitionNode, vars
 }
 
 /** Steps 3–6 of §1.3: parse, select the operation, check its kind and depth, validate. */
-function prepare(schema: GraphQLSchema, query: string, operationName: string | null): CachedOperation {
+function prepare(schema: GraphQLSchema, query: string, operationName: string | null, limits: DocumentLimits): CachedOperation {
   let doc: DocumentNode;
   try {
-    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS });
+    // Without locations: they keep every token of the document alive (tens of bytes each) for as long as it is cached.
+    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS, noLocation: true });
   } catch (e) {
     if (!(e instanceof GraphQLError)) throw e;
     const loc = e.locations?.[0];
@@ -208,6 +214,12 @@ function prepare(schema: GraphQLSchema, query: string, operationName: string | n
   if (op.operation === 'subscription') throw gqlError('not-supported', '$', 'subscriptions are not supported');
   if (op.operation === 'mutation' && !schema.getMutationType()) throw validationFailed('$', 'no mutations exist');
   if (selectionDepth(doc, op) > MAX_QUERY_DEPTH) throw validationFailed('$', `the query is nested more than ${MAX_QUERY_DEPTH} levels deep`);
+  const over = checkDocumentLimits(doc, op, limits);
+  if (over) throw over;
+  // Within the depth limit, printing the repeated fields costs at most that many times the document.
+  const index = doc.definitions.indexOf(op);
+  doc = withoutRepeatedFields(doc);
+  op = doc.definitions[index] as OperationDefinitionNode;
   const invalid = validateDocument(schema, doc, op) ?? checkActionCombination(schema, op, fragmentMap(doc));
   if (invalid) throw invalid;
   return { doc, op, plans: new Map() };
