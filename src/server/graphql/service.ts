@@ -17,7 +17,7 @@ import { VERSION_SQL } from '../catalog.js';
 import { selectionDepth } from './paths.js';
 import { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
 import { planOperation, type RootPlan } from './plan.js';
-import { PlanCache, type CachedOperation } from './plan-cache.js';
+import { astBytes, PlanCache, planBytes, type CachedOperation, type PlanCacheLimits } from './plan-cache.js';
 import { parseRequest } from './request.js';
 import { SchemaStore } from './schema.js';
 import { enumTypes } from './enum-values.js';
@@ -55,7 +55,7 @@ export interface GraphqlHttpContext {
 /** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
 export class GraphqlService {
   private readonly schemas = new SchemaStore();
-  readonly plans = new PlanCache();
+  readonly plans: PlanCache;
   /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
   readonly stats = { prepared: 0, compiled: 0 };
   /**
@@ -70,8 +70,10 @@ export class GraphqlService {
   /** `limits`: the node and alias limits of issue 28 (`--node-limit`, `--alias-limit`). */
   constructor(
     private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false,
-    private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
-  ) {}
+    private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS, cacheLimits?: PlanCacheLimits,
+  ) {
+    this.plans = new PlanCache(cacheLimits);
+  }
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     try {
@@ -126,7 +128,10 @@ export class GraphqlService {
     if (!entry) {
       entry = prepare(schema, req.query, req.operationName, this.limits);
       this.stats.prepared++;
-      this.plans.set(cache, planRole, req.query, req.operationName, entry);
+      if (this.plans.accepts(req.query)) {
+        entry.bytes = astBytes(entry.doc);
+        this.plans.set(cache, planRole, req.query, req.operationName, entry);
+      }
     }
     const { doc, op } = entry;
     const bad = checkVariables(schema, op, req.variables);
@@ -136,10 +141,13 @@ export class GraphqlService {
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
     const role = new RoleView(cache, caller.role, backendOnly);
     let plans = entry.plans.get(varsKey);
+    // Plans compiled now are counted again once run: introspection answers are kept with them.
+    let counted: number | null = null;
     if (!plans) {
       plans = planOperation(schema, role, sel);
       this.stats.compiled++;
-      PlanCache.remember(entry, varsKey, plans);
+      this.plans.remember(entry, varsKey, plans);
+      counted = planBytes(plans);
     }
     const known = this.bodies.get(plans);
     if (known) {
@@ -153,9 +161,11 @@ export class GraphqlService {
     const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
+    if (counted !== null) this.plans.grow(entry, planBytes(plans) - counted, plans);
     if (constantAnswer(op, plans)) {
       const bytes = Buffer.from(body);
       this.bodies.set(plans, bytes);
+      this.plans.grow(entry, bytes.length, plans);
       return bytes;
     }
     return body;
@@ -222,5 +232,5 @@ function prepare(schema: GraphQLSchema, query: string, operationName: string | n
   op = doc.definitions[index] as OperationDefinitionNode;
   const invalid = validateDocument(schema, doc, op) ?? checkActionCombination(schema, op, fragmentMap(doc));
   if (invalid) throw invalid;
-  return { doc, op, plans: new Map() };
+  return { doc, op, plans: new Map(), bytes: 0 };
 }
