@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { Authenticator, type HookRequest } from './auth/index.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
+import { MAX_JSON_NESTING, nestingDepth } from './json-depth.js';
 import { pgDumpRequest } from './pg-dump.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { INTERNAL_ERROR_BODY } from './graphql/errors.js';
@@ -16,7 +17,7 @@ import { ENGINE_VERSION_HEADER, VERSION } from '../version.js';
 
 /** One limit for the engine and the project tool, which refuses larger requests before sending them. */
 export const MAX_BODY_BYTES = ENGINE_MAX_BODY_BYTES;
-export const MAX_NESTING = 512;
+export const MAX_NESTING = MAX_JSON_NESTING;
 /**
  * Node's default of 16 KB would answer a long token with a bare 431; above the longest token the engine reads
  * (64 KB, auth/jwt.ts) such a token gets the invalid-jwt 401 of issue 17.
@@ -71,25 +72,6 @@ export function errorBody(e: ApiError, includeInternal: boolean): string {
 }
 
 const INTERNAL = JSON.stringify({ path: '$', error: 'internal error', code: 'unexpected' });
-
-/** Depth of JSON nesting, measured before parsing so that hostile input cannot exhaust the stack. */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
-      depth++;
-      if (depth > max) max = depth;
-    } else if (c === 93 || c === 125) depth--;
-  }
-  return max;
-}
 
 /** Thrown while reading a body: the rest of it is not read, so the answer closes the connection. */
 class BodyError extends ApiError {}

@@ -73,6 +73,15 @@ describe('§5.2.2 2xx answers of the wrong shape', () => {
     expect(err.extensions.internal).toEqual({ webhook_response: '<html>oops</html>' });
   });
 
+  it('an answer nested 10,000 levels deep (issue 28): the action error, not a 500; 512 levels are answered', async () => {
+    const deep = `{"msg":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    reply = (res) => res.end(deep);
+    const err = await fails('not a valid json response from webhook');
+    expect(err.extensions.internal).toEqual({ error: 'the response is nested more than 512 levels deep', webhook_response: deep });
+    reply = (res) => res.end(`{"id":1,"msg":${'['.repeat(511)}${']'.repeat(511)}}`);
+    expect((await gql(e, { query: QUERY }, USER)).body).toEqual({ data: { create_user: { id: 1 } } });
+  });
+
   it('an array for an object output, an object for a list output', async () => {
     reply = json(200, [{ id: 1 }]);
     expect((await fails('expecting object for action webhook response but got array')).extensions.internal).toEqual({ webhook_response: [{ id: 1 }] });
