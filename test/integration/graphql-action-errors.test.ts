@@ -122,6 +122,48 @@ describe('§5.2.2 2xx answers of the wrong shape', () => {
   });
 });
 
+describe('scalar values coerced to the output type as GraphQL result coercion does (issue 28)', () => {
+  beforeEach(async () => {
+    await e.ok({ type: 'set_custom_types', args: {
+      enums: [{ name: 'Tag', values: [{ value: 'A' }, { value: 'B' }] }],
+      objects: [
+        { name: 'UserId', fields: [
+          { name: 'id', type: 'Int!' }, { name: 'ok', type: 'Boolean' }, { name: 'n', type: 'Int' }, { name: 'f', type: 'Float' },
+          { name: 's', type: 'String' }, { name: 'ids', type: '[Int!]' }, { name: 'tag', type: 'Tag' }, { name: 'when', type: 'timestamptz' },
+        ] },
+        { name: 'ExportResult', fields: [{ name: 'url', type: 'String!' }] },
+      ],
+    } });
+  });
+
+  it('a value that does not fit is an action error naming the field; admin sees the answer as received', async () => {
+    reply = json(200, { ok: 'yes', n: '12abc', id: 1 });
+    const err = await fails('got scalar String for field "ok" of the action webhook response, expecting Boolean');
+    expect(err.extensions.internal).toEqual({ webhook_response: { ok: 'yes', n: '12abc', id: 1 } });
+    const cases: [unknown, string][] = [
+      [{ id: 1, n: '12abc' }, 'got scalar String for field "n" of the action webhook response, expecting Int'],
+      [{ id: 1, n: 2.5 }, 'got scalar Number for field "n" of the action webhook response, expecting Int'],
+      [{ id: 1, n: 2 ** 31 }, 'got scalar Number for field "n" of the action webhook response, expecting Int'],
+      [{ id: 'x' }, 'got scalar String for field "id" of the action webhook response, expecting Int'],
+      [{ id: 1, s: { a: 1 } }, 'got object for field "s" of the action webhook response, expecting String'],
+      [{ id: 1, f: [1] }, 'got array for field "f" of the action webhook response, expecting Float'],
+      [{ id: 1, ids: 3 }, 'got scalar Number for field "ids" of the action webhook response, expecting [Int!]'],
+      [{ id: 1, ids: [1, null] }, 'expecting not null value for field "ids"'],
+      [{ id: 1, tag: 'C' }, 'got scalar String for field "tag" of the action webhook response, expecting Tag'],
+    ];
+    for (const [body, message] of cases) {
+      reply = json(200, body);
+      await fails(message);
+    }
+  });
+
+  it('values that coerce are answered coerced; PostgreSQL-named scalars pass as received', async () => {
+    reply = json(200, { id: '7', ok: 1, n: '12', f: '1.5', s: 5, ids: ['1', 2, true], tag: 'A', when: 'not checked' });
+    const r = await gql(e, { query: 'mutation { create_user(email: "a@b.c") { id ok n f s ids tag when } }' }, USER);
+    expect(r.body).toEqual({ data: { create_user: { id: 7, ok: true, n: 12, f: 1.5, s: '5', ids: [1, 2, 1], tag: 'A', when: 'not checked' } } });
+  });
+});
+
 describe('§5.2.2 4xx and other statuses', () => {
   it('4xx with a message and a code, with a message only, with extensions (verbatim)', async () => {
     reply = json(400, { message: 'bad email', code: 'invalid-email' });
