@@ -38,8 +38,12 @@ export interface SchemaSource {
   heldCache(): { cache: SchemaCache; version: number };
 }
 
-/** Times a request is planned again because the metadata changed under it before it gives up (rare: a busy writer). */
+/**
+ * A request is planned again, on the new schema, whenever the metadata changed under it: at least MAX_REPLANS times
+ * and for REPLAN_WINDOW_MS, then it answers the retryable `metadata-changed` error (issue 28: never a 500).
+ */
 const MAX_REPLANS = 5;
+const REPLAN_WINDOW_MS = 10_000;
 
 export type GraphqlInput = { text: string } | { error: string };
 
@@ -100,12 +104,16 @@ export class GraphqlService {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     let held = this.source.heldCache();
+    const started = Date.now();
     for (let replans = 0; ; replans++) {
       const version: VersionGuard = { planned: held.version, sql: VERSION_SQL, stored: null };
       try {
         return await this.runOn(held.cache, version, req, caller, http);
       } catch (e) {
-        if (replans >= MAX_REPLANS) throw e;
+        if (replans >= MAX_REPLANS && Date.now() - started >= REPLAN_WINDOW_MS) {
+          if (e instanceof StaleSchema) throw gqlError('metadata-changed', '$', 'the metadata kept changing while the request was planned; send it again');
+          throw e;
+        }
         if (e instanceof StaleSchema) {
           held = await this.source.freshCache();
           continue;
