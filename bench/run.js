@@ -10,6 +10,7 @@ import * as project from './project.mjs';
 import * as events from './events.mjs';
 import * as graphqlBench from './graphql.mjs';
 import * as memory from './memory.mjs';
+import * as graphqlMemory from './graphql-memory.mjs';
 import * as serveStartup from './serve-startup.mjs';
 import * as actions from './actions.mjs';
 import * as mutations from './mutations.mjs';
@@ -36,7 +37,7 @@ const add = (added) => {
 const failures = [];
 // `--only <text>`: just the benchmarks whose name contains it (e.g. `--only graphql`).
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : '';
-const all = [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['start-up (issue 18)', serveStartup], ['peer: PostGraphile v5 (issues 13, 14)', peer]];
+const all = [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['graphql memory (issue 28)', graphqlMemory], ['start-up (issue 18)', serveStartup], ['peer: PostGraphile v5 (issues 13, 14)', peer]];
 for (const [name, mod] of all.filter(([n]) => n.includes(only))) {
   progress(`# ${name}`);
   try {

@@ -16,6 +16,8 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--auth-hook <url>', 'auth hook mode: the URL that answers the session of a request (env ENGINE_GRAPHQL_AUTH_HOOK); requires an admin secret')
     .option('--auth-hook-mode <mode>', 'GET (default) or POST (env ENGINE_GRAPHQL_AUTH_HOOK_MODE)')
     .option('--unauthorized-role <role>', 'role of requests without credentials (env ENGINE_GRAPHQL_UNAUTHORIZED_ROLE); requires an admin secret')
+    .option('--node-limit <n>', 'most fields in one GraphQL operation, fragments expanded (default 10000, env ENGINE_GRAPHQL_NODE_LIMIT)')
+    .option('--alias-limit <n>', 'most aliases in one GraphQL operation, fragments expanded (default 1000, env ENGINE_GRAPHQL_ALIAS_LIMIT)')
     .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.

@@ -5,9 +5,11 @@ import type { Logger } from '../logger.js';
 import { Authenticator, type HookRequest } from './auth/index.js';
 import type { Engine } from './engine.js';
 import { checkStorableStrings } from './storable-strings.js';
+import { MAX_JSON_NESTING, nestingDepth } from './json-depth.js';
 import { pgDumpRequest } from './pg-dump.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { errorsBody, INTERNAL_ERROR_BODY } from './graphql/errors.js';
+import type { DocumentLimits } from './graphql/doc-limits.js';
 import { matchRest, REST_PREFIX, restRequest } from './rest.js';
 import type { Env } from './outbound/index.js';
 import { ENGINE_MAX_BODY_BYTES } from '../limits.js';
@@ -15,7 +17,7 @@ import { ENGINE_VERSION_HEADER, VERSION } from '../version.js';
 
 /** One limit for the engine and the project tool, which refuses larger requests before sending them. */
 export const MAX_BODY_BYTES = ENGINE_MAX_BODY_BYTES;
-export const MAX_NESTING = 512;
+export const MAX_NESTING = MAX_JSON_NESTING;
 /**
  * Node's default of 16 KB would answer a long token with a bare 431; above the longest token the engine reads
  * (64 KB, auth/jwt.ts) such a token gets the invalid-jwt 401 of issue 17.
@@ -54,6 +56,8 @@ export interface HttpOptions {
   env?: Env;
   /** Non-admin GraphQL requests must send allow-listed documents (issue 20). */
   enableAllowlist?: boolean;
+  /** The node and alias limits of `/v1/graphql` (issue 28); default DEFAULT_DOCUMENT_LIMITS. */
+  graphqlLimits?: DocumentLimits;
 }
 
 function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}): void {
@@ -68,25 +72,6 @@ export function errorBody(e: ApiError, includeInternal: boolean): string {
 }
 
 const INTERNAL = JSON.stringify({ path: '$', error: 'internal error', code: 'unexpected' });
-
-/** Depth of JSON nesting, measured before parsing so that hostile input cannot exhaust the stack. */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
-      depth++;
-      if (depth > max) max = depth;
-    } else if (c === 93 || c === 125) depth--;
-  }
-  return max;
-}
 
 /** Thrown while reading a body: the rest of it is not read, so the answer closes the connection. */
 class BodyError extends ApiError {}
@@ -212,7 +197,7 @@ const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource d
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const version = opts.version ?? VERSION;
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false);
+  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
   const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   const server = createServer(
     { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },

@@ -6,6 +6,7 @@ import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http.js';
 import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
 import { GraphqlService } from './graphql/service.js';
+import { DEFAULT_DOCUMENT_LIMITS } from './graphql/doc-limits.js';
 import { ActionWorker } from './workers/action-worker.js';
 import { EventProcessor } from './workers/event-processor.js';
 import { ScheduledQueue } from './workers/scheduled-queue.js';
@@ -35,7 +36,9 @@ export async function runEngine(
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
-    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false);
+    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false, {
+      nodes: opts.nodeLimit ?? DEFAULT_DOCUMENT_LIMITS.nodes, aliases: opts.aliasLimit ?? DEFAULT_DOCUMENT_LIMITS.aliases,
+    });
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
     server = createHttpServer(engine, { auth, logger, env, graphql });
     let address;

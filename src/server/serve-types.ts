@@ -24,6 +24,9 @@ export interface ServeOptions {
   clock?: Clock;
   /** `--enable-allowlist`: non-admin GraphQL requests must send allow-listed documents. */
   enableAllowlist?: boolean;
+  /** `--node-limit`, `--alias-limit`: fields and aliases of one GraphQL operation, fragments expanded (issue 28). */
+  nodeLimit?: number;
+  aliasLimit?: number;
 }
 
 export interface RunningServer {

@@ -10,6 +10,7 @@ import { createHttpServer, listen } from '../../src/server/http.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { Authenticator, type AuthSettings } from '../../src/server/auth/index.js';
 import type { Env } from '../../src/server/outbound/index.js';
+import type { DocumentLimits } from '../../src/server/graphql/doc-limits.js';
 
 /** Authentication beyond the admin secret (JWT, unauthorized role), and the logger that sees start-up and requests. */
 export interface AuthOptions {
@@ -19,6 +20,8 @@ export interface AuthOptions {
   env?: Env;
   /** Non-admin GraphQL requests must send allow-listed documents (issue 20). */
   enableAllowlist?: boolean;
+  /** The node and alias limits of `/v1/graphql` (issue 28). */
+  graphqlLimits?: DocumentLimits;
 }
 
 export const EXTERNAL_URL = process.env['ENGINE_TEST_DATABASE_URL'] || undefined;
@@ -81,7 +84,7 @@ export async function startOn(db: Database, adminSecret?: string, opts: AuthOpti
   // Internal failures are bugs: show their detail in the test output.
   const logger = opts.logger ?? { ...silentLogger, error: (m: string) => console.error(m) };
   const auth = await Authenticator.create({ ...opts.auth, adminSecret }, logger);
-  const server = createHttpServer(engine, { auth, logger, env: opts.env, enableAllowlist: opts.enableAllowlist });
+  const server = createHttpServer(engine, { auth, logger, env: opts.env, enableAllowlist: opts.enableAllowlist, graphqlLimits: opts.graphqlLimits });
   const addr = await listen(server, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${addr.port}`, engine, server, auth };
 }

@@ -73,6 +73,15 @@ describe('§5.2.2 2xx answers of the wrong shape', () => {
     expect(err.extensions.internal).toEqual({ webhook_response: '<html>oops</html>' });
   });
 
+  it('an answer nested 10,000 levels deep (issue 28): the action error, not a 500; 512 levels are answered', async () => {
+    const deep = `{"msg":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    reply = (res) => res.end(deep);
+    const err = await fails('not a valid json response from webhook');
+    expect(err.extensions.internal).toEqual({ error: 'the response is nested more than 512 levels deep', webhook_response: deep });
+    reply = (res) => res.end(`{"id":1,"msg":${'['.repeat(511)}${']'.repeat(511)}}`);
+    expect((await gql(e, { query: QUERY }, USER)).body).toEqual({ data: { create_user: { id: 1 } } });
+  });
+
   it('an array for an object output, an object for a list output', async () => {
     reply = json(200, [{ id: 1 }]);
     expect((await fails('expecting object for action webhook response but got array')).extensions.internal).toEqual({ webhook_response: [{ id: 1 }] });
@@ -110,6 +119,48 @@ describe('§5.2.2 2xx answers of the wrong shape', () => {
     await fails('field "city" expected in webhook response, but not found');
     reply = json(200, { id: 1, home: [] });
     await fails('expecting object for action webhook response but got array');
+  });
+});
+
+describe('scalar values coerced to the output type as GraphQL result coercion does (issue 28)', () => {
+  beforeEach(async () => {
+    await e.ok({ type: 'set_custom_types', args: {
+      enums: [{ name: 'Tag', values: [{ value: 'A' }, { value: 'B' }] }],
+      objects: [
+        { name: 'UserId', fields: [
+          { name: 'id', type: 'Int!' }, { name: 'ok', type: 'Boolean' }, { name: 'n', type: 'Int' }, { name: 'f', type: 'Float' },
+          { name: 's', type: 'String' }, { name: 'ids', type: '[Int!]' }, { name: 'tag', type: 'Tag' }, { name: 'when', type: 'timestamptz' },
+        ] },
+        { name: 'ExportResult', fields: [{ name: 'url', type: 'String!' }] },
+      ],
+    } });
+  });
+
+  it('a value that does not fit is an action error naming the field; admin sees the answer as received', async () => {
+    reply = json(200, { ok: 'yes', n: '12abc', id: 1 });
+    const err = await fails('got scalar String for field "ok" of the action webhook response, expecting Boolean');
+    expect(err.extensions.internal).toEqual({ webhook_response: { ok: 'yes', n: '12abc', id: 1 } });
+    const cases: [unknown, string][] = [
+      [{ id: 1, n: '12abc' }, 'got scalar String for field "n" of the action webhook response, expecting Int'],
+      [{ id: 1, n: 2.5 }, 'got scalar Number for field "n" of the action webhook response, expecting Int'],
+      [{ id: 1, n: 2 ** 31 }, 'got scalar Number for field "n" of the action webhook response, expecting Int'],
+      [{ id: 'x' }, 'got scalar String for field "id" of the action webhook response, expecting Int'],
+      [{ id: 1, s: { a: 1 } }, 'got object for field "s" of the action webhook response, expecting String'],
+      [{ id: 1, f: [1] }, 'got array for field "f" of the action webhook response, expecting Float'],
+      [{ id: 1, ids: 3 }, 'got scalar Number for field "ids" of the action webhook response, expecting [Int!]'],
+      [{ id: 1, ids: [1, null] }, 'expecting not null value for field "ids"'],
+      [{ id: 1, tag: 'C' }, 'got scalar String for field "tag" of the action webhook response, expecting Tag'],
+    ];
+    for (const [body, message] of cases) {
+      reply = json(200, body);
+      await fails(message);
+    }
+  });
+
+  it('values that coerce are answered coerced; PostgreSQL-named scalars pass as received', async () => {
+    reply = json(200, { id: '7', ok: 1, n: '12', f: '1.5', s: 5, ids: ['1', 2, true], tag: 'A', when: 'not checked' });
+    const r = await gql(e, { query: 'mutation { create_user(email: "a@b.c") { id ok n f s ids tag when } }' }, USER);
+    expect(r.body).toEqual({ data: { create_user: { id: 7, ok: true, n: 12, f: 1.5, s: '5', ids: [1, 2, 1], tag: 'A', when: 'not checked' } } });
   });
 });
 

@@ -228,7 +228,14 @@ describe('§5.1 step 4 relationships of the output type to tables', () => {
   });
 
   it('a value that does not cast to the column type fails as a data exception', async () => {
+    // An Int field never reaches the cast with "abc": the answer is coerced to the output type first (issue 28).
     answer = () => ({ status: 200, body: { id: 'abc' } });
+    const coerced = await post('mutation { create_user(email: "e") { id author { name } } }');
+    expect(coerced.body).toEqual(gqlErr('got scalar String for field "id" of the action webhook response, expecting Int', '$', 'unexpected'));
+    await e.ok({ type: 'set_custom_types', args: { objects: [
+      { name: 'UserId', fields: [{ name: 'id', type: 'String!' }], relationships: [{ name: 'author', type: 'object', remote_table: 'author', field_mapping: { id: 'id' } }] },
+      { name: 'ExportResult', fields: [{ name: 'url', type: 'String!' }] },
+    ] } });
     const r = await post('mutation { create_user(email: "e") { id author { name } } }');
     expect(r.body).toEqual(gqlErr('invalid input syntax for type integer: "abc"', '$.selectionSet.create_user', 'data-exception'));
   });

@@ -13,6 +13,8 @@ export interface ServeFlags {
   authHook?: string;
   authHookMode?: string;
   enableAllowlist?: boolean;
+  nodeLimit?: string;
+  aliasLimit?: string;
 }
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
@@ -21,6 +23,21 @@ function parsePort(v: string): number | null {
   if (!/^\d+$/.test(v.trim())) return null;
   const n = Number(v.trim());
   return n <= 65535 ? n : null;
+}
+
+/** A positive integer from a flag (exit 64 when bad) or else the environment (config-invalid). */
+function positiveSetting(env: Environment, flag: string | undefined, flagName: string, key: string, variable: string): number | undefined {
+  const parse = (v: string): number | null => (/^\d+$/.test(v.trim()) && Number(v.trim()) >= 1 && Number.isSafeInteger(Number(v.trim())) ? Number(v.trim()) : null);
+  if (flag !== undefined) {
+    const n = parse(flag);
+    if (n === null) throw new CliError('invalid-flag-value', `invalid value "${flag}" for ${flagName}: expected a positive integer`, 64);
+    return n;
+  }
+  const v = env.variable(variable);
+  if (v === undefined || v === '') return undefined;
+  const n = parse(v);
+  if (n === null) throw new CliError('config-invalid', `invalid value for "${key}" from ${variable}: expected a positive integer`, 1);
+  return n;
 }
 
 /** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret, JWT secret, unauthorized role, auth hook), defaults. */
@@ -58,8 +75,12 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
       enableAllowlist = v.trim().toLowerCase() === 'true';
     }
   }
+  const nodeLimit = positiveSetting(env, flags.nodeLimit, '--node-limit', 'node_limit', 'ENGINE_GRAPHQL_NODE_LIMIT');
+  const aliasLimit = positiveSetting(env, flags.aliasLimit, '--alias-limit', 'alias_limit', 'ENGINE_GRAPHQL_ALIAS_LIMIT');
   return {
     port, host, dataDir,
+    ...(nodeLimit !== undefined ? { nodeLimit } : {}),
+    ...(aliasLimit !== undefined ? { aliasLimit } : {}),
     ...(enableAllowlist ? { enableAllowlist } : {}),
     ...(authHook ? { authHook } : {}),
     ...(authHookMode ? { authHookMode } : {}),

@@ -31,6 +31,13 @@ const NOT_FORWARDED = new Set([
 ]);
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_ENTRIES = 10_000;
+/**
+ * Estimated bytes of cached sessions at most (issue 28): a hook that echoes request headers into session variables
+ * would otherwise hold up to 10,000 × 128 KB.
+ */
+const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+/** A session's estimated heap bytes: two per character of its keys and values, plus the objects. */
+const sessionBytes = (c: Caller): number => 200 + Object.entries(c.sessionVariables).reduce((n, [k, v]) => n + 2 * (k.length + v.length) + 100, 0);
 
 const refused = (message: string): ApiError => new ApiError(401, 'access-denied', '$', message);
 
@@ -65,7 +72,8 @@ function sessionOf(body: string): Caller {
 }
 
 export class AuthHook {
-  private readonly cache = new Map<string, { caller: Caller; until: number }>();
+  private readonly cache = new Map<string, { caller: Caller; until: number; bytes: number }>();
+  private cachedBytes = 0;
   /** How many calls reached the hook (the tests check the cache). */
   calls = 0;
 
@@ -77,7 +85,7 @@ export class AuthHook {
     const key = createHash('sha256').update(body ?? JSON.stringify(Object.entries(sent).sort())).digest('base64');
     const hit = this.cache.get(key);
     if (hit && hit.until > this.now()) return hit.caller;
-    if (hit) this.cache.delete(key);
+    if (hit) this.drop(key);
     this.calls++;
     const list: NameValue[] = Object.entries(sent).map(([name, value]) => ({ name, value }));
     if (body !== undefined) list.push({ name: 'content-type', value: 'application/json' });
@@ -90,10 +98,25 @@ export class AuthHook {
     if (res.status !== 200) throw refused(`the authentication hook answered with status ${res.status}`);
     const caller = sessionOf(res.body);
     const ttl = freshForMs(Object.fromEntries(res.headers.map((h) => [h.name.toLowerCase(), h.value])), this.now(), 0);
-    if (ttl > 0) {
-      if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(key, { caller, until: this.now() + ttl });
+    const bytes = sessionBytes(caller);
+    if (ttl > 0 && bytes <= MAX_CACHED_BYTES) {
+      this.drop(key);
+      while (this.cache.size >= MAX_ENTRIES || this.cachedBytes + bytes > MAX_CACHED_BYTES) this.drop(this.cache.keys().next().value as string);
+      this.cache.set(key, { caller, until: this.now() + ttl, bytes });
+      this.cachedBytes += bytes;
     }
     return caller;
+  }
+
+  private drop(key: string): void {
+    const e = this.cache.get(key);
+    if (!e) return;
+    this.cache.delete(key);
+    this.cachedBytes -= e.bytes;
+  }
+
+  /** Estimated bytes of the cached sessions. */
+  get bytes(): number {
+    return this.cachedBytes;
   }
 }

@@ -1,6 +1,7 @@
 import type { Json } from '../../metadata/json.js';
 import type { Action } from '../../metadata/types.js';
 import { callHttp, loggedHeaders, resolveTarget, type Env, type NameValue } from '../outbound/index.js';
+import { MAX_JSON_NESTING, nestingDepth } from '../json-depth.js';
 import { ActionHandlerError, gqlError } from './errors.js';
 
 /**
@@ -54,7 +55,12 @@ export function actionBody(action: Action, inputText: string, req: Pick<ActionRe
 
 const unexpected = (message: string, internal?: Json): ReturnType<typeof gqlError> => gqlError('unexpected', '$', message, internal);
 
-function parseJson(text: string): { ok: true; value: Json } | { ok: false } {
+/**
+ * An answer nested deeper than a request body may be is not parsed: the engine walks answers recursively (checking,
+ * shaping, serialising), and ten thousand levels overflow the stack (issue 28).
+ */
+function parseJson(text: string): { ok: true; value: Json } | { ok: false; deep?: true } {
+  if (nestingDepth(text) > MAX_JSON_NESTING) return { ok: false, deep: true };
   try {
     return { ok: true, value: JSON.parse(text) as Json };
   } catch {
@@ -81,7 +87,11 @@ export async function callAction(action: Action, inputText: string, req: ActionR
     status: res.status, body: parsed.ok ? parsed.value : res.body, headers: res.headers.map((h) => ({ name: h.name, value: h.value })),
   });
   if (res.status >= 200 && res.status < 300) {
-    if (!parsed.ok) throw unexpected('not a valid json response from webhook', { webhook_response: res.body });
+    if (!parsed.ok) {
+      throw unexpected('not a valid json response from webhook', {
+        ...(parsed.deep ? { error: `the response is nested more than ${MAX_JSON_NESTING} levels deep` } : {}), webhook_response: res.body,
+      });
+    }
     for (const h of res.headers) if (h.name.toLowerCase() === 'set-cookie') req.setCookies.push(h.value);
     return parsed.value;
   }

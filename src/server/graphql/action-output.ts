@@ -1,5 +1,6 @@
 import {
   getNamedType, getNullableType, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLObjectType, isNonNullType,
+  isSpecifiedScalarType, type GraphQLScalarType,
   Kind, type FieldNode, type GraphQLField, type GraphQLInputType, type GraphQLOutputType, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode, type FragmentDefinitionNode,
 } from 'graphql';
@@ -107,8 +108,45 @@ export function storedInputText(action: Action, field: Field, stored: string): s
 
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A coerced value to write back into the answer once all of it is checked. */
+type Coerced = [Record<string, Json> | Json[], string | number, Json];
+
+const jsonKind = (v: Json): string =>
+  Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v === 'string' ? 'scalar String' : typeof v === 'number' ? 'scalar Number' : 'scalar Boolean';
+
+/**
+ * A scalar or enum field's value coerced as GraphQL result coercion does (graphql-js `serialize` of the built-in
+ * scalars and of enums: `"12"` for an Int is 12, `"yes"` for a Boolean fails); custom and PostgreSQL-named scalars
+ * pass as received (issue 28, replacing "without scalar coercion" of graphql-api.md §8 decision 8).
+ */
+function coerceLeaf(type: GraphQLOutputType, v: Json, field: string, into: [Record<string, Json> | Json[], string | number], out: Coerced[], fail: (m: string) => ApiError): void {
+  const t = getNullableType(type);
+  const wrong = (): ApiError => fail(`got ${jsonKind(v)} for field "${field}" of the action webhook response, expecting ${String(t)}`);
+  if (t instanceof GraphQLList) {
+    if (!Array.isArray(v)) throw wrong();
+    const el = t.ofType as GraphQLOutputType;
+    v.forEach((x, i) => {
+      if (x === null) {
+        if (isNonNullType(el)) throw fail(`expecting not null value for field "${field}"`);
+        return;
+      }
+      coerceLeaf(el, x, field, [v, i], out, fail);
+    });
+    return;
+  }
+  if (!(t instanceof GraphQLEnumType) && !isSpecifiedScalarType(t as GraphQLScalarType)) return;
+  if (typeof v === 'object' && v !== null) throw wrong();
+  let c: unknown;
+  try {
+    c = (t as GraphQLScalarType | GraphQLEnumType).serialize(v);
+  } catch {
+    throw wrong();
+  }
+  if (c !== v) out.push([...into, c as Json]);
+}
+
 /** Checks a value of an object-typed position (the answer, or a nested object field) per §5.2.2. */
-function checkValue(type: GraphQLOutputType, v: Json | undefined, fail: (m: string) => ApiError): void {
+function checkValue(type: GraphQLOutputType, v: Json | undefined, fail: (m: string) => ApiError, out: Coerced[] = []): void {
   if (v === null || v === undefined) {
     if (isNonNullType(type)) throw fail('expecting object or array of objects for action webhook response');
     return;
@@ -121,16 +159,16 @@ function checkValue(type: GraphQLOutputType, v: Json | undefined, fail: (m: stri
       // A null element is allowed where the element type is nullable (decision), as in any GraphQL list.
       if (x === null && !isNonNullType(el)) continue;
       if (!isObject(x)) throw fail('expecting object or array of objects for action webhook response');
-      checkObject(getNamedType(el) as GraphQLObjectType, x, fail);
+      checkObject(getNamedType(el) as GraphQLObjectType, x, fail, out);
     }
     return;
   }
   if (Array.isArray(v)) throw fail('expecting object for action webhook response but got array');
   if (!isObject(v)) throw fail('expecting object or array of objects for action webhook response');
-  checkObject(t as GraphQLObjectType, v, fail);
+  checkObject(t as GraphQLObjectType, v, fail, out);
 }
 
-function checkObject(type: GraphQLObjectType, o: Record<string, Json>, fail: (m: string) => ApiError): void {
+function checkObject(type: GraphQLObjectType, o: Record<string, Json>, fail: (m: string) => ApiError, out: Coerced[]): void {
   for (const f of Object.values(type.getFields())) {
     if (fieldInfo(f) !== undefined) continue; // a relationship, resolved by the engine, not given by the handler
     const v = o[f.name];
@@ -138,13 +176,19 @@ function checkObject(type: GraphQLObjectType, o: Record<string, Json>, fail: (m:
       if (v === undefined) throw fail(`field "${f.name}" expected in webhook response, but not found`);
       if (v === null) throw fail(`expecting not null value for field "${f.name}"`);
     }
-    if (getNamedType(f.type) instanceof GraphQLObjectType) checkValue(f.type, v, fail);
+    if (getNamedType(f.type) instanceof GraphQLObjectType) checkValue(f.type, v, fail, out);
+    else if (v !== undefined && v !== null) coerceLeaf(f.type, v, f.name, [o, f.name], out, fail);
   }
 }
 
-/** The answer checked against the field's output type; errors carry `internal` `{"webhook_response":…}` for admin. */
+/**
+ * The answer checked against the field's output type, its scalar values coerced in place once all of it is valid
+ * (so that `internal` shows the answer as received); errors carry `internal` `{"webhook_response":…}` for admin.
+ */
 export function checkAnswer(field: Pick<Field, 'type'>, answer: Json): void {
-  checkValue(field.type, answer, (m) => gqlError('unexpected', '$', m, { webhook_response: answer }));
+  const out: Coerced[] = [];
+  checkValue(field.type, answer, (m) => gqlError('unexpected', '$', m, { webhook_response: answer }), out);
+  for (const [target, key, value] of out) (target as Record<string | number, Json>)[key] = value;
 }
 
 /**

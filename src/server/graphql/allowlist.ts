@@ -12,9 +12,11 @@ import { buildRoleSchema } from './schema.js';
  */
 
 /** Per metadata (immutable): the normal forms of the allow-listed documents, and the answers already given. */
-const allowed = new WeakMap<Metadata, { normal: Set<string>; seen: Map<string, boolean> }>();
+const allowed = new WeakMap<Metadata, { normal: Set<string>; seen: Map<string, boolean>; chars: number }>();
 /** Answers remembered per metadata; beyond this, texts are normalised again (bounds memory under hostile input). */
 const MAX_SEEN = 1000;
+/** Characters of the remembered texts at most (issue 28: one text may be 50 MB; it is shared with the plan cache). */
+const MAX_SEEN_CHARS = 16 * 1024 * 1024;
 
 export function checkAllowlist(md: Metadata, text: string): void {
   let a = allowed.get(md);
@@ -26,14 +28,17 @@ export function checkAllowlist(md: Metadata, text: string): void {
         if (n !== null) normal.add(n);
       }
     }
-    a = { normal, seen: new Map() };
+    a = { normal, seen: new Map(), chars: 0 };
     allowed.set(md, a);
   }
   let ok = a.seen.get(text);
   if (ok === undefined) {
     const n = normalQuery(text);
     ok = n !== null && a.normal.has(n);
-    if (a.seen.size < MAX_SEEN) a.seen.set(text, ok);
+    if (a.seen.size < MAX_SEEN && a.chars + text.length <= MAX_SEEN_CHARS) {
+      a.seen.set(text, ok);
+      a.chars += text.length;
+    }
   }
   if (!ok) throw validationFailed('$', 'query is not allowed');
 }

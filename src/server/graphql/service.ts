@@ -15,8 +15,9 @@ import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute.js';
 import { VERSION_SQL } from '../catalog.js';
 import { selectionDepth } from './paths.js';
+import { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
 import { planOperation, type RootPlan } from './plan.js';
-import { PlanCache, type CachedOperation } from './plan-cache.js';
+import { astBytes, PlanCache, planBytes, type CachedOperation, type PlanCacheLimits } from './plan-cache.js';
 import { parseRequest } from './request.js';
 import { SchemaStore } from './schema.js';
 import { enumTypes } from './enum-values.js';
@@ -37,8 +38,12 @@ export interface SchemaSource {
   heldCache(): { cache: SchemaCache; version: number };
 }
 
-/** Times a request is planned again because the metadata changed under it before it gives up (rare: a busy writer). */
+/**
+ * A request is planned again, on the new schema, whenever the metadata changed under it: at least MAX_REPLANS times
+ * and for REPLAN_WINDOW_MS, then it answers the retryable `metadata-changed` error (issue 28: never a 500).
+ */
 const MAX_REPLANS = 5;
+const REPLAN_WINDOW_MS = 10_000;
 
 export type GraphqlInput = { text: string } | { error: string };
 
@@ -54,7 +59,7 @@ export interface GraphqlHttpContext {
 /** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
 export class GraphqlService {
   private readonly schemas = new SchemaStore();
-  readonly plans = new PlanCache();
+  readonly plans: PlanCache;
   /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
   readonly stats = { prepared: 0, compiled: 0 };
   /**
@@ -66,7 +71,13 @@ export class GraphqlService {
 
   /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
   /** `allowlist`: non-admin requests must send an allow-listed document (issue 20). */
-  constructor(private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false) {}
+  /** `limits`: the node and alias limits of issue 28 (`--node-limit`, `--alias-limit`). */
+  constructor(
+    private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false,
+    private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS, cacheLimits?: PlanCacheLimits,
+  ) {
+    this.plans = new PlanCache(cacheLimits);
+  }
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     try {
@@ -93,12 +104,16 @@ export class GraphqlService {
     if ('error' in input) throw gqlError('parse-failed', '$', input.error);
     const req = parseRequest(input.text);
     let held = this.source.heldCache();
+    const started = Date.now();
     for (let replans = 0; ; replans++) {
       const version: VersionGuard = { planned: held.version, sql: VERSION_SQL, stored: null };
       try {
         return await this.runOn(held.cache, version, req, caller, http);
       } catch (e) {
-        if (replans >= MAX_REPLANS) throw e;
+        if (replans >= MAX_REPLANS && Date.now() - started >= REPLAN_WINDOW_MS) {
+          if (e instanceof StaleSchema) throw gqlError('metadata-changed', '$', 'the metadata kept changing while the request was planned; send it again');
+          throw e;
+        }
         if (e instanceof StaleSchema) {
           held = await this.source.freshCache();
           continue;
@@ -119,9 +134,12 @@ export class GraphqlService {
     const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
     let entry = this.plans.get(cache, planRole, req.query, req.operationName);
     if (!entry) {
-      entry = prepare(schema, req.query, req.operationName);
+      entry = prepare(schema, req.query, req.operationName, this.limits);
       this.stats.prepared++;
-      this.plans.set(cache, planRole, req.query, req.operationName, entry);
+      if (this.plans.accepts(req.query)) {
+        entry.bytes = astBytes(entry.doc);
+        this.plans.set(cache, planRole, req.query, req.operationName, entry);
+      }
     }
     const { doc, op } = entry;
     const bad = checkVariables(schema, op, req.variables);
@@ -131,10 +149,13 @@ export class GraphqlService {
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
     const role = new RoleView(cache, caller.role, backendOnly);
     let plans = entry.plans.get(varsKey);
+    // Plans compiled now are counted again once run: introspection answers are kept with them.
+    let counted: number | null = null;
     if (!plans) {
       plans = planOperation(schema, role, sel);
       this.stats.compiled++;
-      PlanCache.remember(entry, varsKey, plans);
+      this.plans.remember(entry, varsKey, plans);
+      counted = planBytes(plans);
     }
     const known = this.bodies.get(plans);
     if (known) {
@@ -148,9 +169,11 @@ export class GraphqlService {
     const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
+    if (counted !== null) this.plans.grow(entry, planBytes(plans) - counted, plans);
     if (constantAnswer(op, plans)) {
       const bytes = Buffer.from(body);
       this.bodies.set(plans, bytes);
+      this.plans.grow(entry, bytes.length, plans);
       return bytes;
     }
     return body;
@@ -182,10 +205,11 @@ function variablesShape(schema: GraphQLSchema, op: OperationDefinitionNode, vars
 }
 
 /** Steps 3–6 of §1.3: parse, select the operation, check its kind and depth, validate. */
-function prepare(schema: GraphQLSchema, query: string, operationName: string | null): CachedOperation {
+function prepare(schema: GraphQLSchema, query: string, operationName: string | null, limits: DocumentLimits): CachedOperation {
   let doc: DocumentNode;
   try {
-    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS });
+    // Without locations: they keep every token of the document alive (tens of bytes each) for as long as it is cached.
+    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS, noLocation: true });
   } catch (e) {
     if (!(e instanceof GraphQLError)) throw e;
     const loc = e.locations?.[0];
@@ -208,7 +232,13 @@ function prepare(schema: GraphQLSchema, query: string, operationName: string | n
   if (op.operation === 'subscription') throw gqlError('not-supported', '$', 'subscriptions are not supported');
   if (op.operation === 'mutation' && !schema.getMutationType()) throw validationFailed('$', 'no mutations exist');
   if (selectionDepth(doc, op) > MAX_QUERY_DEPTH) throw validationFailed('$', `the query is nested more than ${MAX_QUERY_DEPTH} levels deep`);
+  const over = checkDocumentLimits(doc, op, limits);
+  if (over) throw over;
+  // Within the depth limit, printing the repeated fields costs at most that many times the document.
+  const index = doc.definitions.indexOf(op);
+  doc = withoutRepeatedFields(doc);
+  op = doc.definitions[index] as OperationDefinitionNode;
   const invalid = validateDocument(schema, doc, op) ?? checkActionCombination(schema, op, fragmentMap(doc));
   if (invalid) throw invalid;
-  return { doc, op, plans: new Map() };
+  return { doc, op, plans: new Map(), bytes: 0 };
 }

@@ -38,6 +38,8 @@ function mapError(e: GraphQLError): Mapped {
   }
   if ((r = /^Unknown type "(.+?)"\./.exec(m))) return { path: '$', message: `unknown type "${r[1]}"` };
   if ((r = /^Unknown fragment "(.+?)"\./.exec(m))) return { path: '$', message: `unknown fragment "${r[1]}"` };
+  // graphql-js gives up past its work budget (fields of one response key compared pairwise, fragment spreads).
+  if (m === 'Validation aborted.') return { path: '$', message: 'the query is too complex to validate (beyond the validator\'s budget for comparing fields and fragments)' };
   return { path: '$', message: m };
 }
 
