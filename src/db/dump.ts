@@ -50,6 +50,9 @@ const run = (file: string, args: string[]): Promise<string> =>
  * which talks to the same PGlite instance; on PostgreSQL the `pg_dump` found on the PATH.
  */
 export async function dumpDatabase(db: Database, args: string[]): Promise<string> {
+  // The embedded worker runs this very function on its own PgliteDatabase.
+  const { PgliteWorkerDatabase } = await import('./pglite-remote.js');
+  if (db instanceof PgliteWorkerDatabase) return db.dump(args);
   if (db instanceof PgliteDatabase) {
     const { pgDump } = await import('@electric-sql/pglite-tools/pg_dump');
     const pg = db.instance;
