@@ -42,7 +42,7 @@ export class PgliteWorkerDatabase implements Database {
   /** The tail of the queue: each piece of work waits for the one before. */
   private queue: Promise<void> = Promise.resolve();
   /** Work sent to the worker and not answered yet. */
-  private busy = 0;
+  private inFlight = 0;
   private stopped = false;
   private readonly listeners = new Map<number, () => void>();
   private readonly sessionsLost = new Set<(err: Error) => void>();
@@ -121,14 +121,14 @@ export class PgliteWorkerDatabase implements Database {
     const worker = this.worker;
     if (!worker || this.stopped) throw new Error('the embedded database is closed');
     const id = this.nextId++;
-    this.busy++;
+    this.inFlight++;
     try {
       return await new Promise((resolve, reject) => {
         this.pending.set(id, { resolve, reject });
         worker.postMessage({ ...body, id });
       });
     } finally {
-      this.busy--;
+      this.inFlight--;
     }
   }
 
@@ -253,16 +253,21 @@ export class PgliteWorkerDatabase implements Database {
     return this.exclusive(() => this.send({ op: 'dump', args }) as Promise<string>);
   }
 
+  /** Whether the worker is running something now (it answers nothing else meanwhile). */
+  get running(): boolean {
+    return this.inFlight > 0 && this.worker !== null;
+  }
+
   /** Alive while it runs a statement (it answers nothing else then); otherwise it answers a query. */
   async ping(): Promise<void> {
-    if (this.busy > 0 && this.worker) return;
+    if (this.running) return;
     await this.query('SELECT 1');
   }
 
   /** Terminates the worker, failing what runs; the database is closed after this. */
   async cancelRunning(): Promise<void> {
     const worker = this.worker;
-    if (!worker || this.busy === 0) return;
+    if (!worker || this.inFlight === 0) return;
     this.stopped = true;
     this.lose(new StatementCancelled('the engine is stopping'));
     await worker.terminate();
