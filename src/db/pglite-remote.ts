@@ -47,7 +47,7 @@ export class PgliteWorkerDatabase implements Database {
   private readonly listeners = new Map<number, () => void>();
   private readonly sessionsLost = new Set<(err: Error) => void>();
 
-  private constructor(private readonly dataDir: string, private readonly files: PgliteFiles | null) {}
+  private constructor(private readonly dataDir: string, private readonly files: Promise<PgliteFiles | null>) {}
 
   /** Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`, as PgliteDatabase.open does. */
   static async open(dataDir: string, setup?: DataDirSetup): Promise<PgliteWorkerDatabase> {
@@ -55,7 +55,8 @@ export class PgliteWorkerDatabase implements Database {
     // The template is copied here while the worker starts and PGlite unpacks its files there (SeedingNodeFS).
     const seeded = seedDataDir(dataDir, templateSetup(setup));
     seeded.catch(() => {});
-    const db = new PgliteWorkerDatabase(dataDir, await files);
+    // The worker starts (a thread, its modules) while the files are read and compiled here.
+    const db = new PgliteWorkerDatabase(dataDir, files);
     db.start(seeded);
     try {
       await db.ready;
@@ -67,14 +68,12 @@ export class PgliteWorkerDatabase implements Database {
   }
 
   private start(seeded: Promise<unknown>): void {
-    const data: WorkerData = { dataDir: this.dataDir, module: this.files?.pgliteWasmModule ?? null, fsBundle: this.files?.fsBundle ?? null };
+    const data: WorkerData = { dataDir: this.dataDir };
     const worker = new Worker(workerFile(), { workerData: data });
     this.worker = worker;
-    seeded.then(() => post(null), (e: unknown) => post({ message: e instanceof Error ? e.message : String(e) }));
-    function post(error: unknown): void {
-      const m: Request = { op: 'seeded', id: 0, error };
-      worker.postMessage(m);
-    }
+    const post = (m: Request): void => worker.postMessage(m);
+    void this.files.then((files) => post({ op: 'files', id: 0, files }));
+    seeded.then(() => post({ op: 'seeded', id: 0, error: null }), (e: unknown) => post({ op: 'seeded', id: 0, error: { message: e instanceof Error ? e.message : String(e) } }));
     this.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (m: Message) => {
         if ('ready' in m) {

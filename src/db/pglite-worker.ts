@@ -16,7 +16,9 @@ const seeded = new Promise<void>((resolve, reject) => {
   markSeeded = (error) => (error === null ? resolve() : reject(Object.assign(new Error(String((error as { message?: unknown }).message)), error)));
 });
 seeded.catch(() => {});
-const files: PgliteFiles | null = data.module && data.fsBundle ? { pgliteWasmModule: data.module, fsBundle: data.fsBundle } : null;
+// PGlite's files come from the parent, which reads and compiles them while this thread loads its modules.
+let gotFiles: (files: PgliteFiles | null) => void = () => {};
+const files = new Promise<PgliteFiles | null>((resolve) => (gotFiles = resolve));
 
 /** Open transactions, by id: `end` settles the promise their callback waits for. */
 const transactions = new Map<number, { tx: Queryable; end(commit: boolean): void }>();
@@ -32,14 +34,14 @@ class RolledBack extends Error {}
 async function main(): Promise<void> {
   let db: PgliteDatabase;
   try {
-    db = await PgliteDatabase.open(data.dataDir, undefined, { seeded, files: Promise.resolve(files) });
+    db = await PgliteDatabase.open(data.dataDir, undefined, { seeded, files });
   } catch (e) {
     port?.postMessage({ ready: false, error: serializeError(e) });
     return;
   }
   port?.postMessage({ ready: true });
   port?.on('message', (m: Request) => {
-    if (m.op === 'seeded') return;
+    if (m.op === 'seeded' || m.op === 'files') return;
     void handle(db, m).then((v) => reply(m.id, v), (e: unknown) => fail(m.id, e));
   });
 }
@@ -108,6 +110,7 @@ async function handle(db: PgliteDatabase, m: Request): Promise<unknown> {
       await db.close();
       return null;
     case 'seeded':
+    case 'files':
       return null;
   }
 }
@@ -116,5 +119,6 @@ const ended = new Map<number, Promise<unknown>>();
 
 port.on('message', (m: Request) => {
   if (m.op === 'seeded') markSeeded(m.error);
+  if (m.op === 'files') gotFiles(m.files);
 });
 void main();
