@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { StatementCancelled, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
-import { templateSetup, type DataDirSetup } from './pglite.js';
+import type { DataDirSetup } from './pglite.js';
 import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
 import { seedDataDir } from './pglite-template.js';
 import { deserializeError, type Message, type Request, type WorkerData } from './pglite-protocol.js';
@@ -53,7 +53,8 @@ export class PgliteWorkerDatabase implements Database {
   static async open(dataDir: string, setup?: DataDirSetup): Promise<PgliteWorkerDatabase> {
     const files = preloadPglite();
     // The template is copied here while the worker starts and PGlite unpacks its files there (SeedingNodeFS).
-    const seeded = seedDataDir(dataDir, templateSetup(setup));
+    // PGlite's module is loaded here only when a template must be built: it runs in the worker.
+    const seeded = seedDataDir(dataDir, setup && { key: setup.key, run: async (t) => (await import('./pglite.js')).templateSetup(setup)?.run(t) });
     seeded.catch(() => {});
     // The worker starts (a thread, its modules) while the files are read and compiled here.
     const db = new PgliteWorkerDatabase(dataDir, files);
