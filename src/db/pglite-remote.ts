@@ -198,8 +198,12 @@ export class PgliteWorkerDatabase implements Database {
     const old = this.worker;
     if (!old || this.stopped) return;
     this.lose(e);
-    void old.terminate();
-    this.start(Promise.resolve());
+    // The new worker opens the data directory once the old one has stopped: never two PostgreSQLs on one directory.
+    this.ready = old.terminate().catch(() => 0).then(() => {
+      this.start(Promise.resolve());
+      return this.ready;
+    });
+    this.ready.catch(() => {});
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
