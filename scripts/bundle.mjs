@@ -12,7 +12,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/bundle`;
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
-  entryPoints: [`${root}dist/cli/main.js`],
+  // The embedded database's worker thread is an entry of its own (src/db/pglite-remote.ts finds it beside its chunk).
+  entryPoints: { main: `${root}dist/cli/main.js`, 'pglite-worker': `${root}dist/db/pglite-worker.js` },
   outdir,
   bundle: true,
   splitting: true,

@@ -18,7 +18,9 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--unauthorized-role <role>', 'role of requests without credentials (env ENGINE_GRAPHQL_UNAUTHORIZED_ROLE); requires an admin secret')
     .option('--node-limit <n>', 'most fields in one GraphQL operation, fragments expanded (default 10000, env ENGINE_GRAPHQL_NODE_LIMIT)')
     .option('--alias-limit <n>', 'most aliases in one GraphQL operation, fragments expanded (default 1000, env ENGINE_GRAPHQL_ALIAS_LIMIT)')
-    .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)');
+    .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)')
+    .option('--query-timeout <seconds>', 'time limit of a GraphQL request, its statements cancelled after it; 0 for none (default 60, env ENGINE_GRAPHQL_QUERY_TIMEOUT)')
+    .option('--graceful-shutdown-timeout <seconds>', 'on SIGTERM/SIGINT, how long requests may finish before their statements are cancelled (default 10, env ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
     const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }] = await Promise.all([

@@ -70,6 +70,19 @@ export interface BatchOptions extends TransactionOptions {
    * themselves when it must not commit. A read-only snapshot always commits so.
    */
   commitWith?: boolean;
+  /**
+   * Cancels the batch when aborted (the request's time limit passed, its client went away): a batch still waiting for
+   * the database fails at once, a running statement is cancelled (PostgreSQL: pg_cancel_backend; the embedded worker:
+   * terminated and reopened). The batch then fails with StatementCancelled.
+   */
+  signal?: AbortSignal;
+}
+
+/** A batch was cancelled through its signal (`reason`: the signal's) before it finished; nothing of it was committed. */
+export class StatementCancelled extends Error {
+  constructor(readonly reason: unknown) {
+    super('the statement was cancelled');
+  }
 }
 
 /** Statement `index` of a batch failed; the transaction was rolled back. */
@@ -109,6 +122,13 @@ export interface Database extends Queryable {
    */
   batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]>;
   openSession(): Promise<Session>;
+  /**
+   * Whether the database can answer; a database busy with a statement is alive without answering a query of its own
+   * now (the embedded worker runs one statement at a time). Default, when absent: `SELECT 1`.
+   */
+  ping?(): Promise<void>;
+  /** Cancels every statement running now (a stop after its grace period); their work fails and is rolled back. */
+  cancelRunning?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import type { Database } from './database.js';
-import { PgliteDatabase } from './pglite.js';
 
 /** Why a dump could not be made: the engine answers it as a client error naming what is missing. */
 export class DumpUnavailableError extends Error {}
@@ -50,7 +49,12 @@ const run = (file: string, args: string[]): Promise<string> =>
  * which talks to the same PGlite instance; on PostgreSQL the `pg_dump` found on the PATH.
  */
 export async function dumpDatabase(db: Database, args: string[]): Promise<string> {
-  if (db instanceof PgliteDatabase) {
+  // The embedded worker runs this very function on its own PgliteDatabase.
+  const { PgliteWorkerDatabase } = await import('./pglite-remote.js');
+  if (db instanceof PgliteWorkerDatabase) return db.dump(args);
+  // PGlite's module only when the database is PGlite in this thread (the embedded worker's own call).
+  const { PgliteDatabase } = db.kind === 'embedded' ? await import('./pglite.js') : { PgliteDatabase: null };
+  if (PgliteDatabase && db instanceof PgliteDatabase) {
     const { pgDump } = await import('@electric-sql/pglite-tools/pg_dump');
     const pg = db.instance;
     const searchPath = (await pg.query<{ search_path: string }>('SHOW search_path')).rows[0]?.search_path ?? 'public';

@@ -3,7 +3,7 @@ import { copyFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PGLITE_DIST } from './pglite-preload.js';
 
 /**
@@ -74,6 +74,8 @@ async function build(setup: TemplateSetup | undefined): Promise<Template> {
   const tmp = `${root}.tmp-${randomBytes(4).toString('hex')}`;
   try {
     mkdirSync(tmp, { recursive: true });
+    // Loaded only to build a template: `engine serve` runs PGlite in its worker thread (pglite-remote.ts).
+    const { PGlite } = await import('@electric-sql/pglite');
     const db = await PGlite.create(join(tmp, 'data'));
     if (setup) await setup.run(db);
     const dump = await db.dumpDataDir('gzip');

@@ -4,7 +4,7 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template, type TemplateSetup } from './pglite-template.js';
-import { preloadPglite } from './pglite-preload.js';
+import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
 
 type Parsers = Record<number, (x: string) => string>;
 const identity = (x: string): string => x;
@@ -71,6 +71,24 @@ export interface DataDirSetup {
   onBuild?: (dir: string) => void;
 }
 
+/** The template setup as PGlite runs it: in a transaction, with the engine's Queryable. */
+export function templateSetup(setup: DataDirSetup | undefined): TemplateSetup | undefined {
+  return setup && {
+    key: setup.key,
+    ...(setup.onBuild ? { onBuild: setup.onBuild } : {}),
+    run: (t) => t.transaction((tx) => setup.run(queryable(tx, () => ({}), new ExtensionLoader(t)))),
+  };
+}
+
+/**
+ * A data directory seeded by someone else (the embedded worker's parent copies the template while the worker starts):
+ * `seeded` settles when the copy is done; `files` are PGlite's, read and compiled by the parent.
+ */
+export interface Seeding {
+  seeded: Promise<unknown>;
+  files: Promise<PgliteFiles | null>;
+}
+
 export class PgliteDatabase implements Database {
   readonly kind = 'embedded' as const;
   private readonly db: PGlite;
@@ -89,16 +107,12 @@ export class PgliteDatabase implements Database {
    * Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. A new database
    * is a copy of the template: with `setup`, of a template that has also run it.
    */
-  static async open(dataDir: string | undefined, setup?: DataDirSetup): Promise<PgliteDatabase> {
-    const files = preloadPglite();
-    const raw: TemplateSetup | undefined = setup && {
-      key: setup.key,
-      ...(setup.onBuild ? { onBuild: setup.onBuild } : {}),
-      run: (t) => t.transaction((tx) => setup.run(queryable(tx, () => ({}), new ExtensionLoader(t)))),
-    };
+  static async open(dataDir: string | undefined, setup?: DataDirSetup, seeding?: Seeding): Promise<PgliteDatabase> {
+    const files = seeding?.files ?? preloadPglite();
+    const raw = templateSetup(setup);
     let db: PGlite;
     if (dataDir !== undefined) {
-      const seeded = seedDataDir(dataDir, raw);
+      const seeded = seeding?.seeded ?? seedDataDir(dataDir, raw);
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
       db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...(await files) });

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { BatchError, beginTransaction, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
+import { BatchError, beginTransaction, StatementCancelled, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
@@ -34,10 +34,25 @@ const zones = new WeakMap<object, Zone>();
  * work changes, not per transaction: `SET LOCAL TIME ZONE` in every GraphQL transaction cost PostgreSQL ≈ 60 µs, a fifth
  * of an update's whole work. A session whose zone is in doubt (failed work, a script) is 'unknown' and is set again.
  */
-function zoneFor(client: object, utc: boolean): string | null {
+function zoneFor(client: object, utc: boolean, timeoutMs: number | null): string | null {
   const z = zones.get(client) ?? 'default';
-  if (utc) return z === 'utc' ? null : "SET TIME ZONE 'UTC'";
-  return z === 'default' ? null : 'RESET TIME ZONE';
+  // The time limit of GraphQL work rides with its zone: a statement_timeout for the session while it does such work.
+  if (utc) return z === 'utc' ? null : timeoutMs === null ? "SET TIME ZONE 'UTC'" : `SET TIME ZONE 'UTC'; SET statement_timeout = ${timeoutMs}`;
+  return z === 'default' ? null : timeoutMs === null ? 'RESET TIME ZONE' : 'RESET TIME ZONE; RESET statement_timeout';
+}
+
+/** Rejects with StatementCancelled once `signal` aborts (never when it is absent); `off` stops listening. */
+function whenAborted(signal: AbortSignal | undefined): { aborted: Promise<never>; off(): void } {
+  if (!signal) return { aborted: new Promise<never>(() => {}), off: () => {} };
+  let off = (): void => {};
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(new StatementCancelled(signal.reason));
+    const on = (): void => reject(new StatementCancelled(signal.reason));
+    signal.addEventListener('abort', on, { once: true });
+    off = () => signal.removeEventListener('abort', on);
+  });
+  aborted.catch(() => {});
+  return { aborted, off: () => off() };
 }
 
 /**
@@ -56,14 +71,22 @@ export class PostgresDatabase implements Database {
   private readonly pool: pg.Pool;
 
   private readonly url: string;
+  /** The statement_timeout of GraphQL work (ms), or null for none. */
+  private readonly statementTimeoutMs: number | null;
+  /** Connections checked out now, by backend pid: what a stop cancels. */
+  private readonly busy = new Map<pg.PoolClient, number>();
 
-  private constructor(pool: pg.Pool, url: string) {
+  private constructor(pool: pg.Pool, url: string, statementTimeoutMs: number | null) {
     this.pool = pool;
     this.url = url;
+    this.statementTimeoutMs = statementTimeoutMs;
   }
 
-  /** Connects, proving the server answers within `timeoutMs`. */
-  static async connect(url: string, timeoutMs = 10_000, max = 10): Promise<PostgresDatabase> {
+  /**
+   * Connects, proving the server answers within `timeoutMs`. `statementTimeoutMs`: the statement_timeout of GraphQL
+   * work (batches and transactions with `utc`), the request's time limit.
+   */
+  static async connect(url: string, timeoutMs = 10_000, max = 10, statementTimeoutMs: number | null = null): Promise<PostgresDatabase> {
     // Pipelining (pg ≥ 8.20) lets `batch` send a request's statements without waiting for each answer; code that
     // awaits every query behaves as without it.
     const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs, max, pipeline: true } as pg.PoolConfig);
@@ -75,7 +98,7 @@ export class PostgresDatabase implements Database {
       await pool.end().catch(() => {});
       throw e;
     }
-    return new PostgresDatabase(pool, url);
+    return new PostgresDatabase(pool, url, statementTimeoutMs);
   }
 
   /**
@@ -84,9 +107,25 @@ export class PostgresDatabase implements Database {
    * database dropped WITH (FORCE), a restart) would emit an unhandled 'error' and end the process. `done` records the
    * zone the work left (in doubt unless it succeeded without a script) and retires a connection that failed so.
    */
-  private async checkout(utc: boolean): Promise<{ client: pg.PoolClient; zone: string | null; done(ok: boolean, broken?: boolean): void }> {
-    const client = await this.pool.connect();
-    const zone = zoneFor(client, utc);
+  private async checkout(utc: boolean, signal?: AbortSignal): Promise<{ client: pg.PoolClient; zone: string | null; done(ok: boolean, broken?: boolean): void }> {
+    const connecting = this.pool.connect();
+    let client: pg.PoolClient;
+    if (signal) {
+      // A request whose time runs out while every connection is busy stops waiting; the connection it would have had
+      // goes back to the pool.
+      const { aborted, off } = whenAborted(signal);
+      try {
+        client = await Promise.race([connecting, aborted]);
+      } catch (e) {
+        connecting.then((c) => c.release(), () => {});
+        throw e;
+      } finally {
+        off();
+      }
+    } else client = await connecting;
+    const zone = zoneFor(client, utc, this.statementTimeoutMs);
+    const busy = this.busy;
+    busy.set(client, (client as unknown as { processID: number }).processID);
     zones.set(client, 'pending');
     let lost = false;
     const onError = () => {
@@ -98,6 +137,7 @@ export class PostgresDatabase implements Database {
       zone,
       done(ok, broken = false) {
         zones.set(client, ok && zones.get(client) === 'pending' ? (utc ? 'utc' : 'default') : 'unknown');
+        busy.delete(client);
         client.removeListener('error', onError);
         client.release(broken || lost);
       },
@@ -148,10 +188,41 @@ export class PostgresDatabase implements Database {
     }
   }
 
+  /**
+   * Cancels the statement a connection runs, from a connection of its own (the pool may have none to spare). A cancel
+   * may land after the statement ended: the caller retires the connection, so that it never hits later work.
+   */
+  private async cancelBackend(pid: number): Promise<void> {
+    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
+    c.on('error', () => {});
+    try {
+      await c.connect();
+      await c.query('SELECT pg_cancel_backend($1)', [pid]);
+    } catch {
+      // The server is gone or refuses: statement_timeout still ends the statement.
+    } finally {
+      await c.end().catch(() => {});
+    }
+  }
+
+  async cancelRunning(): Promise<void> {
+    await Promise.all([...new Set(this.busy.values())].map((pid) => this.cancelBackend(pid)));
+  }
+
   async batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
-    const { client, zone, done: release } = await this.checkout(opts.utc === true);
+    const { client, zone, done: release } = await this.checkout(opts.utc === true, opts.signal);
     let ok = false;
     let broken = false;
+    let cancelled: Promise<void> | null = null;
+    const onAbort = (): void => {
+      broken = true;
+      cancelled = this.cancelBackend((client as unknown as { processID: number }).processID);
+    };
+    if (opts.signal?.aborted) {
+      release(false);
+      throw new StatementCancelled(opts.signal.reason);
+    }
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     const setup = transactionSetup(opts, zone);
     const beginWith = beginTransaction(opts, zone);
     // A read-only snapshot commits in the same round trip: a stale plan found afterwards has changed nothing.
@@ -206,9 +277,12 @@ export class PostgresDatabase implements Database {
             broken = true;
           }
         }
+        if (opts.signal?.aborted) throw new StatementCancelled(opts.signal.reason);
         throw e;
       }
     } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (cancelled) await cancelled;
       release(ok, broken);
     }
   }

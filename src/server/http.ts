@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from '../errors.js';
+import { StatementCancelled } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { Authenticator, type HookRequest } from './auth/index.js';
 import type { Engine } from './engine.js';
@@ -230,6 +231,8 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       const out = await engine.execute(body, caller.role, caller.sessionVariables);
       send(res, 200, out.body, { 'X-Engine-Resource-Version': String(out.resourceVersion) });
     } catch (e) {
+      // A stop cancelled the statement once its grace period was over (issue 28): nothing of it was committed.
+      if (e instanceof StatementCancelled) return send(res, 503, errorBody(new ApiError(503, 'timeout', '$', 'the request was cancelled: the engine is stopping'), false));
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       sendError(req, res, e, isAdmin);
     }
@@ -266,7 +269,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       }
       input ??= await readGraphqlInput(req, res);
       if (input === null) return;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[] };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(res) };
       const body = await graphql.handle(input, caller, http);
       send(res, 200, body, http.setCookies.length > 0 ? { 'Set-Cookie': http.setCookies } : {});
     } catch (e) {
@@ -287,7 +290,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       const match = matchRest(cache.metadata, path, method, cache.inconsistentIds);
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, t.bodyIdle);
       const text = restRequest(match, new URL(req.url ?? '/', 'http://x').searchParams, body);
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(res) };
       send(res, 200, await graphql.handle({ text }, caller, http), http.setCookies.length > 0 ? { 'Set-Cookie': http.setCookies } : {});
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
@@ -315,7 +318,8 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       timer = setTimeout(() => reject(new Error('health check timed out')), 5000);
     });
     try {
-      await Promise.race([engine.db.query('SELECT 1'), timeout]);
+      // A database busy with a long statement is alive (the embedded worker answers nothing else meanwhile).
+      await Promise.race([engine.db.ping ? engine.db.ping() : engine.db.query('SELECT 1'), timeout]);
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('OK');
     } catch {
       res.writeHead(500, { 'Content-Type': 'text/plain' }).end('ERROR');
@@ -323,6 +327,15 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
       clearTimeout(timer);
     }
   }
+}
+
+/** Aborts when the connection closes before the answer is sent: the client went away, its statement is cancelled. */
+function whileConnected(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
 }
 
 /** Listens and resolves with the bound address; rejects with the listen error (EADDRINUSE …). */

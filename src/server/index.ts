@@ -2,11 +2,12 @@ import { resolve as resolvePath } from 'node:path';
 import { CliError } from '../errors.js';
 import { maskUrl, pgErrorInfo, type Queryable } from '../db/database.js';
 import { acquireDataDirLock } from '../db/lock-file.js';
-import { PgliteDatabase } from '../db/pglite.js';
+import { PgliteWorkerDatabase } from '../db/pglite-remote.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { Authenticator } from './auth/index.js';
 import { ensureCatalog, SETUP_KEY } from './catalog.js';
 import type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './serve-types.js';
 
 export type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
 
@@ -23,12 +24,14 @@ function reason(e: unknown): string {
 const WITH_CATALOG = { key: SETUP_KEY, run: (tx: Queryable) => ensureCatalog(tx) };
 
 /** Opens the database named by the options: the start-up errors of cli.md §5.17 come from here. */
-export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dataDir'>, logger: Logger): Promise<OpenedDatabase> {
+export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dataDir' | 'queryTimeoutMs'>, logger: Logger): Promise<OpenedDatabase> {
   if (opts.databaseUrl) {
     // pg only with a database URL: the embedded engine does not import it.
     const { PostgresDatabase } = await import('../db/postgres.js');
     try {
-      return { db: await PostgresDatabase.connect(opts.databaseUrl), release: () => {}, dataDir: null };
+      // GraphQL work on a connection runs under statement_timeout, the request's time limit (issue 28).
+      const limit = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+      return { db: await PostgresDatabase.connect(opts.databaseUrl, 10_000, 10, limit > 0 ? limit : null), release: () => {}, dataDir: null };
     } catch (e) {
       throw new CliError('database-connect-failed', `cannot connect to the database at ${maskUrl(opts.databaseUrl)}: ${reason(e)}`, 1);
     }
@@ -39,7 +42,7 @@ export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dat
   try {
     // The first start on a machine builds the template (seconds of initdb): said, so a silent wait is explained.
     const onBuild = (at: string) => logger.info(`First start on this machine: building the data-directory template in ${at} (once; later starts copy it)…`);
-    return { db: await PgliteDatabase.open(dir, { ...WITH_CATALOG, onBuild }), release, dataDir: dir };
+    return { db: await PgliteWorkerDatabase.open(dir, { ...WITH_CATALOG, onBuild }), release, dataDir: dir };
   } catch (e) {
     release();
     throw new CliError('database-start-failed', `cannot start the embedded database in ${shown}: ${reason(e)}`, 1);

@@ -10,10 +10,13 @@ import { DEFAULT_DOCUMENT_LIMITS } from './graphql/doc-limits.js';
 import { ActionWorker } from './workers/action-worker.js';
 import { EventProcessor } from './workers/event-processor.js';
 import { ScheduledQueue } from './workers/scheduled-queue.js';
-import type { OpenedDatabase, RunningServer, ServeOptions } from './serve-types.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SHUTDOWN_GRACE_MS, type OpenedDatabase, type RunningServer, type ServeOptions } from './serve-types.js';
 
 /** How stale another instance's metadata change may be when the processor picks a trigger's definition (or the action worker an action's). */
 const TRIGGERS_MAX_AGE_MS = 100;
+
+/** How long a cancelled request has to send its answer before a stop closes its connection. */
+const CLOSE_AFTER_CANCEL_MS = 1000;
 
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
@@ -38,7 +41,7 @@ export async function runEngine(
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
     const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false, {
       nodes: opts.nodeLimit ?? DEFAULT_DOCUMENT_LIMITS.nodes, aliases: opts.aliasLimit ?? DEFAULT_DOCUMENT_LIMITS.aliases,
-    });
+    }, undefined, opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
     server = createHttpServer(engine, { auth, logger, env, graphql });
     let address;
@@ -81,8 +84,22 @@ export async function runEngine(
       database: db.kind,
       dataDir,
       async close() {
-        // Deliveries and action calls finish (≤ 10 s) while requests drain; all before the database closes (cli.md §5.17).
-        await Promise.all([closeServer(running), events.stop(), actions.stop(), scheduled.stop()]);
+        // Requests still running after the grace period are cancelled (they answer a `timeout` error), and so is any
+        // other statement (run_sql); a connection still open a moment later is closed.
+        const grace = opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+        let last: NodeJS.Timeout | undefined;
+        const cancel = setTimeout(() => {
+          graphql.cancelAll();
+          void db.cancelRunning?.();
+          last = setTimeout(() => running.closeAllConnections(), CLOSE_AFTER_CANCEL_MS);
+        }, grace);
+        try {
+          // Deliveries and action calls finish (≤ 10 s) while requests drain; all before the database closes (cli.md §5.17).
+          await Promise.all([closeServer(running), events.stop(), actions.stop(), scheduled.stop()]);
+        } finally {
+          clearTimeout(cancel);
+          clearTimeout(last);
+        }
         await db.close();
         release();
       },

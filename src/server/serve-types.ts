@@ -27,6 +27,10 @@ export interface ServeOptions {
   /** `--node-limit`, `--alias-limit`: fields and aliases of one GraphQL operation, fragments expanded (issue 28). */
   nodeLimit?: number;
   aliasLimit?: number;
+  /** `--query-timeout`: a GraphQL request's time limit in ms (default 60 s; 0: none). */
+  queryTimeoutMs?: number;
+  /** `--graceful-shutdown-timeout`: how long a stop lets requests finish before cancelling them, in ms (default 10 s). */
+  shutdownGraceMs?: number;
 }
 
 export interface RunningServer {
@@ -44,3 +48,8 @@ export interface OpenedDatabase {
   release: () => void;
   dataDir: string | null;
 }
+
+/** A GraphQL request's time limit by default (issue 28). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+/** How long a stop waits for requests before cancelling their statements, by default. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;

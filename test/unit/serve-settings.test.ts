@@ -41,3 +41,38 @@ describe('the node and alias limits of /v1/graphql (issue 28)', () => {
     }));
   });
 });
+
+/** `--query-timeout` and `--graceful-shutdown-timeout` (issue 28): seconds, from the flag, else the variable. */
+describe('the time limit and the stop grace period', () => {
+  it('are unset (the engine defaults: 60 s, 10 s) without flag or variable; the flag wins over the variable', () => {
+    const none = resolveServeSettings({}, env({}));
+    expect([none.queryTimeoutMs, none.shutdownGraceMs]).toEqual([undefined, undefined]);
+    const vars = env({ ENGINE_GRAPHQL_QUERY_TIMEOUT: '5', ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT: '0.5' });
+    expect(resolveServeSettings({}, vars)).toMatchObject({ queryTimeoutMs: 5000, shutdownGraceMs: 500 });
+    expect(resolveServeSettings({ queryTimeout: '0', gracefulShutdownTimeout: '2' }, vars)).toMatchObject({ queryTimeoutMs: 0, shutdownGraceMs: 2000 });
+  });
+
+  it('refuses a value that is not a number of seconds: the flag as invalid-flag-value (64), the variable as config-invalid (1)', () => {
+    const flag = (() => {
+      try {
+        resolveServeSettings({ queryTimeout: '-1' }, env({}));
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })() as { code: string; message: string; exitCode: number };
+    expect(flag).toMatchObject({ code: 'invalid-flag-value', message: 'invalid value "-1" for --query-timeout: expected a number of seconds ≥ 0', exitCode: 64 });
+    const variable = (() => {
+      try {
+        resolveServeSettings({}, env({ ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT: '10s' }));
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })() as { code: string; message: string; exitCode: number };
+    expect(variable).toMatchObject({
+      code: 'config-invalid', exitCode: 1,
+      message: 'invalid value for "graceful_shutdown_timeout" from ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT: expected a number of seconds ≥ 0',
+    });
+  });
+});

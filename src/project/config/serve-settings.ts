@@ -15,6 +15,8 @@ export interface ServeFlags {
   enableAllowlist?: boolean;
   nodeLimit?: string;
   aliasLimit?: string;
+  queryTimeout?: string;
+  gracefulShutdownTimeout?: string;
 }
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
@@ -38,6 +40,29 @@ function positiveSetting(env: Environment, flag: string | undefined, flagName: s
   const n = parse(v);
   if (n === null) throw new CliError('config-invalid', `invalid value for "${key}" from ${variable}: expected a positive integer`, 1);
   return n;
+}
+
+const SECONDS_REASON = 'expected a number of seconds ≥ 0';
+
+/** A duration in seconds (decimals allowed) as ms, or null when it is not one. */
+function parseSeconds(v: string): number | null {
+  if (!/^\d+(\.\d+)?$/.test(v.trim())) return null;
+  const ms = Math.round(Number(v.trim()) * 1000);
+  return ms <= 2_147_483_647 ? ms : null;
+}
+
+/** A duration setting from its flag, else its variable; undefined when neither is given. */
+function seconds(flag: string | undefined, flagName: string, env: Environment, variable: string, key: string): number | undefined {
+  if (flag !== undefined) {
+    const ms = parseSeconds(flag);
+    if (ms === null) throw new CliError('invalid-flag-value', `invalid value "${flag}" for ${flagName}: ${SECONDS_REASON}`, 64);
+    return ms;
+  }
+  const v = env.variable(variable);
+  if (v === undefined || v === '') return undefined;
+  const ms = parseSeconds(v);
+  if (ms === null) throw new CliError('config-invalid', `invalid value for "${key}" from ${variable}: ${SECONDS_REASON}`, 1);
+  return ms;
 }
 
 /** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret, JWT secret, unauthorized role, auth hook), defaults. */
@@ -77,10 +102,14 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   }
   const nodeLimit = positiveSetting(env, flags.nodeLimit, '--node-limit', 'node_limit', 'ENGINE_GRAPHQL_NODE_LIMIT');
   const aliasLimit = positiveSetting(env, flags.aliasLimit, '--alias-limit', 'alias_limit', 'ENGINE_GRAPHQL_ALIAS_LIMIT');
+  const queryTimeoutMs = seconds(flags.queryTimeout, '--query-timeout', env, 'ENGINE_GRAPHQL_QUERY_TIMEOUT', 'query_timeout');
+  const shutdownGraceMs = seconds(flags.gracefulShutdownTimeout, '--graceful-shutdown-timeout', env, 'ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', 'graceful_shutdown_timeout');
   return {
     port, host, dataDir,
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),
     ...(aliasLimit !== undefined ? { aliasLimit } : {}),
+    ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}),
+    ...(shutdownGraceMs !== undefined ? { shutdownGraceMs } : {}),
     ...(enableAllowlist ? { enableAllowlist } : {}),
     ...(authHook ? { authHook } : {}),
     ...(authHookMode ? { authHookMode } : {}),

@@ -1,6 +1,6 @@
 import { execute, Kind, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../errors.js';
-import { BatchError, pgErrorInfo, type BatchStatement, type Database, type Row } from '../../db/database.js';
+import { BatchError, pgErrorInfo, StatementCancelled, type BatchStatement, type Database, type Row } from '../../db/database.js';
 import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../catalog.js';
 import type { Json } from '../../metadata/json.js';
 import { gqlError } from './errors.js';
@@ -98,6 +98,18 @@ export interface ExecuteArgs {
   action: ActionRequest;
   /** The caller's view of the metadata (relationships of action outputs). */
   role: RoleView;
+  /** Cancels the request's statements (time limit, client gone, stop); `seconds`: the limit, for the message. */
+  limit?: { signal?: AbortSignal; seconds: number };
+}
+
+/** SQLSTATE query_canceled: statement_timeout or a cancel request. */
+const QUERY_CANCELED = '57014';
+
+/** The answer to a request whose statement was cancelled (issue 28): a GraphQL error, never a 500. */
+function timedOut(limit: ExecuteArgs['limit']): ApiError {
+  const reason = limit?.signal?.reason;
+  if (reason === 'shutdown') return gqlError('timeout', '$', 'the operation was cancelled: the engine is stopping');
+  return gqlError('timeout', '$', `the operation took longer than the time limit of ${limit?.seconds ?? 0} s and was cancelled`);
 }
 
 export async function executeQuery(x: ExecuteArgs): Promise<string> {
@@ -143,16 +155,19 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     const batch: BatchStatement[] = statements.map((p) => ({ sql: p.sql, params: x.args.get(p.key) ?? [], name: p.name }));
     let results: Row[][];
     try {
-      results = await x.db.batch(batch, mutation ? { utc: true, commitWith: true } : {
-        readOnlySnapshot: true, utc: true, first: x.version.stored === null ? x.version.sql : undefined,
+      const signal = x.limit?.signal;
+      results = await x.db.batch(batch, mutation ? { utc: true, commitWith: true, signal } : {
+        readOnlySnapshot: true, utc: true, first: x.version.stored === null ? x.version.sql : undefined, signal,
         begun: (first) => {
           if (x.version.stored === null) seen(x.version, first[0]?.['v']);
         },
       });
     } catch (e) {
+      if (e instanceof StatementCancelled) throw timedOut(x.limit);
       if (!(e instanceof BatchError)) throw e;
       const p = statements[e.index];
       const info = pgErrorInfo(e.cause);
+      if (info?.code === QUERY_CANCELED) throw timedOut(x.limit);
       if (info?.code === STALE_PLAN_STATE) throw new StaleSchema(null);
       if (info?.code === CHECK_FAILED_STATE && p?.checks) {
         const check = info.message === 'insert' ? 'insert' : 'update';

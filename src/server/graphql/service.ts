@@ -14,6 +14,7 @@ import { fragmentMap } from './paths.js';
 import { errorsBody, gqlError, validationFailed } from './errors.js';
 import { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute.js';
 import { VERSION_SQL } from '../catalog.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
 import { selectionDepth } from './paths.js';
 import { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
 import { planOperation, type RootPlan } from './plan.js';
@@ -28,6 +29,7 @@ import { RoleView } from './visibility.js';
 /** Limits on hostile documents (decisions: a clear error instead of unbounded work). */
 export const MAX_QUERY_TOKENS = 100_000;
 export const MAX_QUERY_DEPTH = 32;
+
 
 /** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
@@ -54,7 +56,14 @@ export interface GraphqlHttpContext {
   setCookies: string[];
   /** A stored query (a REST endpoint's): the allow list does not apply to it. */
   stored?: boolean;
+  /** Aborts when the client went away: the request's statement is cancelled. */
+  signal?: AbortSignal;
 }
+
+/** Why a request's statement was cancelled (its signal's reason). */
+export const CANCEL_TIMEOUT = 'timeout';
+export const CANCEL_SHUTDOWN = 'shutdown';
+export const CANCEL_DISCONNECTED = 'client-disconnected';
 
 /** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
 export class GraphqlService {
@@ -75,18 +84,36 @@ export class GraphqlService {
   constructor(
     private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false,
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS, cacheLimits?: PlanCacheLimits,
+    private readonly timeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
   ) {
     this.plans = new PlanCache(cacheLimits);
   }
 
+  /** The cancellers of the requests in flight (a stop cancels them once its grace period is over). */
+  private readonly inflight = new Set<AbortController>();
+
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
+    const cancel = new AbortController();
+    const timer = this.timeoutMs > 0 ? setTimeout(() => cancel.abort(CANCEL_TIMEOUT), this.timeoutMs) : undefined;
+    const gone = (): void => cancel.abort(CANCEL_DISCONNECTED);
+    http.signal?.addEventListener('abort', gone, { once: true });
+    this.inflight.add(cancel);
     try {
-      return await this.run(input, caller, http);
+      return await this.run(input, caller, { ...http, signal: cancel.signal });
     } catch (e) {
       // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
       if (e instanceof ApiError && e.status < 500) return errorsBody(e, caller.role === 'admin');
       throw e;
+    } finally {
+      clearTimeout(timer);
+      http.signal?.removeEventListener('abort', gone);
+      this.inflight.delete(cancel);
     }
+  }
+
+  /** Cancels the statements of every request in flight (after a stop's grace period); they answer a `timeout` error. */
+  cancelAll(): void {
+    for (const c of this.inflight) c.abort(CANCEL_SHUTDOWN);
   }
 
   /** The role's schema at the current resource_version (introspection tooling and tests use it too). */
@@ -110,6 +137,7 @@ export class GraphqlService {
       try {
         return await this.runOn(held.cache, version, req, caller, http);
       } catch (e) {
+        if (e instanceof ApiError && e.code === 'timeout') throw e;
         if (replans >= MAX_REPLANS && Date.now() - started >= REPLAN_WINDOW_MS) {
           if (e instanceof StaleSchema) throw gqlError('metadata-changed', '$', 'the metadata kept changing while the request was planned; send it again');
           throw e;
@@ -166,7 +194,8 @@ export class GraphqlService {
     const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
-    const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role });
+    const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
+    const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role, limit });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     if (counted !== null) this.plans.grow(entry, planBytes(plans) - counted, plans);
