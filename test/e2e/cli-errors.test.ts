@@ -247,7 +247,7 @@ describe('a rejected apply is mapped back to the project (cli.md §5.3 step 8)',
     expect(r.code, show(r)).toBe(1);
     expect(r.stdout).toBe('');
     const [first, ...rest] = lines(r.stderr);
-    const m = new RegExp(`^metadata/tables\\.yaml:${line}:(\\d+): error: select_permission public\\.article\\.user: (.+) \\[unexpected\\]$`).exec(first ?? '');
+    const m = new RegExp(`^metadata/tables\\.yaml:${line}:(\\d+): error: select_permission public\\.article\\.user: (.+) \\[constraint-violation\\]$`).exec(first ?? '');
     expect(m, show(r)).not.toBeNull();
     expect(m?.[1]).toBe('13');
     expect(m?.[2]).toContain('column "nope" does not exist in table "article"');
@@ -257,7 +257,7 @@ describe('a rejected apply is mapped back to the project (cli.md §5.3 step 8)',
     const j = await run(dir, ['metadata', 'apply', '-o', 'json']);
     const doc = failure(j, 1);
     expect(doc.error).toMatchObject({ code: 'server-error', file: 'metadata/tables.yaml', line, column: Number(m?.[1]) });
-    expect(doc.error.message).toMatch(/\[unexpected\]$/);
+    expect(doc.error.message).toMatch(/\[constraint-violation\]$/);
     expect(doc.objects).toEqual([{
       kind: 'select_permission', name: 'public.article.user', file: 'metadata/tables.yaml', line, column: Number(m?.[1]),
       reason: expect.stringContaining('column "nope" does not exist in table "article"'),
