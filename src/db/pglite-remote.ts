@@ -54,7 +54,11 @@ export class PgliteWorkerDatabase implements Database {
     const files = preloadPglite();
     // The template is copied here while the worker starts and PGlite unpacks its files there (SeedingNodeFS).
     // PGlite's module is loaded here only when a template must be built: it runs in the worker.
-    const seeded = seedDataDir(dataDir, setup && { key: setup.key, run: async (t) => (await import('./pglite.js')).templateSetup(setup)?.run(t) });
+    const seeded = seedDataDir(dataDir, setup && {
+      key: setup.key,
+      ...(setup.onBuild ? { onBuild: setup.onBuild } : {}),
+      run: async (t) => (await import('./pglite.js')).templateSetup(setup)?.run(t),
+    });
     seeded.catch(() => {});
     // The worker starts (a thread, its modules) while the files are read and compiled here.
     const db = new PgliteWorkerDatabase(dataDir, files);

@@ -77,16 +77,17 @@ describe.skipIf(!HAS_SCRIPT)('colour on a terminal (issue 37 item 3)', () => {
     const root = await tempDir();
     expect((await cli(['init', 'p'], { cwd: root })).code).toBe(0);
     const dir = join(root, 'p');
+    // An unknown key is an error (issue 27.5); --allow-unknown-keys makes it the warning this test needs.
     writeFileSync(join(dir, 'metadata/tables.yaml'), '- table:\n    schema: public\n    name: t\n  bogus_key: 1\n  select_permissions:\n    - permission: {}\n');
-    const r = await inPty(['metadata', 'validate'], dir);
+    const r = await inPty(['metadata', 'validate', '--allow-unknown-keys'], dir);
     expect(r.code, r.screen).toBe(1);
     expect(r.screen).toMatch(new RegExp(`\\x1b\\[2mmetadata/tables\\.yaml:\\d+:\\d+:\\x1b\\[22m \\x1b\\[31merror:\\x1b\\[39m `));
     expect(r.screen).toMatch(new RegExp(`\\x1b\\[2mmetadata/tables\\.yaml:\\d+:\\d+:\\x1b\\[22m \\x1b\\[33mwarning:\\x1b\\[39m `));
     expect(r.screen).toContain(DIM);
-    const piped = await cli(['metadata', 'validate'], { cwd: dir });
+    const piped = await cli(['metadata', 'validate', '--allow-unknown-keys'], { cwd: dir });
     expect(piped.stdout).not.toContain('\x1b[');
     expect(plain(r.screen)).toContain(piped.stdout);
-    const off = await inPty(['metadata', 'validate'], dir, { NO_COLOR: '1' });
+    const off = await inPty(['metadata', 'validate', '--allow-unknown-keys'], dir, { NO_COLOR: '1' });
     expect(off.screen).not.toContain('\x1b[');
   });
 });
