@@ -258,7 +258,10 @@ export class EngineClient {
   async introspect(query: string): Promise<Record<string, unknown>> {
     const r = await this.send({ method: 'POST', path: '/v1/graphql', operation: 'introspection', body: { query },
       read: true, shape: isObject });
-    return r.body as Record<string, unknown>;
+    const body = r.body as Record<string, unknown>;
+    const first = (Array.isArray(body['errors']) ? body['errors'][0] : undefined) as { extensions?: { code?: unknown } } | undefined;
+    if (body['data'] === undefined && first?.extensions?.code === 'access-denied') throw unauthorizedError(this.endpoint, this.adminSecret !== undefined, 'introspection', body, this.mask, r.status);
+    return body;
   }
 
   /** `POST /v1alpha1/pg_dump` (a read): the database's schema as SQL, made by pg_dump on the engine's side. */

@@ -100,13 +100,15 @@ export function timeoutError(endpoint: string, seconds: number, operation: strin
     { hint: TIMEOUT_HINT }, { operation });
 }
 
+/** `status`: 401 on the metadata API; /v1/graphql answers a refused secret as a GraphQL error with 200 (issue 27.8). */
 export function unauthorizedError(endpoint: string, secretSent: boolean, operation: string, body: unknown,
-  mask: Masker): EngineRequestError {
+  mask: Masker, status = 401): EngineRequestError {
+  const why = status === 401 ? 'HTTP 401' : 'access-denied';
   const message = secretSent
-    ? `the engine at ${endpoint} rejected the admin secret (HTTP 401)`
-    : `the engine at ${endpoint} requires an admin secret (HTTP 401)`;
+    ? `the engine at ${endpoint} rejected the admin secret (${why})`
+    : `the engine at ${endpoint} requires an admin secret (${why})`;
   return new EngineRequestError('unauthorized', mask(message), { hint: UNAUTHORIZED_HINT },
-    { operation, status: 401, engineError: maskEngineError(asEngineError(body), mask) });
+    { operation, status, engineError: maskEngineError(asEngineError(body), mask) });
 }
 
 export function invalidResponseError(url: string, status: number, text: string, operation: string, mask: Masker,

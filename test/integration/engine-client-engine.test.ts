@@ -55,5 +55,8 @@ describe('against the real engine', () => {
     expect(wrong.message).toBe(`the engine at ${te.url} rejected the admin secret (HTTP 401)`);
     const none = await failure(client(te.url).c.exportMetadata());
     expect(none.message).toBe(`the engine at ${te.url} requires an admin secret (HTTP 401)`);
+    // /v1/graphql refuses with a GraphQL error and 200 (issue 27.8): the client still says unauthorized, with its hint.
+    const gql = await failure(client(te.url, { adminSecret: 'wrong' }).c.introspect('{ __typename }'));
+    expect(gql).toMatchObject({ code: 'unauthorized', message: `the engine at ${te.url} rejected the admin secret (access-denied)` });
   });
 });
