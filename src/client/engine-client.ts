@@ -11,6 +11,13 @@ import {
 } from './errors.js';
 
 export { EngineRequestError, type EngineErrorBody } from './errors.js';
+export type {
+  BulkOperation, InconsistencyReport, InconsistentObject, QueryResult, ReloadResult, ReplaceMetadataBody, RunSqlResult, SuccessResult,
+} from './results.js';
+import {
+  isReport, isRunSqlResult, isSuccess, type BulkOperation, type InconsistencyReport, type QueryResult, type ReloadResult,
+  type ReplaceMetadataBody, type RunSqlResult, type SuccessResult,
+} from './results.js';
 
 export interface EngineClientOptions {
   /** The engine's base URL (a trailing `/` is ignored). */
@@ -25,45 +32,6 @@ export interface EngineClientOptions {
   /** Delays before the retries of a read; default 500, 1000, 2000 ms (at most that many retries). */
   retryDelaysMs?: readonly number[];
   tls?: TlsOptions;
-}
-
-export interface SuccessResult {
-  message: string;
-}
-
-export interface ReloadResult {
-  message: string;
-  is_consistent: boolean;
-}
-
-export interface InconsistentObject {
-  definition: unknown;
-  reason: string;
-  type: string;
-}
-
-export interface InconsistencyReport {
-  is_consistent: boolean;
-  inconsistent_objects: InconsistentObject[];
-}
-
-/** `replace_metadata` answers `{"message":"success"}`, or a report with `allow_inconsistent_metadata: true`. */
-export type ReplaceMetadataBody = SuccessResult | InconsistencyReport;
-
-export type RunSqlResult =
-  | { result_type: 'CommandOk'; result: null }
-  | { result_type: 'TuplesOk'; result: (string | null)[][] };
-
-export interface BulkOperation {
-  type: string;
-  args: unknown;
-}
-
-export interface QueryResult {
-  status: number;
-  body: unknown;
-  /** The `X-Engine-Resource-Version` response header, or null when absent (or not an integer). */
-  resourceVersion: number | null;
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [500, 1000, 2000];
@@ -141,14 +109,6 @@ function parseResourceVersion(value: string | string[] | undefined): number | nu
   const n = Number(v);
   return Number.isSafeInteger(n) ? n : null;
 }
-
-const isSuccess = (b: unknown): b is SuccessResult => isObject(b) && typeof b['message'] === 'string';
-const isReport = (b: unknown): b is InconsistencyReport =>
-  isObject(b) && typeof b['is_consistent'] === 'boolean' && Array.isArray(b['inconsistent_objects']);
-const isRunSqlResult = (b: unknown): b is RunSqlResult =>
-  isObject(b) &&
-  ((b['result_type'] === 'CommandOk' && b['result'] === null) ||
-    (b['result_type'] === 'TuplesOk' && Array.isArray(b['result']) && b['result'].every(Array.isArray)));
 
 /** The `type` of the sub-operation a bulk error path (`$.args[<i>]…`, nested bulks too) points at. */
 export function bulkOperationFor(ops: readonly BulkOperation[], path: string): string | null {
