@@ -1,8 +1,8 @@
 import { ApiError } from '../../errors.js';
 import type { Json } from '../../metadata/json.js';
-import { callAction } from '../graphql/actions/call.js';
-import { checkAnswer, storedInputText } from '../graphql/actions/output.js';
-import type { AsyncTarget } from '../graphql/actions/async.js';
+import { callAction } from '../graphql/actions/index.js';
+import { checkAnswer, storedInputText } from '../graphql/actions/index.js';
+import type { AsyncTarget } from '../graphql/actions/index.js';
 import { ActionHandlerError } from '../graphql/errors.js';
 import type { Env } from '../outbound/index.js';
 import type { CallOutcome, ClaimedCall } from './action-store.js';

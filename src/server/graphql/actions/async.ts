@@ -1,12 +1,12 @@
 import { getNullableType, GraphQLList, GraphQLObjectType, type FieldNode, type GraphQLField, type GraphQLOutputType, type GraphQLSchema } from 'graphql';
 import type { Action } from '../../../metadata/types.js';
 import { actionInputValue } from './output.js';
-import { jsonObject, SelectionCompiler } from '../compile/select.js';
-import { fieldInfo, type FieldInfo } from '../schema/field-info.js';
-import { outputExpr } from '../schema/scalars.js';
-import type { SelectionContext } from '../compile/selection.js';
-import { StatementBuilder, type PlanParam } from '../compile/sql-builder.js';
-import type { RoleView } from '../schema/visibility.js';
+import { jsonObject, SelectionCompiler } from '../compile/index.js';
+import { fieldInfo, type FieldInfo } from '../schema/index.js';
+import { outputExpr } from '../schema/index.js';
+import type { SelectionContext } from '../compile/index.js';
+import { StatementBuilder, type PlanParam } from '../compile/index.js';
+import type { RoleView } from '../schema/index.js';
 
 /**
  * Asynchronous actions at execution (graphql-api.md §5.3, engine-api.md §5.2.4): the mutation field is one INSERT

@@ -8,9 +8,9 @@ import type { ApiError } from '../../../errors.js';
 import { setOwn, type Json } from '../../../metadata/json.js';
 import type { Action } from '../../../metadata/types.js';
 import { gqlError, validationFailed } from '../errors.js';
-import { fieldInfo } from '../schema/field-info.js';
-import type { SelectionContext } from '../compile/selection.js';
-import { isPlainObject, jsonText, NumLit, parseJsonDigits, resolveVars, type GValue } from '../compile/values.js';
+import { fieldInfo } from '../schema/index.js';
+import type { SelectionContext } from '../compile/index.js';
+import { isPlainObject, jsonText, NumLit, parseJsonDigits, resolveVars, type GValue } from '../compile/index.js';
 
 /**
  * The GraphQL side of a synchronous action (graphql-api.md §4.1, §5.1): the combination rule, the `input` object,

@@ -1,15 +1,15 @@
 import type { FieldNode, GraphQLField } from 'graphql';
 import type { Database } from '../../../db/database.js';
 import type { Json } from '../../../metadata/json.js';
-import { jsonObject, SelectionCompiler } from '../compile/select.js';
+import { jsonObject, SelectionCompiler } from '../compile/index.js';
 import { shaped } from './async.js';
 import type { ApiError } from '../../../errors.js';
-import type { FieldInfo } from '../schema/field-info.js';
-import { fieldInfo } from '../schema/field-info.js';
-import type { SelectionContext } from '../compile/selection.js';
-import { bind, checkBound, StatementBuilder } from '../compile/sql-builder.js';
-import type { GValue } from '../compile/values.js';
-import type { RoleView } from '../schema/visibility.js';
+import type { FieldInfo } from '../schema/index.js';
+import { fieldInfo } from '../schema/index.js';
+import type { SelectionContext } from '../compile/index.js';
+import { bind, checkBound, StatementBuilder } from '../compile/index.js';
+import type { GValue } from '../compile/index.js';
+import type { RoleView } from '../schema/index.js';
 
 /**
  * Relationships of an action's output type to tables (graphql-api.md §5.1 step 4): after the handler answered, one

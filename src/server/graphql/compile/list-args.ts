@@ -4,7 +4,7 @@ import { validationFailed } from '../errors.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, isPlainObject, NumLit, VarRef, type GValue } from './values.js';
 import { joinSql, whereSql } from './where.js';
-import type { RoleView, TableView } from '../schema/visibility.js';
+import type { RoleView, TableView } from '../schema/index.js';
 
 /** The arguments of list fields (graphql-api.md §4.3): where, order_by, distinct_on, limit, offset. */
 

@@ -4,14 +4,14 @@ import { isSessionRef } from '../../bool-exp/operators.js';
 import { isNowPreset } from '../../kinds/permissions.js';
 import { pathKey } from '../../../metadata/json.js';
 import type { Json } from '../../../metadata/json.js';
-import type { GqlColumn } from '../schema/columns.js';
+import type { GqlColumn } from '../schema/index.js';
 import { jsonObject, SelectionCompiler } from './select.js';
 import { validationFailed } from '../errors.js';
-import type { MutationTable } from '../schema/field-info.js';
+import type { MutationTable } from '../schema/index.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, hasVarRef, isPlainObject, paramText, type GValue } from './values.js';
 import { whereSql } from './where.js';
-import type { RoleView } from '../schema/visibility.js';
+import type { RoleView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
 

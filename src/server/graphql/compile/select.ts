@@ -1,13 +1,13 @@
 import { getNamedType, GraphQLObjectType, type FieldNode, type GraphQLField } from 'graphql';
 import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { aggregateType } from '../schema/tables.js';
-import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from '../schema/field-info.js';
+import { aggregateType } from '../schema/index.js';
+import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from '../schema/index.js';
 import { listClauses, type ListClauses } from './list-args.js';
-import { outputExpr } from '../schema/scalars.js';
+import { outputExpr } from '../schema/index.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, isPlainObject, type GValue } from './values.js';
 import { joinSql } from './where.js';
-import type { RoleView, TableView } from '../schema/visibility.js';
+import type { RoleView, TableView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
 
 /**

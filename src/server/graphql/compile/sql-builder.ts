@@ -5,7 +5,7 @@ import type { Json } from '../../../metadata/json.js';
 import { compareCodePoints } from '../../../metadata/json.js';
 import { boolExpTable } from '../../kinds/permissions.js';
 import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../../schema-cache.js';
-import type { TableView } from '../schema/visibility.js';
+import type { TableView } from '../schema/index.js';
 import { STALE_PLAN_STATE, STORED_VERSION } from '../../catalog.js';
 
 /**

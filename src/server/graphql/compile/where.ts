@@ -3,7 +3,7 @@ import { pathIndex, pathKey } from '../../../metadata/json.js';
 import { validationFailed } from '../errors.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, isPlainObject, type GValue } from './values.js';
-import type { RelView, RoleView, TableView } from '../schema/visibility.js';
+import type { RelView, RoleView, TableView } from '../schema/index.js';
 
 /**
  * `T_bool_exp` → SQL (graphql-api.md §4.4): the permission BoolExp semantics in GraphQL form. A relationship key

@@ -4,13 +4,13 @@ import { BatchError, pgErrorInfo, StatementCancelled, type BatchStatement, type 
 import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../../catalog.js';
 import type { Json } from '../../../metadata/json.js';
 import { gqlError } from '../errors.js';
-import { callAction, type ActionRequest } from '../actions/call.js';
-import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from '../actions/output.js';
-import { addRelationships, checkNested, checkRelationships, shapeInDatabase } from '../actions/relationships.js';
-import type { RoleView } from '../schema/visibility.js';
-import type { RootPlan } from '../plan/plan.js';
-import type { SelectionContext } from '../compile/selection.js';
-import { bind, checkBound, type RequestValues } from '../compile/sql-builder.js';
+import { callAction, type ActionRequest } from '../actions/index.js';
+import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from '../actions/index.js';
+import { addRelationships, checkNested, checkRelationships, shapeInDatabase } from '../actions/index.js';
+import type { RoleView } from '../schema/index.js';
+import type { RootPlan } from '../plan/index.js';
+import type { SelectionContext } from '../compile/index.js';
+import { bind, checkBound, type RequestValues } from '../compile/index.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 

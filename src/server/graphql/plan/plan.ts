@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { Action } from '../../../metadata/types.js';
-import { outputRelationships } from '../actions/output.js';
-import { asyncStatement } from '../actions/async.js';
-import { SelectionCompiler } from '../compile/select.js';
-import { fieldInfo } from '../schema/field-info.js';
-import { MutationCompiler } from '../compile/mutations.js';
-import type { SelectionContext } from '../compile/selection.js';
-import { StatementBuilder, type PlanParam } from '../compile/sql-builder.js';
-import type { RoleView } from '../schema/visibility.js';
+import { outputRelationships } from '../actions/index.js';
+import { asyncStatement } from '../actions/index.js';
+import { SelectionCompiler } from '../compile/index.js';
+import { fieldInfo } from '../schema/index.js';
+import { MutationCompiler } from '../compile/index.js';
+import type { SelectionContext } from '../compile/index.js';
+import { StatementBuilder, type PlanParam } from '../compile/index.js';
+import type { RoleView } from '../schema/index.js';
 
 /** What each root field of an operation does (graphql-api.md §4.1). */
 export type RootPlan =

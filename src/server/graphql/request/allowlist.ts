@@ -3,7 +3,7 @@ import type { Metadata } from '../../../metadata/types.js';
 import { normalQuery } from '../../../metadata/kinds/query-collections.js';
 import type { SchemaCache } from '../../schema-cache.js';
 import { validationFailed } from '../errors.js';
-import { buildRoleSchema } from '../schema/build.js';
+import { buildRoleSchema } from '../schema/index.js';
 
 /**
  * The allow list (issue 20): with it enabled, a non-admin request must send a document of an allow-listed query

@@ -4,7 +4,7 @@ import {
 } from 'graphql';
 import type { ApiError } from '../../../errors.js';
 import { validationFailed } from '../errors.js';
-import { fragmentMap } from '../compile/paths.js';
+import { fragmentMap } from '../compile/index.js';
 
 /**
  * Limits on what one operation may ask for (issue 28), checked before graphql-js validates it: validation and

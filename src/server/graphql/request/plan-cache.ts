@@ -1,5 +1,5 @@
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
-import type { RootPlan } from '../plan/plan.js';
+import type { RootPlan } from '../plan/index.js';
 
 /** A parsed and validated operation, with the plans compiled for the variable values seen so far. */
 export interface CachedOperation {

@@ -5,7 +5,7 @@ import {
 import type { ApiError } from '../../../errors.js';
 import { pathIndex, pathKey } from '../../../metadata/json.js';
 import { validationFailed } from '../errors.js';
-import { nodePaths } from '../compile/paths.js';
+import { nodePaths } from '../compile/index.js';
 
 /**
  * GraphQL validation (spec §5) with the engine's messages and paths (graphql-api.md §6.1 rows 12–25): the rules of

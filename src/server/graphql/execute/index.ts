@@ -1,0 +1,1 @@
+export { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './run.js';

@@ -1,0 +1,5 @@
+export { adminSchemaProblem, checkAllowlist } from './allowlist.js';
+export { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
+export { astBytes, planBytes, PlanCache, type CachedOperation, type PlanCacheLimits } from './plan-cache.js';
+export { parseRequest } from './body.js';
+export { checkVariables, validateDocument } from './validate.js';
