@@ -1,35 +1,21 @@
-import {
-  getNullableType, getVariableValues, GraphQLError, GraphQLScalarType, Kind, parse, typeFromAST,
-  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode,
-} from 'graphql';
+import { getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
-import { checkActionCombination } from './actions/index.js';
-import { checkAllowlist } from './request/index.js';
-import { requestHeadersJson } from './actions/index.js';
-import { fragmentMap } from './compile/index.js';
-import { errorsBody, gqlError, validationFailed } from './errors.js';
-import { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
 import { VERSION_SQL } from '../catalog.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
-import { selectionDepth } from './compile/index.js';
-import { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './request/index.js';
+import { errorsBody, gqlError } from './errors.js';
+import { enumTypes, RoleView, SchemaStore } from './schema/index.js';
+import { bindAll, SelectionContext } from './compile/index.js';
+import { requestHeadersJson } from './actions/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
-import { astBytes, PlanCache, planBytes, type CachedOperation, type PlanCacheLimits } from './request/index.js';
-import { parseRequest } from './request/index.js';
-import { SchemaStore } from './schema/index.js';
-import { enumTypes } from './schema/index.js';
-import { SelectionContext } from './compile/index.js';
-import { checkVariables, validateDocument } from './request/index.js';
-import { RoleView } from './schema/index.js';
-
-/** Limits on hostile documents (decisions: a clear error instead of unbounded work). */
-export const MAX_QUERY_TOKENS = 100_000;
-export const MAX_QUERY_DEPTH = 32;
-
+import {
+  astBytes, checkAllowlist, checkVariables, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
+  type DocumentLimits, type PlanCacheLimits,
+} from './request/index.js';
+import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
 
 /** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
@@ -212,62 +198,4 @@ export class GraphqlService {
 /** The answer depends only on the schema and the document: a query of introspection and constants, without variables. */
 function constantAnswer(op: OperationDefinitionNode, plans: RootPlan[]): boolean {
   return op.operation === 'query' && (op.variableDefinitions ?? []).length === 0 && plans.every((p) => p.kind === 'json' || p.kind === 'introspection');
-}
-
-/**
- * Which variables are bound as parameters (non-null, non-boolean values of scalar types) and the key of the compiled
- * plans: the other variables' values (objects, lists, enums, booleans, nulls) can change the SQL text (§7.4).
- */
-function variablesShape(schema: GraphQLSchema, op: OperationDefinitionNode, vars: Record<string, unknown>): { key: string; bound: Set<string> } {
-  const bound = new Set<string>();
-  const shape: Record<string, unknown> = {};
-  for (const def of op.variableDefinitions ?? []) {
-    const name = def.variable.name.value;
-    const v = vars[name];
-    const type = typeFromAST(schema, def.type as never);
-    if (v !== undefined && v !== null && typeof v !== 'boolean' && type && getNullableType(type) instanceof GraphQLScalarType) {
-      bound.add(name);
-      shape[name] = { bound: true };
-    } else shape[name] = v === undefined ? { absent: true } : { value: v };
-  }
-  return { key: JSON.stringify(shape), bound };
-}
-
-/** Steps 3–6 of §1.3: parse, select the operation, check its kind and depth, validate. */
-function prepare(schema: GraphQLSchema, query: string, operationName: string | null, limits: DocumentLimits): CachedOperation {
-  let doc: DocumentNode;
-  try {
-    // Without locations: they keep every token of the document alive (tens of bytes each) for as long as it is cached.
-    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS, noLocation: true });
-  } catch (e) {
-    if (!(e instanceof GraphQLError)) throw e;
-    const loc = e.locations?.[0];
-    const description = e.message.replace(/^Syntax Error: /, '').replace(/\.$/, '');
-    throw gqlError('parse-failed', '$.query', `not a valid graphql query: ${description}${loc ? ` (line ${loc.line}, column ${loc.column})` : ''}`);
-  }
-  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  let op: OperationDefinitionNode | undefined;
-  if (operationName !== null) {
-    op = ops.find((o) => o.name?.value === operationName);
-    if (!op) {
-      if (ops.length === 0) throw validationFailed('$.query', 'the document contains no operation');
-      throw validationFailed('$.operationName', `no operation named "${operationName}" in the document`);
-    }
-  } else {
-    if (ops.length === 0) throw validationFailed('$.query', 'the document contains no operation');
-    if (ops.length > 1) throw validationFailed('$', 'operationName is required when the document contains several operations');
-    op = ops[0] as OperationDefinitionNode;
-  }
-  if (op.operation === 'subscription') throw gqlError('not-supported', '$', 'subscriptions are not supported');
-  if (op.operation === 'mutation' && !schema.getMutationType()) throw validationFailed('$', 'no mutations exist');
-  if (selectionDepth(doc, op) > MAX_QUERY_DEPTH) throw validationFailed('$', `the query is nested more than ${MAX_QUERY_DEPTH} levels deep`);
-  const over = checkDocumentLimits(doc, op, limits);
-  if (over) throw over;
-  // Within the depth limit, printing the repeated fields costs at most that many times the document.
-  const index = doc.definitions.indexOf(op);
-  doc = withoutRepeatedFields(doc);
-  op = doc.definitions[index] as OperationDefinitionNode;
-  const invalid = validateDocument(schema, doc, op) ?? checkActionCombination(schema, op, fragmentMap(doc));
-  if (invalid) throw invalid;
-  return { doc, op, plans: new Map(), bytes: 0 };
 }

@@ -7,7 +7,7 @@ import type { ApiError } from '../../../errors.js';
 import type { FieldInfo } from '../schema/index.js';
 import { fieldInfo } from '../schema/index.js';
 import type { SelectionContext } from '../compile/index.js';
-import { bind, checkBound, StatementBuilder } from '../compile/index.js';
+import { bindStatement, StatementBuilder } from '../compile/index.js';
 import type { GValue } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
 
@@ -46,8 +46,7 @@ function statement(x: RelationshipCall, objects: Json[]): { sql: string; args: (
   });
   const sql = `SELECT coalesce(json_agg(${jsonObject(exprs)} ORDER BY "o"."n"), '[]'::json)::text AS "root" ` +
     `FROM jsonb_array_elements(${param}) WITH ORDINALITY AS "o"("v", "n")`;
-  checkBound(b.params, x.sel.variables);
-  return { sql, args: bind(b.params, x.session, x.sel.variables) };
+  return { sql, args: bindStatement(b.params, x.session, x.sel.variables) };
 }
 
 /**
@@ -60,8 +59,7 @@ function nestedStatement(x: RelationshipCall, field: Field, nodes: FieldNode[]):
   const param = b.value(null, 'jsonb');
   const answer = b.params.length - 1;
   const sql = `SELECT (${shaped(c, field.type, nodes, param, `$.selectionSet.${x.key}`)})::text AS "root"`;
-  checkBound(b.params, x.sel.variables);
-  return { sql, args: bind(b.params, x.session, x.sel.variables), answer };
+  return { sql, args: bindStatement(b.params, x.session, x.sel.variables), answer };
 }
 
 /** Before the handler is called: the nested statement's parameters (a missing session variable calls no handler). */

@@ -1,31 +1,11 @@
-import { bindParams, compileBoolExp, quoteIdent, type Param } from '../../bool-exp/compile.js';
-import { validationFailed } from '../errors.js';
-import { hasVarRef, NumLit, paramText, resolveVars, type GValue, type Variables, type VarRef } from './values.js';
+import { compileBoolExp, quoteIdent } from '../../bool-exp/compile.js';
+import { hasVarRef, paramText, type GValue, type VarRef } from './values.js';
+import type { PlanParam } from './bind.js';
 import type { Json } from '../../../metadata/json.js';
-import { compareCodePoints } from '../../../metadata/json.js';
 import { boolExpTable } from '../../kinds/permissions.js';
 import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../../schema-cache.js';
 import type { TableView } from '../schema/index.js';
 import { STALE_PLAN_STATE, STORED_VERSION } from '../../catalog.js';
-
-/**
- * A parameter of a compiled statement: a BoolExp parameter, the whole session-variables object, a value holding
- * bound variables (converted when the request binds), or a limit/offset from a bound variable (checked then).
- */
-export type PlanParam = Param | { kind: 'session-json' } | { kind: 'gvalue'; value: GValue; typeName: string }
-  | { kind: 'count'; variable: VarRef; path: string; cap: number | null }
-  /** What an asynchronous action stores of its HTTP request (engine-api.md §5.2.4): the headers, the document text. */
-  | { kind: 'request'; what: 'headers' | 'query' }
-  /** The resource_version the request was planned at. */
-  | { kind: 'version' };
-
-/** The request values `request` parameters bind to: the client headers as JSON text, the GraphQL document. */
-export interface RequestValues {
-  headers: string;
-  query: string;
-  /** The resource_version the request was planned at (mutation statements check it, see `guard`). */
-  version?: number;
-}
 
 /**
  * One statement under construction: its parameters ($1…$n in order of appearance) and fresh aliases. Every value
@@ -128,37 +108,4 @@ export class StatementBuilder {
     this.params.push({ kind: 'session', name, array: false });
     return `$${this.params.length}::${typeName}`;
   }
-}
-
-/** The session variables as one JSON object, keys in code-point order (engine-api.md §2.4). */
-export function sessionJsonText(session: Record<string, string>): string {
-  return JSON.stringify(Object.fromEntries(Object.keys(session).sort(compareCodePoints).map((k) => [k, session[k]])));
-}
-
-function countValue(p: Extract<PlanParam, { kind: 'count' }>, vars: Variables): string {
-  const raw = vars[p.variable.name];
-  const n = raw instanceof NumLit ? Number(raw.text) : Number(raw);
-  if (n < 0) throw validationFailed(p.path, 'unexpected negative value');
-  return String(p.cap === null ? n : Math.min(n, p.cap));
-}
-
-/** The argument checks that wait for bound variables (§1.3 step 8), before any parameter is bound. */
-export function checkBound(params: PlanParam[], vars: Variables): void {
-  for (const p of params) if (p.kind === 'count') countValue(p, vars);
-}
-
-/** Binds a statement's parameters for one request; throws `missing session variable` (§4.2). */
-export function bind(params: PlanParam[], session: Record<string, string>, vars: Variables = {}, request: RequestValues = { headers: '[]', query: '' }): (string | null)[] {
-  const json = sessionJsonText(session);
-  return bindParams(params.map((p): Param => {
-    if (p.kind === 'session-json') return { kind: 'value', text: json };
-    if (p.kind === 'request') return { kind: 'value', text: request[p.what] };
-    if (p.kind === 'version') {
-      if (request.version === undefined) throw new Error('a mutation statement is bound without the planned resource_version');
-      return { kind: 'value', text: String(request.version) };
-    }
-    if (p.kind === 'gvalue') return { kind: 'value', text: paramText(resolveVars(p.value, vars), p.typeName) };
-    if (p.kind === 'count') return { kind: 'value', text: countValue(p, vars) };
-    return p;
-  }), session);
 }

@@ -1,1 +1,1 @@
-export { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './run.js';
+export { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './run.js';

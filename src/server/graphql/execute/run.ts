@@ -10,7 +10,6 @@ import { addRelationships, checkNested, checkRelationships, shapeInDatabase } fr
 import type { RoleView } from '../schema/index.js';
 import type { RootPlan } from '../plan/index.js';
 import type { SelectionContext } from '../compile/index.js';
-import { bind, checkBound, type RequestValues } from '../compile/index.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 
@@ -33,17 +32,6 @@ export function databaseError(e: unknown, key: string, sql: string, args: (strin
   if (c.startsWith('22')) return gqlError('data-exception', path, info.message, internal);
   if (c === 'P0001') return gqlError('postgres-error', path, info.message, internal);
   return gqlError('unexpected', path, 'database query error', internal);
-}
-
-/**
- * Binds every statement's parameters before any SQL runs: first the checks of bound variables' values (§1.3 step 8),
- * then the parameters, where a missing session variable fails (step 9).
- */
-export function bindAll(plans: RootPlan[], session: Record<string, string>, vars: Record<string, unknown>, request?: RequestValues): Map<string, (string | null)[]> {
-  for (const p of plans) if (p.kind === 'sql') checkBound(p.params, vars);
-  const out = new Map<string, (string | null)[]>();
-  for (const p of plans) if (p.kind === 'sql') out.set(p.key, bind(p.params, session, vars, request));
-  return out;
 }
 
 function introspection(schema: GraphQLSchema, doc: DocumentNode, sel: SelectionContext, plan: Extract<RootPlan, { kind: 'introspection' }>): string {

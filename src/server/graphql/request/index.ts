@@ -3,3 +3,4 @@ export { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, ty
 export { astBytes, planBytes, PlanCache, type CachedOperation, type PlanCacheLimits } from './plan-cache.js';
 export { parseRequest } from './body.js';
 export { checkVariables, validateDocument } from './validate.js';
+export { MAX_QUERY_DEPTH, MAX_QUERY_TOKENS, prepare, variablesShape } from './prepare.js';
