@@ -9,11 +9,11 @@ import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
 import { errorsBody, gqlError } from './errors.js';
 import { enumTypes, RoleView, SchemaStore } from './schema/index.js';
 import { bindAll, SelectionContext } from './compile/index.js';
-import { requestHeadersJson } from './actions/index.js';
+import { requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
   astBytes, checkAllowlist, checkVariables, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
-  type DocumentLimits, type PlanCacheLimits,
+  type CachedOperation, type DocumentLimits, type GraphqlRequest, type PlanCacheLimits,
 } from './request/index.js';
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
 
@@ -140,7 +140,30 @@ export class GraphqlService {
     }
   }
 
-  private async runOn(cache: SchemaCache, version: VersionGuard, req: ReturnType<typeof parseRequest>, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
+  /** One attempt on one schema cache: request → plan (cached) → execute → response. */
+  private async runOn(cache: SchemaCache, version: VersionGuard, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
+    const { schema, entry, sel, varsKey } = await this.request(cache, req, caller, http);
+    const role = new RoleView(cache, caller.role, caller.backendOnly === true);
+    const { plans, counted } = this.plan(entry, varsKey, schema, role, sel);
+    const known = this.bodies.get(plans);
+    if (known) {
+      await confirmVersion(this.source.db, version);
+      return known;
+    }
+    // The headers are serialised only for an asynchronous action's statement, which binds them.
+    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
+    const args = bindAll(plans, caller.sessionVariables, req.variables, request);
+    const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
+    const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
+    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
+    const body = await executeQuery({ db: this.source.db, version, schema, doc: entry.doc, sel, plans, args, runActions, limit });
+    // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
+    http.setCookies.push(...action.setCookies);
+    return this.response(entry, plans, counted, body);
+  }
+
+  /** The request's side: the allow list, the role's schema, the prepared document (cached), the variables. */
+  private async request(cache: SchemaCache, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext) {
     if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const backendOnly = caller.backendOnly === true;
     const schema = this.schemas.get(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
@@ -161,31 +184,24 @@ export class GraphqlService {
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
-    const role = new RoleView(cache, caller.role, backendOnly);
-    let plans = entry.plans.get(varsKey);
+    return { schema, entry, sel, varsKey };
+  }
+
+  /** The operation's plan for this shape of variables: cached with the document, compiled on a miss. */
+  private plan(entry: CachedOperation, varsKey: string, schema: GraphQLSchema, role: RoleView, sel: SelectionContext): { plans: RootPlan[]; counted: number | null } {
+    const cached = entry.plans.get(varsKey);
+    if (cached) return { plans: cached, counted: null };
+    const plans = planOperation(schema, role, sel);
+    this.stats.compiled++;
+    this.plans.remember(entry, varsKey, plans);
     // Plans compiled now are counted again once run: introspection answers are kept with them.
-    let counted: number | null = null;
-    if (!plans) {
-      plans = planOperation(schema, role, sel);
-      this.stats.compiled++;
-      this.plans.remember(entry, varsKey, plans);
-      counted = planBytes(plans);
-    }
-    const known = this.bodies.get(plans);
-    if (known) {
-      await confirmVersion(this.source.db, version);
-      return known;
-    }
-    // The headers are serialised only for an asynchronous action's statement, which binds them.
-    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
-    const args = bindAll(plans, caller.sessionVariables, req.variables, request);
-    const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
-    const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
-    const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role, limit });
-    // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
-    http.setCookies.push(...action.setCookies);
+    return { plans, counted: planBytes(plans) };
+  }
+
+  /** The response body; a constant answer is kept, as bytes, with its plans. */
+  private response(entry: CachedOperation, plans: RootPlan[], counted: number | null, body: string): string | Buffer {
     if (counted !== null) this.plans.grow(entry, planBytes(plans) - counted, plans);
-    if (constantAnswer(op, plans)) {
+    if (constantAnswer(entry.op, plans)) {
       const bytes = Buffer.from(body);
       this.bodies.set(plans, bytes);
       this.plans.grow(entry, bytes.length, plans);

@@ -1,38 +1,12 @@
-import { execute, Kind, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../../errors.js';
 import { BatchError, pgErrorInfo, StatementCancelled, type BatchStatement, type Database, type Row } from '../../../db/database.js';
 import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../../catalog.js';
-import type { Json } from '../../../metadata/json.js';
-import { gqlError } from '../errors.js';
-import { callAction, type ActionRequest } from '../actions/index.js';
-import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from '../actions/index.js';
-import { addRelationships, checkNested, checkRelationships, shapeInDatabase } from '../actions/index.js';
-import type { RoleView } from '../schema/index.js';
+import { databaseError, gqlError } from '../errors.js';
 import type { RootPlan } from '../plan/index.js';
 import type { SelectionContext } from '../compile/index.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
-
-const CONSTRAINT: Record<string, string> = {
-  '23505': 'Uniqueness violation. ', '23503': 'Foreign key violation. ', '23502': 'Not-NULL violation. ',
-  '23514': 'Check constraint violation. ', '23P01': 'Exclusion violation. ', '23001': 'Can not delete or update due to data being referred. ',
-};
-
-/** A PostgreSQL error as the §6.2 GraphQL error of root field `key`; null when it is not a PostgreSQL error. */
-export function databaseError(e: unknown, key: string, sql: string, args: (string | null)[]): ApiError | null {
-  const info = pgErrorInfo(e);
-  if (!info) return null;
-  const internal: Json = {
-    statement: sql, prepared: true, arguments: args,
-    error: { exec_status: 'FatalError', message: info.message, status_code: info.code, description: info.detail, hint: info.hint },
-  };
-  const path = `$.selectionSet.${key}`;
-  const c = info.code;
-  if (c.startsWith('23')) return gqlError('constraint-violation', path, (CONSTRAINT[c] ?? '') + info.message, internal);
-  if (c.startsWith('22')) return gqlError('data-exception', path, info.message, internal);
-  if (c === 'P0001') return gqlError('postgres-error', path, info.message, internal);
-  return gqlError('unexpected', path, 'database query error', internal);
-}
 
 function introspection(schema: GraphQLSchema, doc: DocumentNode, sel: SelectionContext, plan: Extract<RootPlan, { kind: 'introspection' }>): string {
   const op: OperationDefinitionNode = { ...sel.op, selectionSet: { kind: Kind.SELECTION_SET, selections: plan.nodes } };
@@ -82,10 +56,8 @@ export interface ExecuteArgs {
   sel: SelectionContext;
   plans: RootPlan[];
   args: Map<string, (string | null)[]>;
-  /** What synchronous action calls need from the request. */
-  action: ActionRequest;
-  /** The caller's view of the metadata (relationships of action outputs). */
-  role: RoleView;
+  /** Runs the operation's synchronous actions (handler calls), returning each root field's JSON text by key. */
+  runActions: (roots: Extract<RootPlan, { kind: 'action' }>[]) => Promise<Map<string, string>>;
   /** Cancels the request's statements (time limit, client gone, stop); `seconds`: the limit, for the message. */
   limit?: { signal?: AbortSignal; seconds: number };
 }
@@ -114,26 +86,9 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   // Handlers are called, and answers without SQL given, only once the schema they were planned on is current.
   if (statements.length === 0 || x.plans.some((p) => p.kind === 'action')) await confirmVersion(x.db, x.version);
-  // Synchronous actions run in document order, outside any transaction; the first failure is the response (§4.1).
-  // Their relationship statements' parameters are checked first: a missing session variable calls no handler.
-  const actions = x.plans.filter((p): p is Extract<RootPlan, { kind: 'action' }> => p.kind === 'action').map((p) => {
-    const rels = outputRelationships(p.field.type, p.nodes, x.sel, `$.selectionSet.${p.key}`).top;
-    const call = { db: x.db, role: x.role, sel: x.sel, session: x.action.sessionVariables, key: p.key, rels, dbError: databaseError };
-    if (p.nested) checkNested(call, p.field, p.nodes);
-    else if (rels.length > 0) checkRelationships(call);
-    return { p, call };
-  });
-  for (const { p, call } of actions) {
-    const answer = await callAction(p.action, actionInput(p.action, p.field, p.nodes[0] as FieldNode, x.sel), x.action);
-    checkAnswer(p.field, answer);
-    if (p.nested) {
-      values.set(p.key, await shapeInDatabase(call, p.field, p.nodes, answer));
-      continue;
-    }
-    const shaped = shapeAnswer(p.field.type, answer, p.nodes, x.sel);
-    if (call.rels.length > 0) await addRelationships(call, answer, shaped);
-    values.set(p.key, JSON.stringify(shaped));
-  }
+  // Synchronous actions' handlers are called by the caller's runner (actions/), before the transaction (§4.1).
+  const actions = x.plans.filter((p): p is Extract<RootPlan, { kind: 'action' }> => p.kind === 'action');
+  if (actions.length > 0) for (const [key, json] of await x.runActions(actions)) values.set(key, json);
   if (statements.length > 0) {
     // One transaction, one round trip on PostgreSQL (§4.1, §7.1). A query's is a read-only snapshot that reads the
     // stored resource_version with BEGIN: a stale plan is planned again. A mutation's is READ COMMITTED and its COMMIT

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
-import type { Action } from '../../../metadata/types.js';
-import { outputRelationships } from '../actions/index.js';
+import { outputRelationships, type ActionRoot } from '../actions/index.js';
 import { asyncStatement } from '../actions/index.js';
 import { SelectionCompiler } from '../compile/index.js';
 import { fieldInfo } from '../schema/index.js';
@@ -21,9 +20,8 @@ export type RootPlan =
    * the selection and the variables, which the plan is cached for, so it is kept with the plan (`answer`).
    */
   | { key: string; kind: 'introspection'; nodes: FieldNode[]; answer?: string }
-  /** A synchronous action: its handler is called when the operation runs (§5.1). */
-  /** `nested`: relationships are selected inside nested object types, so the answer is shaped in the database. */
-  | { key: string; kind: 'action'; action: Action; field: GraphQLField<unknown, unknown>; nodes: FieldNode[]; nested: boolean };
+  /** A synchronous action: its handler is called when the operation runs (§5.1, actions/run.ts). */
+  | ({ kind: 'action' } & ActionRoot);
 
 /** Where a failed insert or update check is reported (graphql-api.md §6.1 rows 31, 32); the statement says which failed. */
 export interface CheckPaths {
