@@ -51,7 +51,11 @@ export const CANCEL_TIMEOUT = 'timeout';
 export const CANCEL_SHUTDOWN = 'shutdown';
 export const CANCEL_DISCONNECTED = 'client-disconnected';
 
-/** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
+/**
+ * `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. One attempt
+ * (`runOn`) goes request/ (body, allow list, prepared document) → plan/ (compiled with compile/, cached with the
+ * document) → compile/bind.ts (parameters) → execute/ (handlers through actions/, then one transaction) → the body.
+ */
 export class GraphqlService {
   private readonly schemas = new SchemaStore();
   readonly plans: PlanCache;

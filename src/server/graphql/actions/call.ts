@@ -7,7 +7,7 @@ import { ActionHandlerError, gqlError } from '../errors.js';
 /**
  * One synchronous action call (engine-api.md §5.2.1, §5.2.2): the request body, the outbound call through the shared
  * caller, and the mapping of the handler's answer to a value or the operation's error. Shaping by the selection is
- * action-output.ts. Secrets (resolved URL, header values) appear only in `internal`, which only admin sees.
+ * actions/output.ts. Secrets (resolved URL, header values) appear only in `internal`, which only admin sees.
  */
 
 /** A handler's answer is read up to this size; a larger one fails as a network failure (decision: 10 MiB). */

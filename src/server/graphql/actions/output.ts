@@ -215,7 +215,7 @@ export function shapeAnswer(type: GraphQLOutputType, v: Json | undefined, nodes:
 }
 
 /**
- * The relationship fields selected on the output type itself (resolved by one statement, action-relationships.ts),
+ * The relationship fields selected on the output type itself (resolved by one statement, actions/relationships.ts),
  * and the path of the first one selected deeper, inside a nested object type (not executed by this version).
  */
 export function outputRelationships(type: GraphQLOutputType, nodes: FieldNode[], sel: SelectionContext, path: string): { top: [string, FieldNode[], Field][]; nested: string | null } {

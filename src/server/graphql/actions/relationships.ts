@@ -27,7 +27,7 @@ export interface RelationshipCall {
   /** The root field's response key (error paths). */
   key: string;
   rels: [string, FieldNode[], Field][];
-  /** A PostgreSQL error as the GraphQL error of root field `key` (execute.ts databaseError). */
+  /** A PostgreSQL error as the GraphQL error of root field `key` (errors.ts databaseError). */
   dbError: (e: unknown, key: string, sql: string, args: (string | null)[]) => ApiError | null;
 }
 

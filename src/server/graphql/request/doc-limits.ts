@@ -19,7 +19,7 @@ export interface DocumentLimits {
 
 export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { nodes: 10_000, aliases: 1_000 };
 
-/** PostgreSQL's limit on a SELECT list: an object is one row of that many columns (compile.ts jsonObject). */
+/** PostgreSQL's limit on a SELECT list: an object is one row of that many columns (compile/select.ts jsonObject). */
 export const MAX_TARGET_COLUMNS = 1664;
 
 interface Counts {

@@ -12,8 +12,8 @@ import type { TableView } from './visibility.js';
 
 /**
  * Custom types and action fields for one role (graphql-api.md §2.9). The types are built on demand, so a role's
- * schema holds only those its visible actions reach. Synchronous actions are executed by action-call.ts, asynchronous
- * ones compile to statements on action_log (async-action.ts).
+ * schema holds only those its visible actions reach. Synchronous actions are executed by actions/call.ts, asynchronous
+ * ones compile to statements on action_log (actions/async.ts).
  */
 
 interface CtField { name: string; type: string; description?: string }

@@ -14,7 +14,7 @@ import type { TableTypes } from './tables.js';
 import { NO_INTERFACES, sharedNonNull } from './shared-types.js';
 import type { TableView } from './visibility.js';
 
-/** The mutation root fields of one table for one role (graphql-api.md §2.7, §3), compiled by mutation-sql.ts. */
+/** The mutation root fields of one table for one role (graphql-api.md §2.7, §3), compiled by compile/mutations.ts. */
 
 const nn = <T extends GraphQLNullableType>(t: T) => new GraphQLNonNull(t);
 const PLACEHOLDER_INPUT = { _PLACEHOLDER: { type: GraphQLBoolean, extensions: NO_EXTENSIONS } };
