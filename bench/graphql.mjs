@@ -5,7 +5,7 @@
 // cached per schema cache or per resolved table (name claims, columns, shared types) is reused from an earlier build.
 // The PostGraphile peer comparison of the issue is not part of this file.
 import { getIntrospectionQuery } from 'graphql';
-import { buildRoleSchema } from '../dist/server/graphql/schema.js';
+import { buildRoleSchema } from '../dist/server/graphql/schema/index.js';
 import { resolve } from '../dist/server/schema-cache.js';
 import { benchEngine, count, goalRow, metadataDoc, p50, progress, schemaSql, time } from './lib.mjs';
 

@@ -10,7 +10,7 @@ import { MAX_JSON_NESTING, nestingDepth } from './json-depth.js';
 import { pgDumpRequest } from './pg-dump.js';
 import { GraphqlService, type GraphqlInput } from './graphql/service.js';
 import { errorsBody, INTERNAL_ERROR_BODY } from './graphql/errors.js';
-import type { DocumentLimits } from './graphql/doc-limits.js';
+import type { DocumentLimits } from './graphql/request/index.js';
 import { matchRest, REST_PREFIX, restRequest } from './rest.js';
 import type { Env } from './outbound/index.js';
 import { ENGINE_MAX_BODY_BYTES } from '../limits.js';

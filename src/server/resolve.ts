@@ -2,8 +2,8 @@ import { restEndpointJson } from '../metadata/kinds/rest-endpoints.js';
 import { compareCodePoints } from '../metadata/json.js';
 import type { Metadata } from '../metadata/types.js';
 import type { DbCatalog } from './db-catalog.js';
-import { adminSchemaProblem } from './graphql/allowlist.js';
-import { buildRoleSchema } from './graphql/schema.js';
+import { adminSchemaProblem } from './graphql/request/index.js';
+import { buildRoleSchema } from './graphql/schema/index.js';
 import type { InconsistentObject } from './inconsistency.js';
 import { resolve as resolveObjects, type SchemaCache } from './schema-cache.js';
 

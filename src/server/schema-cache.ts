@@ -5,33 +5,20 @@ import { VersionedMap } from '../metadata/versioned-map.js';
 import { qnJson, qnKey, qnQuoted } from '../metadata/names.js';
 import { sortedFunctions, sortedTables } from '../metadata/document.js';
 import { permField } from '../metadata/kinds/permissions.js';
-import type { DbCatalog, DbTable } from './db-catalog.js';
+import type { DbCatalog } from './db-catalog.js';
 import { objectId, type InconsistentObject } from './inconsistency.js';
 import type { BoolExpSchema } from './bool-exp/schema.js';
-import { resolveRelationships, type ResolvedRelationship } from './kinds/relationships.js';
+import { resolveRelationships } from './kinds/relationships.js';
 import { resolveFunction } from './kinds/functions.js';
-import { cfRecord, resolveComputedField, type ResolvedComputedField } from './kinds/computed-fields.js';
-import { boolExpTable, permRecord, resolvePermission, type ResolvedPermission } from './kinds/permissions.js';
+import { cfRecord, resolveComputedField } from './kinds/computed-fields.js';
+import { boolExpTable, permRecord, resolvePermission } from './kinds/permissions.js';
 import { etRecord, resolveEventTrigger } from './kinds/event-triggers.js';
 import { customTypeReasons, customTypesRecord, typeKinds, type TypeKind } from './kinds/custom-types.js';
 import { actionPermRecord, actionReason, actionRecord } from './kinds/actions.js';
 import { configurationReason, enumShapeReason } from './kinds/tables.js';
+import type { FieldKind, ResolvedTable } from './kinds/resolved.js';
 
-export type FieldKind = 'column' | 'relationship' | 'computed field';
-
-/** A consistent tracked table as the GraphQL layer and the BoolExp compiler will see it. */
-export interface ResolvedTable {
-  entry: TableEntry;
-  db: DbTable;
-  /** Every name taken on the table: columns, then consistent relationships and computed fields. */
-  fields: Map<string, FieldKind>;
-  relationships: Map<string, ResolvedRelationship>;
-  computedFields: Map<string, ResolvedComputedField>;
-  /** Consistent permissions by `<kind>:<role>`. */
-  permissions: Map<string, ResolvedPermission>;
-  /** Names of its consistent event triggers (their database triggers are installed). */
-  eventTriggers: Set<string>;
-}
+export type { FieldKind, ResolvedTable } from './kinds/resolved.js';
 
 /** The metadata resolved against the database catalog (engine-api.md §3.4). Immutable once built. */
 export interface SchemaCache {

@@ -10,7 +10,7 @@ import { createHttpServer, listen } from '../../src/server/http.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { Authenticator, type AuthSettings } from '../../src/server/auth/index.js';
 import type { Env } from '../../src/server/outbound/index.js';
-import type { DocumentLimits } from '../../src/server/graphql/doc-limits.js';
+import type { DocumentLimits } from '../../src/server/graphql/request/index.js';
 
 /** Authentication beyond the admin secret (JWT, unauthorized role), and the logger that sees start-up and requests. */
 export interface AuthOptions {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ACTION_MAX_RESPONSE_BYTES } from '../../src/server/graphql/action-call.js';
+import { ACTION_MAX_RESPONSE_BYTES } from '../../src/server/graphql/actions/index.js';
 import { startWebhook, type Webhook } from '../helpers/webhook.js';
 import { gql, gqlErr, USER2, useExampleEngine } from './graphql-fixture.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GraphqlService } from '../../src/server/graphql/service.js';
-import { asyncTargets } from '../../src/server/graphql/async-action.js';
+import { asyncTargets } from '../../src/server/graphql/actions/index.js';
 import { ActionWorker, type ActionWorkerOptions } from '../../src/server/workers/action-worker.js';
 import { holdInstanceLock, releaseInstanceLock } from '../../src/server/workers/instance.js';
 import { eventually, startWebhook, type Webhook } from '../helpers/webhook.js';

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { getVariableValues, Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { arrayLiteral } from '../../src/server/bool-exp/compile.js';
-import { planOperation, type RootPlan } from '../../src/server/graphql/plan.js';
-import { buildRoleSchema } from '../../src/server/graphql/schema.js';
-import { SelectionContext } from '../../src/server/graphql/selection.js';
-import { bind } from '../../src/server/graphql/sql-builder.js';
-import { validateDocument } from '../../src/server/graphql/validate.js';
-import { RoleView } from '../../src/server/graphql/visibility.js';
+import { planOperation, type RootPlan } from '../../src/server/graphql/plan/index.js';
+import { buildRoleSchema } from '../../src/server/graphql/schema/index.js';
+import { SelectionContext } from '../../src/server/graphql/compile/index.js';
+import { bind } from '../../src/server/graphql/compile/index.js';
+import { validateDocument } from '../../src/server/graphql/request/index.js';
+import { RoleView } from '../../src/server/graphql/schema/index.js';
 import { as, gql, useExampleEngine } from './graphql-fixture.js';
 
 // graphql-api.md §4.2: hostile input never reaches SQL text. Random hostile strings as GraphQL literals, variables

@@ -1,6 +1,6 @@
 import { GraphQLSchema, validateSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { buildRoleSchema } from '../../src/server/graphql/schema.js';
+import { buildRoleSchema } from '../../src/server/graphql/schema/index.js';
 import { useTestEngine } from '../helpers/engine.js';
 import { as, q } from './graphql-fixture.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { GraphQLSchema, validateSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { buildRoleSchema } from '../../src/server/graphql/schema.js';
+import { buildRoleSchema } from '../../src/server/graphql/schema/index.js';
 import { useTestEngine } from '../helpers/engine.js';
 import { as, gql } from './graphql-fixture.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildClientSchema, getIntrospectionQuery, GraphQLSchema, printType, validateSchema } from 'graphql';
-import { buildRoleSchema } from '../../src/server/graphql/schema.js';
+import { buildRoleSchema } from '../../src/server/graphql/schema/index.js';
 import { ADMIN, ANON, as, gql, NOBODY, q, USER2, useExampleEngine, type Headers } from './graphql-fixture.js';
 
 // graphql-api.md §2 (schema generation) and §3 (visibility): introspection per role, the standard introspection query

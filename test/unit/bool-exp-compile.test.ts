@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import type { Json } from '../../src/metadata/json.js';
 import type { QualifiedName } from '../../src/metadata/types.js';
-import { arrayLiteral, bindParams, compileBoolExp, quoteIdent } from '../../src/server/bool-exp/compile.js';
+import { arrayLiteral, compileBoolExp, quoteIdent } from '../../src/server/bool-exp/compile.js';
+import { bindParams } from '../../src/server/graphql/compile/index.js';
 import type { BoolExpSchema, BoolExpTable } from '../../src/server/bool-exp/schema.js';
 
 // BoolExp compilation (graphql-api.md §4.2, §4.4; engine-api.md §4.4): values only ever travel as `$n::type`

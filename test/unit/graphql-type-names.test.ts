@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TABLE_TYPES, TypeNames } from '../../src/server/graphql/claims.js';
+import { TABLE_TYPES, TypeNames } from '../../src/server/graphql/schema/index.js';
 
 // The schema's name claims (graphql-api.md §2.2) decide type collisions without building a table's eighteen type
 // names: the same decisions as a set of every generated name, for names made to collide (stems and suffix pieces).

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonText, NumLit, parseJsonDigits } from '../../src/server/graphql/values.js';
+import { jsonText, NumLit, parseJsonDigits } from '../../src/server/graphql/compile/index.js';
 
 // The stored input of an asynchronous action is read back from PostgreSQL's jsonb text with each number's digits
 // kept (graphql/action-output.ts storedInputText): the handler must receive 9007199254740993, not …992.

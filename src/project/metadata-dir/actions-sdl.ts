@@ -11,7 +11,7 @@ import type {
   StringValueNode, Token, TypeNode,
 } from 'graphql/language/ast.js';
 import { compareCodePoints, type Json, type JsonObject } from '../../metadata/json.js';
-import { absent, readActionsYaml, where, type YamlAction, type YamlType } from './actions-yaml.js';
+import { absent, readActionsYaml, where, type Group, type YamlAction, type YamlType } from './actions-yaml.js';
 import type { Position, Problems } from '../problems.js';
 import type { YamlSource } from '../yaml-source.js';
 
@@ -23,7 +23,7 @@ export { where };
  * `custom_types` values of the metadata document in canonical form (engine-api.md §6). Pure: problems are collected.
  */
 
-export type Group = 'input_objects' | 'objects' | 'scalars' | 'enums';
+export type { Group };
 export const BUILTIN_SCALARS = new Set(['String', 'Int', 'Float', 'Boolean', 'ID']);
 /** How messages name a group's kind. */
 export const GROUP_KIND: Record<Group, string> = {

@@ -1,5 +1,4 @@
 import { compareCodePoints, sortKeysDeep, type Json, type JsonObject } from '../../metadata/json.js';
-import type { Group } from './actions-sdl.js';
 import type { Position, Problems } from '../problems.js';
 import { ACTIONS_YAML } from '../validate/shapes-others.js';
 import { Ctx, isObj, present, qnameText, type Obj } from '../validate/core.js';
@@ -11,6 +10,9 @@ import type { YamlSource } from '../yaml-source.js';
  * The actions.yaml half of the actions merge (cli.md §4.4, §4.6): the file walked along its shape definition
  * (validate/shapes-others.ts), and its entries in canonical form for `mergeActions` (actions-sdl.ts) to join with the SDL.
  */
+
+/** The groups of custom types in actions.graphql, named as in actions.yaml's custom_types. */
+export type Group = 'input_objects' | 'objects' | 'scalars' | 'enums';
 
 export const where = (p: Position): string => `${p.file}:${p.line}:${p.column}`;
 export const absent = (v: unknown): v is null | undefined => v === undefined || v === null;

@@ -3,7 +3,7 @@
  * cli.md §4.13. Entries too malformed to name are skipped here; their shape problems are reported elsewhere.
  */
 import type { Position, Problems } from '../problems.js';
-import type { MetadataSources } from './validate.js';
+import type { MetadataSources } from './sources.js';
 import { isObj, qnameText, type Path } from './core.js';
 import { lazyPosition, positionAt, type YamlSource } from '../yaml-source.js';
 

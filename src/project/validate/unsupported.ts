@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isObject } from '../../metadata/json.js';
 import type { Problems } from '../problems.js';
 import { readProjectFile, shownPath, statProjectPath, unreadable, unreadableReason } from '../project-file.js';
-import type { MetadataSources } from './validate.js';
+import type { MetadataSources } from './sources.js';
 import { positionAt, type YamlSource } from '../yaml-source.js';
 
 /**

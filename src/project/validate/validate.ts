@@ -12,24 +12,13 @@ import { STATIC_HOOKS } from './hooks.js';
 import { checkDuplicates } from './objects.js';
 import { collectionNames } from './others.js';
 import { Walker, type Hooks } from './walk.js';
+import type { MetadataSources } from './sources.js';
 import type { YamlSource } from '../yaml-source.js';
 import { warnIncumbentSessionNames } from './incumbent-names.js';
 
 export { objectOrigins } from './objects.js';
 export { cronProblems } from './others.js';
-
-/** The parsed YAML files of a metadata directory; a missing or empty file is undefined or has value undefined/null. */
-export interface MetadataSources {
-  version?: YamlSource;
-  tables?: YamlSource;
-  functions?: YamlSource;
-  allowList?: YamlSource;
-  remoteSchemas?: YamlSource;
-  queryCollections?: YamlSource;
-  cronTriggers?: YamlSource;
-  inheritedRoles?: YamlSource;
-  restEndpoints?: YamlSource;
-}
+export type { MetadataSources } from './sources.js';
 
 /** The keys of a table entry: the build leaves any other key out (reported as `metadata-unknown-key`, an error unless allowed). */
 export function knownTableKeys(): string[] {

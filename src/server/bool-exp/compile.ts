@@ -1,4 +1,3 @@
-import { ApiError } from '../../errors.js';
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qualifiedName } from '../../metadata/reader.js';
 import { canonicalKey, isSessionRef, operatorOf } from './operators.js';
@@ -154,27 +153,4 @@ function column(col: string, typeName: string, value: Json, alias: string, b: Bu
     }
   }
   return parts.length === 0 ? 'true' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
-}
-
-/**
- * Binds the parameters of a compiled BoolExp for one request. A referenced session variable missing from the
- * request fails before any SQL runs (graphql-api.md §4.2).
- */
-export function bindParams(params: Param[], sessionVariables: Record<string, string>): (string | null)[] {
-  const session = (name: string): string => {
-    const v = sessionVariables[name];
-    if (v === undefined) throw new ApiError(400, 'not-found', '$', `missing session variable: "${name}"`);
-    return v;
-  };
-  return params.map((p) => {
-    if (p.kind === 'value') return p.text;
-    if (p.kind === 'array') return arrayLiteral(p.items.map((i) => ('session' in i ? session(i.session) : i.text)));
-    const v = session(p.name);
-    if (!p.array) return v;
-    if (v.trim().startsWith('[')) {
-      const items = JSON.parse(v) as Json[];
-      return arrayLiteral(items.map((x) => (x === null ? null : typeof x === 'string' ? x : JSON.stringify(x))));
-    }
-    return v;
-  });
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors.js';
 import type { Json } from '../../metadata/json.js';
+import { pgErrorInfo } from '../../db/database.js';
 
 /** A GraphQL error (graphql-api.md §1.5, §6.1): HTTP 200 with a GraphQL body. */
 export const gqlError = (code: string, path: string, message: string, internal?: Json): ApiError => new ApiError(200, code, path, message, internal);
@@ -22,3 +23,24 @@ export function errorsBody(e: ApiError, admin: boolean): string {
 }
 
 export const INTERNAL_ERROR_BODY = JSON.stringify({ errors: [{ message: 'internal error', extensions: { path: '$', code: 'unexpected' } }] });
+
+const CONSTRAINT: Record<string, string> = {
+  '23505': 'Uniqueness violation. ', '23503': 'Foreign key violation. ', '23502': 'Not-NULL violation. ',
+  '23514': 'Check constraint violation. ', '23P01': 'Exclusion violation. ', '23001': 'Can not delete or update due to data being referred. ',
+};
+
+/** A PostgreSQL error as the §6.2 GraphQL error of root field `key`; null when it is not a PostgreSQL error. */
+export function databaseError(e: unknown, key: string, sql: string, args: (string | null)[]): ApiError | null {
+  const info = pgErrorInfo(e);
+  if (!info) return null;
+  const internal: Json = {
+    statement: sql, prepared: true, arguments: args,
+    error: { exec_status: 'FatalError', message: info.message, status_code: info.code, description: info.detail, hint: info.hint },
+  };
+  const path = `$.selectionSet.${key}`;
+  const c = info.code;
+  if (c.startsWith('23')) return gqlError('constraint-violation', path, (CONSTRAINT[c] ?? '') + info.message, internal);
+  if (c.startsWith('22')) return gqlError('data-exception', path, info.message, internal);
+  if (c === 'P0001') return gqlError('postgres-error', path, info.message, internal);
+  return gqlError('unexpected', path, 'database query error', internal);
+}

@@ -1,35 +1,21 @@
-import {
-  getNullableType, getVariableValues, GraphQLError, GraphQLScalarType, Kind, parse, typeFromAST,
-  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode,
-} from 'graphql';
+import { getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
-import { checkActionCombination } from './action-output.js';
-import { checkAllowlist } from './allowlist.js';
-import { requestHeadersJson } from './async-action.js';
-import { fragmentMap } from './paths.js';
-import { errorsBody, gqlError, validationFailed } from './errors.js';
-import { bindAll, confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute.js';
 import { VERSION_SQL } from '../catalog.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
-import { selectionDepth } from './paths.js';
-import { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
-import { planOperation, type RootPlan } from './plan.js';
-import { astBytes, PlanCache, planBytes, type CachedOperation, type PlanCacheLimits } from './plan-cache.js';
-import { parseRequest } from './request.js';
-import { SchemaStore } from './schema.js';
-import { enumTypes } from './enum-values.js';
-import { SelectionContext } from './selection.js';
-import { checkVariables, validateDocument } from './validate.js';
-import { RoleView } from './visibility.js';
-
-/** Limits on hostile documents (decisions: a clear error instead of unbounded work). */
-export const MAX_QUERY_TOKENS = 100_000;
-export const MAX_QUERY_DEPTH = 32;
-
+import { errorsBody, gqlError } from './errors.js';
+import { enumTypes, RoleView, SchemaStore } from './schema/index.js';
+import { bindAll, SelectionContext } from './compile/index.js';
+import { requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
+import { planOperation, type RootPlan } from './plan/index.js';
+import {
+  astBytes, checkAllowlist, checkVariables, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
+  type CachedOperation, type DocumentLimits, type GraphqlRequest, type PlanCacheLimits,
+} from './request/index.js';
+import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
 
 /** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
@@ -65,7 +51,11 @@ export const CANCEL_TIMEOUT = 'timeout';
 export const CANCEL_SHUTDOWN = 'shutdown';
 export const CANCEL_DISCONNECTED = 'client-disconnected';
 
-/** `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. */
+/**
+ * `POST /v1/graphql` (graphql-api.md §1.3): returns the response body; throws only on internal failures. One attempt
+ * (`runOn`) goes request/ (body, allow list, prepared document) → plan/ (compiled with compile/, cached with the
+ * document) → compile/bind.ts (parameters) → execute/ (handlers through actions/, then one transaction) → the body.
+ */
 export class GraphqlService {
   private readonly schemas = new SchemaStore();
   readonly plans: PlanCache;
@@ -154,7 +144,30 @@ export class GraphqlService {
     }
   }
 
-  private async runOn(cache: SchemaCache, version: VersionGuard, req: ReturnType<typeof parseRequest>, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
+  /** One attempt on one schema cache: request → plan (cached) → execute → response. */
+  private async runOn(cache: SchemaCache, version: VersionGuard, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
+    const { schema, entry, sel, varsKey } = await this.request(cache, req, caller, http);
+    const role = new RoleView(cache, caller.role, caller.backendOnly === true);
+    const { plans, counted } = this.plan(entry, varsKey, schema, role, sel);
+    const known = this.bodies.get(plans);
+    if (known) {
+      await confirmVersion(this.source.db, version);
+      return known;
+    }
+    // The headers are serialised only for an asynchronous action's statement, which binds them.
+    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
+    const args = bindAll(plans, caller.sessionVariables, req.variables, request);
+    const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
+    const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
+    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
+    const body = await executeQuery({ db: this.source.db, version, schema, doc: entry.doc, sel, plans, args, runActions, limit });
+    // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
+    http.setCookies.push(...action.setCookies);
+    return this.response(entry, plans, counted, body);
+  }
+
+  /** The request's side: the allow list, the role's schema, the prepared document (cached), the variables. */
+  private async request(cache: SchemaCache, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext) {
     if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const backendOnly = caller.backendOnly === true;
     const schema = this.schemas.get(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
@@ -175,31 +188,24 @@ export class GraphqlService {
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
-    const role = new RoleView(cache, caller.role, backendOnly);
-    let plans = entry.plans.get(varsKey);
+    return { schema, entry, sel, varsKey };
+  }
+
+  /** The operation's plan for this shape of variables: cached with the document, compiled on a miss. */
+  private plan(entry: CachedOperation, varsKey: string, schema: GraphQLSchema, role: RoleView, sel: SelectionContext): { plans: RootPlan[]; counted: number | null } {
+    const cached = entry.plans.get(varsKey);
+    if (cached) return { plans: cached, counted: null };
+    const plans = planOperation(schema, role, sel);
+    this.stats.compiled++;
+    this.plans.remember(entry, varsKey, plans);
     // Plans compiled now are counted again once run: introspection answers are kept with them.
-    let counted: number | null = null;
-    if (!plans) {
-      plans = planOperation(schema, role, sel);
-      this.stats.compiled++;
-      this.plans.remember(entry, varsKey, plans);
-      counted = planBytes(plans);
-    }
-    const known = this.bodies.get(plans);
-    if (known) {
-      await confirmVersion(this.source.db, version);
-      return known;
-    }
-    // The headers are serialised only for an asynchronous action's statement, which binds them.
-    const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
-    const args = bindAll(plans, caller.sessionVariables, req.variables, request);
-    const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
-    const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
-    const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role, limit });
-    // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
-    http.setCookies.push(...action.setCookies);
+    return { plans, counted: planBytes(plans) };
+  }
+
+  /** The response body; a constant answer is kept, as bytes, with its plans. */
+  private response(entry: CachedOperation, plans: RootPlan[], counted: number | null, body: string): string | Buffer {
     if (counted !== null) this.plans.grow(entry, planBytes(plans) - counted, plans);
-    if (constantAnswer(op, plans)) {
+    if (constantAnswer(entry.op, plans)) {
       const bytes = Buffer.from(body);
       this.bodies.set(plans, bytes);
       this.plans.grow(entry, bytes.length, plans);
@@ -212,62 +218,4 @@ export class GraphqlService {
 /** The answer depends only on the schema and the document: a query of introspection and constants, without variables. */
 function constantAnswer(op: OperationDefinitionNode, plans: RootPlan[]): boolean {
   return op.operation === 'query' && (op.variableDefinitions ?? []).length === 0 && plans.every((p) => p.kind === 'json' || p.kind === 'introspection');
-}
-
-/**
- * Which variables are bound as parameters (non-null, non-boolean values of scalar types) and the key of the compiled
- * plans: the other variables' values (objects, lists, enums, booleans, nulls) can change the SQL text (§7.4).
- */
-function variablesShape(schema: GraphQLSchema, op: OperationDefinitionNode, vars: Record<string, unknown>): { key: string; bound: Set<string> } {
-  const bound = new Set<string>();
-  const shape: Record<string, unknown> = {};
-  for (const def of op.variableDefinitions ?? []) {
-    const name = def.variable.name.value;
-    const v = vars[name];
-    const type = typeFromAST(schema, def.type as never);
-    if (v !== undefined && v !== null && typeof v !== 'boolean' && type && getNullableType(type) instanceof GraphQLScalarType) {
-      bound.add(name);
-      shape[name] = { bound: true };
-    } else shape[name] = v === undefined ? { absent: true } : { value: v };
-  }
-  return { key: JSON.stringify(shape), bound };
-}
-
-/** Steps 3–6 of §1.3: parse, select the operation, check its kind and depth, validate. */
-function prepare(schema: GraphQLSchema, query: string, operationName: string | null, limits: DocumentLimits): CachedOperation {
-  let doc: DocumentNode;
-  try {
-    // Without locations: they keep every token of the document alive (tens of bytes each) for as long as it is cached.
-    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS, noLocation: true });
-  } catch (e) {
-    if (!(e instanceof GraphQLError)) throw e;
-    const loc = e.locations?.[0];
-    const description = e.message.replace(/^Syntax Error: /, '').replace(/\.$/, '');
-    throw gqlError('parse-failed', '$.query', `not a valid graphql query: ${description}${loc ? ` (line ${loc.line}, column ${loc.column})` : ''}`);
-  }
-  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  let op: OperationDefinitionNode | undefined;
-  if (operationName !== null) {
-    op = ops.find((o) => o.name?.value === operationName);
-    if (!op) {
-      if (ops.length === 0) throw validationFailed('$.query', 'the document contains no operation');
-      throw validationFailed('$.operationName', `no operation named "${operationName}" in the document`);
-    }
-  } else {
-    if (ops.length === 0) throw validationFailed('$.query', 'the document contains no operation');
-    if (ops.length > 1) throw validationFailed('$', 'operationName is required when the document contains several operations');
-    op = ops[0] as OperationDefinitionNode;
-  }
-  if (op.operation === 'subscription') throw gqlError('not-supported', '$', 'subscriptions are not supported');
-  if (op.operation === 'mutation' && !schema.getMutationType()) throw validationFailed('$', 'no mutations exist');
-  if (selectionDepth(doc, op) > MAX_QUERY_DEPTH) throw validationFailed('$', `the query is nested more than ${MAX_QUERY_DEPTH} levels deep`);
-  const over = checkDocumentLimits(doc, op, limits);
-  if (over) throw over;
-  // Within the depth limit, printing the repeated fields costs at most that many times the document.
-  const index = doc.definitions.indexOf(op);
-  doc = withoutRepeatedFields(doc);
-  op = doc.definitions[index] as OperationDefinitionNode;
-  const invalid = validateDocument(schema, doc, op) ?? checkActionCombination(schema, op, fragmentMap(doc));
-  if (invalid) throw invalid;
-  return { doc, op, plans: new Map(), bytes: 0 };
 }

@@ -3,15 +3,10 @@ import { qnKey, qnQuoted } from '../../metadata/names.js';
 import type { ComputedField, QualifiedName } from '../../metadata/types.js';
 import type { DbCatalog, DbFunction } from '../db-catalog.js';
 import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
-import type { ResolvedTable } from '../schema-cache.js';
-import { rowTypedArgument } from './functions.js';
+import type { ResolvedComputedField, ResolvedTable } from './resolved.js';
 
-export interface ResolvedComputedField {
-  fn: DbFunction;
-  /** The table whose rows it returns, or null for a scalar computed field. */
-  returnsTable: QualifiedName | null;
-  returnsSet: boolean;
-}
+export type { ResolvedComputedField } from './resolved.js';
+import { rowTypedArgument } from './functions.js';
 
 export const cfId = (t: QualifiedName, name: string): string => objectId('computed_field', t, name);
 export const cfPrefix = (t: QualifiedName, name: string): string => `${tablePrefix(t)}in computed field "${name}": `;

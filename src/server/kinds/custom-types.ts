@@ -5,7 +5,7 @@ import type { Json, JsonObject } from '../../metadata/json.js';
 import type { CustomTypes, QualifiedName } from '../../metadata/types.js';
 import type { DbCatalog } from '../db-catalog.js';
 import { objectId, type InconsistentObject } from '../inconsistency.js';
-import type { ResolvedTable } from '../schema-cache.js';
+import type { ResolvedTable } from './resolved.js';
 import { reasonList } from './computed-fields.js';
 
 export const BUILTIN_SCALARS = ['String', 'Int', 'Float', 'Boolean', 'ID'];

@@ -2,7 +2,7 @@ import { eventTriggerJson, EVENT_OPS } from '../../metadata/kinds/event-triggers
 import { qnQuoted } from '../../metadata/names.js';
 import type { EventTrigger, QualifiedName } from '../../metadata/types.js';
 import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
-import type { ResolvedTable } from '../schema-cache.js';
+import type { ResolvedTable } from './resolved.js';
 
 /** Event-trigger names are global (unique across tables), so the identity has no table. */
 export const etId = (name: string): string => objectId('event_trigger', null, name);

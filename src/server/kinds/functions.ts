@@ -3,7 +3,7 @@ import { qnKey, qnQuoted } from '../../metadata/names.js';
 import type { FunctionEntry, QualifiedName } from '../../metadata/types.js';
 import type { DbCatalog, DbFunction, DbFunctionArg } from '../db-catalog.js';
 import { objectId, type InconsistentObject } from '../inconsistency.js';
-import type { ResolvedTable } from '../schema-cache.js';
+import type { ResolvedTable } from './resolved.js';
 
 export const functionId = (f: QualifiedName): string => objectId('function', f, '');
 export const functionPrefix = (f: QualifiedName): string => `in function ${qnQuoted(f)}: `;

@@ -6,15 +6,9 @@ import { isSessionRef, valueFits } from '../bool-exp/operators.js';
 import type { BoolExpRefs, BoolExpSchema } from '../bool-exp/schema.js';
 import { validateBoolExp } from '../bool-exp/validate.js';
 import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
-import type { ResolvedTable } from '../schema-cache.js';
+import type { ResolvedPermission, ResolvedTable } from './resolved.js';
 
-/** What a consistent permission depends on (engine-api.md §3.5). */
-export interface ResolvedPermission {
-  kind: PermKind;
-  role: string;
-  refs: BoolExpRefs;
-  computedFields: string[];
-}
+export type { ResolvedPermission } from './resolved.js';
 
 export const permType = (kind: PermKind): string => `${kind}_permission`;
 export const permId = (kind: PermKind, t: QualifiedName, role: string): string => objectId(permType(kind), t, role);

@@ -3,15 +3,10 @@ import { qnKey, qnQuoted } from '../../metadata/names.js';
 import { relationshipJson } from '../../metadata/kinds/relationships.js';
 import type { QualifiedName, RelKind, Relationship } from '../../metadata/types.js';
 import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
-import type { ResolvedTable } from '../schema-cache.js';
-import type { DbCatalog } from '../db-catalog.js';
+import type { ResolvedRelationship, ResolvedTable } from './resolved.js';
 
-/** A consistent relationship: the remote table and the join, local column → remote column. */
-export interface ResolvedRelationship {
-  kind: RelKind;
-  remote: QualifiedName;
-  mapping: [string, string][];
-}
+export type { ResolvedRelationship } from './resolved.js';
+import type { DbCatalog } from '../db-catalog.js';
 
 export const relType = (kind: RelKind): string => (kind === 'object' ? 'object_relation' : 'array_relation');
 export const relId = (kind: RelKind, t: QualifiedName, name: string): string => objectId(relType(kind), t, name);
@@ -53,7 +48,6 @@ export function resolveRelationship(
   if (!con) return 'no foreign constraint exists on the given column';
   return { kind, remote: fk.table, mapping: [[con.refColumns[0] ?? '', fk.column]] };
 }
-
 
 export function relationshipRecord(kind: RelKind, t: QualifiedName, rel: Relationship, reason: string): InconsistentObject {
   return {

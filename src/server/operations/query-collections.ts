@@ -5,7 +5,7 @@ import { checkQueryNames, parseCollectionQuery, parseQueryCollection, type Colle
 import { at, obj, optBool, req, str } from '../../metadata/reader.js';
 import type { Metadata } from '../../metadata/types.js';
 import type { OpContext } from '../context.js';
-import { adminSchemaProblem } from '../graphql/allowlist.js';
+import { adminSchemaProblem } from '../graphql/request/index.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 
 /** Query collections and the allow list (issue 20; the incumbent's operations of the same names). */

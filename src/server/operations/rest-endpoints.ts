@@ -2,7 +2,7 @@ import { badRequest } from '../../errors.js';
 import { cloneMetadata } from '../../metadata/document.js';
 import { checkRestCollisions, parseRestEndpoint, type RestEndpoint } from '../../metadata/kinds/rest-endpoints.js';
 import { at, obj, req, str } from '../../metadata/reader.js';
-import { adminSchemaProblem } from '../graphql/allowlist.js';
+import { adminSchemaProblem } from '../graphql/request/index.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 
 /** REST endpoints (issue 20): `create_rest_endpoint`, `drop_rest_endpoint`, as the incumbent names them. */

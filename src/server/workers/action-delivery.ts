@@ -1,8 +1,8 @@
 import { ApiError } from '../../errors.js';
 import type { Json } from '../../metadata/json.js';
-import { callAction } from '../graphql/action-call.js';
-import { checkAnswer, storedInputText } from '../graphql/action-output.js';
-import type { AsyncTarget } from '../graphql/async-action.js';
+import { callAction } from '../graphql/actions/index.js';
+import { checkAnswer, storedInputText } from '../graphql/actions/index.js';
+import type { AsyncTarget } from '../graphql/actions/index.js';
 import { ActionHandlerError } from '../graphql/errors.js';
 import type { Env } from '../outbound/index.js';
 import type { CallOutcome, ClaimedCall } from './action-store.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import { ACTIONS_CHANNEL } from '../catalog.js';
-import type { AsyncTarget } from '../graphql/async-action.js';
+import type { AsyncTarget } from '../graphql/actions/index.js';
 import type { Env } from '../outbound/index.js';
 import { makeCall } from './action-delivery.js';
 import { claimCalls, recordCalls, releaseCalls, type CallOutcome, type ClaimedCall } from './action-store.js';

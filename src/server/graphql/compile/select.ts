@@ -1,0 +1,217 @@
+import { getNamedType, GraphQLObjectType, type FieldNode, type GraphQLField } from 'graphql';
+import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
+import { aggregateType } from '../schema/index.js';
+import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from '../schema/index.js';
+import { listClauses, type ListClauses } from './list-args.js';
+import { outputExpr } from '../schema/index.js';
+import type { StatementBuilder } from './sql-builder.js';
+import { asList, isPlainObject, type GValue } from './values.js';
+import { joinSql } from './where.js';
+import type { RoleView, TableView } from '../schema/index.js';
+import type { SelectionContext } from './selection.js';
+
+/**
+ * GraphQL selections → one SQL expression whose value is the field's JSON (graphql-api.md §4.3, §7): objects with
+ * json_build_object, lists with json_agg in the order of a row_number window, nested fields as correlated subqueries.
+ */
+
+/** A JSON object of key/expression pairs; json_build_object takes at most 50 pairs, wider objects use row_to_json. */
+export function jsonObject(pairs: [string, string][]): string {
+  if (pairs.length <= 50) return `json_build_object(${pairs.map(([k, e]) => `'${k}', ${e}`).join(', ')})`;
+  return `(SELECT row_to_json("_o") FROM (SELECT ${pairs.map(([k, e]) => `${e} AS ${quoteIdent(k)}`).join(', ')}) AS "_o")`;
+}
+
+const col = (row: string, name: string): string => `(${row}).${quoteIdent(name)}`;
+
+type Field = GraphQLField<unknown, unknown>;
+
+/**
+ * The rows of a list: `n` numbers them in the requested order (json_agg orders by it), then the filters, order,
+ * DISTINCT ON, offset and limit of §4.3 in one SELECT.
+ */
+function rowSelect(c: ListClauses, item: string, from: string, where: string[]): string {
+  const order = c.orderBy ? `ORDER BY ${c.orderBy}` : '';
+  return `SELECT ${c.distinct ? `${c.distinct} ` : ''}row_number() OVER (${order}) AS "n", ${item} FROM ${from}` +
+    `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${order ? ` ${order}` : ''}` +
+    `${c.limit ? ` LIMIT ${c.limit}` : ''}${c.offset ? ` OFFSET ${c.offset}` : ''}`;
+}
+const named = (f: Field): GraphQLObjectType => getNamedType(f.type) as GraphQLObjectType;
+
+export class SelectionCompiler {
+  constructor(readonly b: StatementBuilder, readonly role: RoleView, readonly sel: SelectionContext) {}
+
+  /** The JSON object of a selection set over the row expression `row`, a row of `view` (its cells' visibility). */
+  objectJson(type: GraphQLObjectType, nodes: FieldNode[], row: string, path: string, view: TableView | null): string {
+    const pairs: [string, string][] = [];
+    for (const [key, fieldNodes] of this.sel.subfields(nodes)) {
+      const node = fieldNodes[0] as FieldNode;
+      const p = `${path}.selectionSet.${key}`;
+      if (node.name.value === '__typename') {
+        pairs.push([key, `'${type.name}'::text`]);
+        continue;
+      }
+      const field = type.getFields()[node.name.value] as Field;
+      pairs.push([key, this.fieldJson(field, fieldNodes, row, p, view)]);
+    }
+    return jsonObject(pairs);
+  }
+
+  private fieldJson(field: Field, nodes: FieldNode[], row: string, path: string, parent: TableView | null): string {
+    const i = fieldInfo(field) as FieldInfo;
+    const node = nodes[0] as FieldNode;
+    // An inherited role's cell that no member selecting this row grants is null (issue 27).
+    const cell = (key: string, expr: string): string => this.b.cell(parent, key, row, expr);
+    const relKey = (source: RowSource): string => (source.kind === 'rel' ? `r:${source.rel.name}` : `f:${field.name}`);
+    switch (i.kind) {
+      case 'column':
+        return cell(`c:${i.column.name}`, outputExpr(col(row, i.column.name), i.column.typeName));
+      case 'scalar_cf': {
+        const call = this.functionCall(i.cf.cf.fn.schema, i.cf.cf.fn.name, { kind: 'function', fn: i.cf.cf.fn, fnArgs: i.cf.fnArgs, viaRow: true }, this.sel.args(node), row);
+        return cell(`f:${i.cf.name}`, outputExpr(call, i.cf.cf.fn.returnTypeName));
+      }
+      case 'object':
+        return cell(relKey(i.source), this.objectRow(field, i.view, i.source, nodes, row, path));
+      case 'rows': {
+        const rows = this.rowsJson(field, i.view, i.source, nodes, row, path);
+        const c = parent ? this.b.cellCondition(parent, relKey(i.source), row) : null;
+        return c ? `CASE WHEN ${c} THEN ${rows} ELSE '[]'::json END` : rows;
+      }
+      case 'aggregate':
+        return this.aggregateJson(field, i.view, i.source, nodes, row, path, parent ? this.b.cellCondition(parent, relKey(i.source), row) : null);
+      case 'constant':
+        return `'${i.json}'::json`;
+      default:
+        throw new Error(`field ${field.name} cannot be selected here`);
+    }
+  }
+
+  /** FROM item and join/correlation conditions of a row source, given the parent row. */
+  private from(view: TableView, source: RowSource, args: Map<string, GValue>, alias: string, parentRow: string | null): { from: string; conds: string[] } {
+    if (source.kind === 'table') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [] };
+    if (source.kind === 'rel') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [joinSql(source.rel, parentRow ?? '', alias)] };
+    if (source.kind === 'json') {
+      // The handler's field value cast to the column's type; a null or absent value matches no row.
+      const conds = source.mapping.map((m) => `${alias}.${quoteIdent(m.column)} = ((${parentRow ?? 'NULL'}) ->> '${m.field}')::${m.castType}`);
+      return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds };
+    }
+    const call = this.functionCall(source.fn.schema, source.fn.name, source, args, parentRow);
+    // A function returning one composite row gives an all-NULL row for NULL: that is "no row".
+    return { from: `${call} AS ${alias}`, conds: source.fn.returnsSet ? [] : [`NOT (${alias} IS NULL)`] };
+  }
+
+  /** `"s"."f"(<row>, "arg" => $n::type, …)`: named notation, so omitted defaulted arguments take their defaults. */
+  private functionCall(schema: string, name: string, source: Extract<RowSource, { kind: 'function' }>, args: Map<string, GValue>, row: string | null): string {
+    const parts: string[] = [];
+    const ta = source.fnArgs.tableArg;
+    if (source.viaRow && ta) parts.push(ta.name ? `${quoteIdent(ta.name)} => ${row ?? 'NULL'}` : (row ?? 'NULL'));
+    const given = args.get('args');
+    const values = isPlainObject(given) ? given : {};
+    for (const { arg } of source.fnArgs.args) {
+      if (!(arg.name in values)) continue;
+      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.castType)}`);
+    }
+    const sa = source.fnArgs.sessionArg;
+    if (sa) {
+      const t = source.fn.inputs.find((a) => a.name === sa)?.castType ?? 'json';
+      parts.push(`${quoteIdent(sa)} => ${this.b.sessionJson(t)}`);
+    }
+    return `${quoteTable({ schema, name })}(${parts.join(', ')})`;
+  }
+
+  objectRow(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const { from, conds } = this.from(view, source, args, a, row);
+    const perm = this.b.permission(view, a);
+    const where = [...conds, perm].filter((c) => c !== 'true');
+    const obj = this.objectJson(named(field), nodes, a, path, view);
+    return `(SELECT ${obj} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT 1)`;
+  }
+
+  /** `T_by_pk`: the row with the given key that the role may see, or null. */
+  byPk(field: Field, view: TableView, nodes: FieldNode[], path: string): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const where = (view.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(args.get(c.field) ?? null, c.castType)}`);
+    const perm = this.b.permission(view, a);
+    if (perm !== 'true') where.push(perm);
+    const obj = this.objectJson(named(field), nodes, a, path, view);
+    return `(SELECT ${obj} FROM ${quoteTable(view.rt.entry.table)} AS ${a} WHERE ${where.join(' AND ')} LIMIT 1)`;
+  }
+
+  rowsJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const { from, conds } = this.from(view, source, args, a, row);
+    const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
+    const where = [...conds, ...c.conditions];
+    const obj = this.objectJson(named(field), nodes, a, path, view);
+    const e = this.b.alias();
+    return `(SELECT coalesce(json_agg(${e}."j" ORDER BY ${e}."n"), '[]'::json) FROM (${rowSelect(c, `${obj} AS "j"`, from, where)}) AS ${e})`;
+  }
+
+  /** `visible`: where the parent row's relationship is visible to an inherited role (else it aggregates no rows). */
+  aggregateJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string, visible: string | null = null): string {
+    const a = this.b.alias();
+    const args = this.sel.args(nodes[0] as FieldNode);
+    const { from, conds } = this.from(view, source, args, a, row);
+    const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
+    const where = [...conds, ...c.conditions, ...(visible ? [visible] : [])];
+    const e = this.b.alias();
+    const r = `${e}."r"`;
+    const aggType = named(field);
+    const pairs: [string, string][] = [];
+    for (const [key, fns] of this.sel.subfields(nodes)) {
+      const n = fns[0] as FieldNode;
+      const p = `${path}.selectionSet.${key}`;
+      if (n.name.value === '__typename') pairs.push([key, `'${aggType.name}'::text`]);
+      else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p, view)} ORDER BY ${e}."n"), '[]'::json)`]);
+      else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), view, fns, r)]);
+    }
+    // The rows are selected whole ("r") so that nodes can pass them to computed fields after aggregation.
+    return `(SELECT ${jsonObject(pairs)} FROM (${rowSelect(c, `${a} AS "r"`, from, where)}) AS ${e})`;
+  }
+
+  private aggregateFields(type: GraphQLObjectType, view: TableView, nodes: FieldNode[], r: string): string {
+    const pairs: [string, string][] = [];
+    for (const [key, fns] of this.sel.subfields(nodes)) {
+      const n = fns[0] as FieldNode;
+      const field = type.getFields()[n.name.value];
+      const i = field ? fieldInfo(field) : undefined;
+      if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
+      else if (i?.kind === 'agg_count') pairs.push([key, this.count(n, view, r)]);
+      else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, view, i.op, fns, r)]);
+    }
+    return jsonObject(pairs);
+  }
+
+  private count(n: FieldNode, view: TableView, r: string): string {
+    const args = this.sel.args(n);
+    // The `<T>_select_column` values are GraphQL names: each stands for its SQL column.
+    const given = args.has('columns') && args.get('columns') !== null ? asList(args.get('columns') as GValue).map(String) : [];
+    const cols = given.flatMap((g) => view.columns.find((c) => c.field === g)?.name ?? []);
+    const distinct = args.get('distinct') === true;
+    if (cols.length === 0) return distinct ? `count(DISTINCT ${r})` : 'count(*)';
+    // An inherited role's hidden cells are null: counted as such (issue 27).
+    const exprs = cols.map((c) => this.b.cell(view, `c:${c}`, r, col(r, c)));
+    const nonNull = exprs.map((x) => `${x} IS NOT NULL`).join(' AND ');
+    if (!distinct) return `count(*) FILTER (WHERE ${nonNull})`;
+    return exprs.length === 1 ? `count(DISTINCT ${exprs[0] as string})` : `count(DISTINCT ROW(${exprs.join(', ')})) FILTER (WHERE ${nonNull})`;
+  }
+
+  private aggregateOp(type: GraphQLObjectType, view: TableView, op: AggOp, nodes: FieldNode[], r: string): string {
+    const pairs: [string, string][] = [];
+    for (const [key, fns] of this.sel.subfields(nodes)) {
+      const n = fns[0] as FieldNode;
+      const field = type.getFields()[n.name.value];
+      const i = field ? fieldInfo(field) : undefined;
+      if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
+      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(`${op}(${this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name))})`, aggregateType(op, i.column) ?? i.column.typeName)]);
+    }
+    return jsonObject(pairs);
+  }
+
+  private typeOfField(t: GraphQLObjectType, name: string): GraphQLObjectType {
+    return getNamedType(t.getFields()[name]?.type) as GraphQLObjectType;
+  }
+}

@@ -1,0 +1,1 @@
+export { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './run.js';

@@ -1,0 +1,1 @@
+export { planOperation, type RootPlan } from './plan.js';

@@ -1,0 +1,30 @@
+import { isObject, jsonTypeName } from '../../../metadata/json.js';
+import { checkStorableStrings } from '../../storable-strings.js';
+import { gqlError } from '../errors.js';
+
+/** The body of `POST /v1/graphql` (graphql-api.md §1.1), checked in the order of §1.3 step 2. */
+export interface GraphqlRequest {
+  query: string;
+  variables: Record<string, unknown>;
+  operationName: string | null;
+}
+
+const wrongType = (path: string, want: string, v: unknown) => gqlError('parse-failed', path, `expected ${want}, encountered ${jsonTypeName(v)}`);
+
+export function parseRequest(text: string): GraphqlRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw gqlError('invalid-json', '$', 'request body is not valid JSON');
+  }
+  // NUL and lone surrogates cannot reach PostgreSQL (as on /v1/query): parse-failed at their path.
+  checkStorableStrings(body);
+  if (!isObject(body)) throw wrongType('$', 'Object', body);
+  if (!('query' in body)) throw gqlError('parse-failed', '$', 'the key "query" was not present');
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== 'string') throw wrongType('$.query', 'String', query);
+  if (variables !== undefined && variables !== null && !isObject(variables)) throw wrongType('$.variables', 'Object', variables);
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw wrongType('$.operationName', 'String', operationName);
+  return { query, variables: (variables ?? {}) as Record<string, unknown>, operationName: (operationName ?? null) as string | null };
+}

@@ -1,0 +1,74 @@
+import type { GraphQLField, GraphQLOutputType } from 'graphql';
+import type { Action, PermissionDef } from '../../../metadata/types.js';
+import type { ResolvedTable } from '../../schema-cache.js';
+import type { DbColumn, DbFunction } from '../../db-catalog.js';
+import type { GqlColumn } from './columns.js';
+import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
+
+/**
+ * A table as one role may write it (graphql-api.md §2.7): its permissions (none for admin), the columns each kind
+ * may write, and its select view (null when the role cannot select it: then nothing is returned).
+ */
+export interface MutationTable {
+  rt: ResolvedTable;
+  /** The table's GraphQL name `T`. */
+  name: string;
+  view: TableView | null;
+  insert: PermissionDef | undefined;
+  update: PermissionDef | undefined;
+  delete: PermissionDef | undefined;
+  /** Every column in attnum order, domains as their base type (presets may name any of them). */
+  allColumns: GqlColumn[];
+  insertColumns: GqlColumn[];
+  updateColumns: GqlColumn[];
+}
+
+/** Where the rows of a list, aggregate or object field come from. */
+export type RowSource =
+  | { kind: 'table' }
+  | { kind: 'rel'; rel: RelView }
+  /** A tracked function (root) or a computed field (`viaRow`: the parent row is its table argument). */
+  | { kind: 'function'; fn: DbFunction; fnArgs: FnArgs; viaRow: boolean }
+  /** A custom-object relationship: the parent row is a handler's JSON object, joined on its fields (§5.1 step 4). */
+  | { kind: 'json'; mapping: { field: string; column: string; castType: string }[] };
+
+export type AggOp = 'sum' | 'avg' | 'max' | 'min';
+
+/** What the compiler needs to know of a schema field; attached to the field as `extensions.engine`. */
+export type FieldInfo =
+  | { kind: 'rows'; view: TableView; source: RowSource }
+  | { kind: 'aggregate'; view: TableView; source: RowSource }
+  | { kind: 'by_pk'; view: TableView }
+  | { kind: 'object'; view: TableView; source: RowSource }
+  | { kind: 'column'; column: DbColumn }
+  | { kind: 'scalar_cf'; cf: CfView }
+  | { kind: 'agg_fields' }
+  | { kind: 'agg_nodes' }
+  | { kind: 'agg_count' }
+  | { kind: 'agg_op'; op: AggOp }
+  | { kind: 'agg_col'; op: AggOp; column: DbColumn }
+  /** A field whose value is fixed JSON text (`no_queries_available`, `_PLACEHOLDER`). */
+  | { kind: 'constant'; json: string }
+  /** A synchronous action's root field: the engine calls its handler (graphql-api.md §5.1). */
+  | { kind: 'action'; action: Action }
+  /** An asynchronous action's mutation field (answers an action_log id) and its query field (§5.3). */
+  | { kind: 'async_action'; action: Action; output: GraphQLOutputType }
+  | { kind: 'async_result'; action: Action }
+  /** A relationship of an action's output object type to a table. */
+  | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
+  | { kind: 'insert'; table: MutationTable; one: boolean }
+  | { kind: 'update'; table: MutationTable; byPk: boolean }
+  | { kind: 'delete'; table: MutationTable; byPk: boolean };
+
+/**
+ * A field's `extensions`, in the null-prototype shape graphql-js keeps (it copies any other object into a new one:
+ * at a thousand tables that is tens of thousands of objects per schema). A literal whose prototype is then set to
+ * null keeps V8's compact layout: a fifth of the size of an `Object.create(null)` object.
+ */
+export function info(i: FieldInfo): { engine: FieldInfo } {
+  return Object.setPrototypeOf({ engine: i }, null) as { engine: FieldInfo };
+}
+
+export function fieldInfo(field: GraphQLField<unknown, unknown>): FieldInfo | undefined {
+  return (field.extensions as { engine?: FieldInfo }).engine;
+}

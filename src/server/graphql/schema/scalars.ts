@@ -1,0 +1,126 @@
+import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, Kind, print, type ValueNode } from 'graphql';
+import { NUMERIC } from '../../bool-exp/operators.js';
+
+/**
+ * PostgreSQL types as GraphQL scalars (graphql-api.md §2.3). Input values are bound as parameters and cast by
+ * PostgreSQL, so a scalar only checks the literal's kind; outputs come from PostgreSQL's JSON and never pass here.
+ */
+
+const BUILTIN: Record<string, GraphQLScalarType> = {
+  smallint: GraphQLInt, integer: GraphQLInt, real: GraphQLFloat, 'double precision': GraphQLFloat, boolean: GraphQLBoolean,
+  text: GraphQLString, 'character varying': GraphQLString, character: GraphQLString, citext: GraphQLString, name: GraphQLString,
+};
+
+const NAMED: Record<string, string> = {
+  bigint: 'bigint', numeric: 'numeric', uuid: 'uuid', json: 'json', jsonb: 'jsonb',
+  'timestamp with time zone': 'timestamptz', 'timestamp without time zone': 'timestamp', date: 'date',
+  'time without time zone': 'time', 'time with time zone': 'timetz', interval: 'interval',
+};
+
+/** typname of the common element types, for array scalars `_<typname>`. */
+const TYPNAME: Record<string, string> = {
+  smallint: 'int2', integer: 'int4', bigint: 'int8', real: 'float4', 'double precision': 'float8', boolean: 'bool',
+  'character varying': 'varchar', character: 'bpchar', 'timestamp with time zone': 'timestamptz',
+  'timestamp without time zone': 'timestamp', 'time without time zone': 'time', 'time with time zone': 'timetz',
+};
+
+/** format_type output without its qualifiers: `public."Mood"` → `Mood`, `character varying(10)` → `character varying`. */
+function baseName(typeName: string): string {
+  const unmodified = typeName.replace(/\(.*\)$/, '');
+  const last = unmodified.split('.').pop() ?? unmodified;
+  return last.replace(/^"(.*)"$/, '$1');
+}
+
+/** The scalar name for a column type (format_type output). */
+export function scalarName(typeName: string): string {
+  const arr = /^(.*?)((\[\])+)$/.exec(typeName);
+  if (arr) {
+    const el = (arr[1] ?? '').replace(/\(.*\)$/, '');
+    return `_${TYPNAME[el] ?? baseName(el)}`;
+  }
+  const t = typeName.replace(/\(.*\)$/, '');
+  const builtin = BUILTIN[t];
+  if (builtin) return builtin.name;
+  return NAMED[t] ?? baseName(typeName);
+}
+
+export type ScalarClass = 'number' | 'json' | 'array' | 'text' | 'any';
+
+function literalFits(cls: ScalarClass, node: ValueNode): boolean {
+  switch (cls) {
+    case 'any':
+    case 'json':
+      return node.kind !== Kind.VARIABLE;
+    case 'number':
+      return node.kind === Kind.INT || node.kind === Kind.FLOAT || node.kind === Kind.STRING;
+    case 'array':
+      return node.kind === Kind.LIST || node.kind === Kind.STRING;
+    case 'text':
+      return node.kind === Kind.STRING;
+  }
+}
+
+function valueFits(cls: ScalarClass, v: unknown): boolean {
+  switch (cls) {
+    case 'any':
+    case 'json':
+      return true;
+    case 'number':
+      return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string';
+    case 'array':
+      return Array.isArray(v) || typeof v === 'string';
+    case 'text':
+      return typeof v === 'string';
+  }
+}
+
+const cache = new Map<string, GraphQLScalarType>();
+
+/** One shared scalar object per name and class (every role's schema may use the same instances). */
+export function customScalar(name: string, cls: ScalarClass, description?: string): GraphQLScalarType {
+  const key = `${name}\u0000${cls}\u0000${description ?? ''}`;
+  let s = cache.get(key);
+  if (!s) {
+    s = new GraphQLScalarType({
+      name,
+      description,
+      serialize: (v) => v,
+      parseValue: (v) => {
+        if (!valueFits(cls, v)) throw new TypeError(`invalid value for type "${name}"`);
+        return v;
+      },
+      parseLiteral: (node) => {
+        if (!literalFits(cls, node)) throw new TypeError(`invalid value for type "${name}": ${print(node)}`);
+        return node;
+      },
+    });
+    cache.set(key, s);
+  }
+  return s;
+}
+
+/** The GraphQL scalar of a column type. */
+export function columnScalar(typeName: string): GraphQLScalarType {
+  const name = scalarName(typeName);
+  const t = typeName.replace(/\(.*\)$/, '');
+  const builtin = BUILTIN[t];
+  if (builtin) return builtin;
+  if (name.startsWith('_')) return customScalar(name, 'array');
+  if (t === 'json' || t === 'jsonb') return customScalar(name, 'json');
+  if (NUMERIC.has(t)) return customScalar(name, 'number');
+  return customScalar(name, 'text');
+}
+
+/** Types whose values PostgreSQL's to_json would print as numbers but the API prints as strings (§2.3). */
+const AS_STRING = new Set(['bigint', 'numeric']);
+
+/** The SQL expression of a column value in a response: bigint and numeric (and their arrays) become strings. */
+export function outputExpr(expr: string, typeName: string): string {
+  const t = typeName.replace(/\(.*\)$/, '');
+  if (AS_STRING.has(t)) return `(${expr})::text`;
+  const arr = /^(.*?)((\[\])+)$/.exec(t);
+  if (arr && AS_STRING.has(arr[1] ?? '')) return `(${expr})::text[]`;
+  return expr;
+}
+
+export const isJsonType = (typeName: string): boolean => typeName === 'json' || typeName === 'jsonb';
