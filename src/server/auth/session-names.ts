@@ -43,8 +43,10 @@ export function parseSessionPrefix(text: string): SessionPrefix | undefined {
 /** 400 access-denied: never a silent pick between two values of one variable. */
 export function conflictingSessionVariable(canonical: string, first: string, second: string): ApiError {
   const rest = canonical.slice(PREFIX_LENGTH);
+  // In a stable order, whatever order the client's headers or claims came in.
+  const [a, b] = [first, second].sort();
   return new ApiError(400, 'access-denied', '$',
-    `session variable "${rest}" is given twice with different values ("${first}" and "${second}"): send it under one prefix, x-engine- or x-hasura-`);
+    `session variable "${rest}" is given twice with different values ("${a}" and "${b}"): send it under one prefix, x-engine- or x-hasura-`);
 }
 
 /**
