@@ -49,6 +49,9 @@ describe('the incumbent prefix in permissions and request headers (default outbo
     // Mixed prefixes for different variables, and the same value under both: one session.
     expect((await gql(e, OWNERS, { 'X-Hasura-Admin-Secret': SECRET, 'X-Engine-Role': 'user', 'X-Hasura-User-Id': '2', 'X-Engine-User-Id': '2' })).body)
       .toEqual({ data: { profile: [{ id: 2, owner_id: 2 }] } });
+    // A missing variable is named as the permission writes it.
+    expect((await gql(e, OWNERS, { 'X-Hasura-Admin-Secret': SECRET, 'X-Hasura-Role': 'user' })).text)
+      .toBe('{"errors":[{"message":"missing session variable: \\"x-hasura-user-id\\"","extensions":{"path":"$","code":"not-found"}}]}');
     const wrong = await gql(e, OWNERS, { 'X-Hasura-Admin-Secret': 'nope', 'X-Hasura-Role': 'user', 'X-Hasura-User-Id': '1' });
     expect(wrong.text).toBe('{"errors":[{"message":"invalid x-engine-admin-secret","extensions":{"path":"$","code":"access-denied"}}]}');
   });

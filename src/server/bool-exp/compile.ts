@@ -3,7 +3,7 @@ import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qualifiedName } from '../../metadata/reader.js';
 import { canonicalKey, isSessionRef, operatorOf } from './operators.js';
 import type { BoolExpSchema, BoolExpTable } from './schema.js';
-import { sessionValue, sessionVariableName } from '../auth/session-names.js';
+import { sessionValue } from '../auth/session-names.js';
 
 /**
  * Compiles a validated BoolExp to a parameterised SQL condition (graphql-api.md §4.2): values are always
@@ -43,9 +43,6 @@ export function arrayLiteral(items: (string | null)[]): string {
   return `{${items.map((s) => (s === null ? 'NULL' : `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`;
 }
 
-/** The canonical name a reference is looked up by, whichever prefix and case the metadata wrote. */
-export const sessionName = (ref: string): string => sessionVariableName(ref) ?? ref.toLowerCase();
-
 class Builder {
   readonly params: Param[] = [];
   private aliases = 0;
@@ -58,7 +55,7 @@ class Builder {
 
   operand(v: Json, typeName: string): string {
     if (isSessionRef(v)) {
-      this.params.push({ kind: 'session', name: sessionName(v as string), array: false });
+      this.params.push({ kind: 'session', name: (v as string).toLowerCase(), array: false });
       return `$${this.offset + this.params.length}::${cast(typeName)}`;
     }
     return this.value(scalarText(v, typeName), typeName);
@@ -66,11 +63,11 @@ class Builder {
 
   arrayOperand(v: Json, typeName: string): string {
     if (isSessionRef(v)) {
-      this.params.push({ kind: 'session', name: sessionName(v as string), array: true });
+      this.params.push({ kind: 'session', name: (v as string).toLowerCase(), array: true });
     } else {
       const values = v as Json[];
       if (values.some(isSessionRef)) {
-        const items = values.map((x) => (isSessionRef(x) ? { session: sessionName(x as string) } : { text: scalarText(x, typeName) }));
+        const items = values.map((x) => (isSessionRef(x) ? { session: (x as string).toLowerCase() } : { text: scalarText(x, typeName) }));
         this.params.push({ kind: 'array', items });
       } else {
         this.params.push({ kind: 'value', text: arrayLiteral(values.map((x) => scalarText(x, typeName))) });
@@ -166,6 +163,7 @@ function column(col: string, typeName: string, value: Json, alias: string, b: Bu
  */
 export function bindParams(params: Param[], sessionVariables: Record<string, string>): (string | null)[] {
   const session = (name: string): string => {
+    // The name as the metadata wrote it (for the message); either prefix finds the variable.
     const v = sessionValue(sessionVariables, name);
     if (v === undefined) throw new ApiError(400, 'not-found', '$', `missing session variable: "${name}"`);
     return v;

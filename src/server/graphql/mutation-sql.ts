@@ -1,5 +1,5 @@
 import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
-import { arrayLiteral, quoteIdent, quoteTable, sessionName } from '../bool-exp/compile.js';
+import { arrayLiteral, quoteIdent, quoteTable } from '../bool-exp/compile.js';
 import { isSessionRef } from '../bool-exp/operators.js';
 import { isNowPreset } from '../kinds/permissions.js';
 import { pathKey } from '../../metadata/json.js';
@@ -210,7 +210,7 @@ export class MutationCompiler {
       const c = mt.allColumns.find((x) => x.name === name);
       if (!c || given.has(name)) continue;
       if (isNowPreset(v, c.typeName)) out.push([name, 'now()']);
-      else if (isSessionRef(v)) out.push([name, this.b.session(sessionName(v), c.castType)]);
+      else if (isSessionRef(v)) out.push([name, this.b.session(String(v).toLowerCase(), c.castType)]);
       else out.push([name, this.b.value(v === null ? null : typeof v === 'string' ? v : JSON.stringify(v), c.castType)]);
     }
     return out;
