@@ -86,6 +86,14 @@ describe('the incumbent prefix in permissions and request headers (default outbo
     expect(await profiles(e)).toEqual(rows);
   });
 
+  it('X-Hasura-Use-Backend-Only-Permissions opens a backend_only insert permission to the secret holder', async () => {
+    await e.ok({ type: 'create_insert_permission', args: { table: 'profile', role: 'svc', permission: { columns: ['owner_id', 'email'], check: {}, backend_only: true } } });
+    const svc = { 'X-Hasura-Admin-Secret': SECRET, 'X-Hasura-Role': 'svc' };
+    const insert = 'mutation { insert_profile(objects: [{owner_id: 5, email: "s@example.com"}]) { affected_rows } }';
+    expect((await gql(e, insert, svc)).body).toEqual({ errors: [{ message: 'no mutations exist', extensions: { path: '$', code: 'validation-failed' } }] });
+    expect((await gql(e, insert, { ...svc, 'X-Hasura-Use-Backend-Only-Permissions': 'true' })).body).toEqual({ data: { insert_profile: { affected_rows: 1 } } });
+  });
+
   it('a session argument carries x-engine- names by default', async () => {
     const r = await gql(e, '{ profile(order_by: {id: asc}, limit: 1) { viewer } }', { 'X-Hasura-Admin-Secret': SECRET, 'X-Hasura-Role': 'user', 'X-Hasura-User-Id': '1' });
     // The function reads the incumbent's key, which the default prefix does not send.
