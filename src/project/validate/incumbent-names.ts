@@ -17,8 +17,6 @@ export function engineSessionName(name: string): string {
   return engine + rest;
 }
 
-export const isIncumbentSessionName = (v: unknown): v is string => typeof v === 'string' && SESSION.test(v);
-
 const PERMISSION_LISTS = ['insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions'] as const;
 /** The parts of a permission where session variables are read: bool expressions and presets. */
 const SESSION_KEYS = ['filter', 'check', 'set'] as const;
