@@ -15,7 +15,7 @@ function target(to: string | undefined): 2 | 3 {
   throw new CliError('invalid-flag-value', `invalid value "${to}" for --to: expected 2 or 3`, 64);
 }
 
-export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean, toFlag?: string): Promise<number | void> {
+export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean, toFlag?: string, renameSessionVariables = false): Promise<number | void> {
   const to = target(toFlag);
   const config = await projectConfig(g, out, { project: true, offline: true });
   const { readConfigDocument, scalarText, valueNode, shownPath } = await import('../project/config/environment.js');
@@ -31,7 +31,7 @@ export async function upgradeAction(g: GlobalFlags, out: Output, dryRun: boolean
   const u = await import('../project/upgrade/upgrade.js');
   const plan = u.planUpgrade({
     projectDir: config.projectDir as string, configFile, migrationsDir: config.migrationsDirectory, metadataDir: config.metadataDirectory, to,
-    envFile: config.envFile,
+    envFile: config.envFile, renameSessionVariables,
   }, (w) => out.warn(w.code, w.message));
   const { upgradeWarnings } = await import('../project/upgrade/steps.js');
   const warnings = upgradeWarnings(plan.migrations, shownPath(plan.report), shownPath(config.metadataDirectory));
@@ -101,19 +101,22 @@ async function upgradeToV3(out: Output, dryRun: boolean, input: import('../proje
   out.success({ backup: shownPath(result.backup), created, updated, removed });
 }
 
+const RENAME_HELP = 'also rename X-Hasura-… session variables to X-Engine-… in permissions (both prefixes work as they are)';
 const TO_HELP = 'the config version to reach: 2, or 3 (metadata/databases/ with one file per table)';
 
 /** `engine config upgrade`: the top-level alias of `engine migrate config`. */
 export function registerConfigUpgrade(program: Command, run: CommandRunner): void {
   const config = program.command('config').description('manage the project configuration');
   const upgrade = config.command('upgrade').description('upgrade the project to config version 2, or 3 with --to 3 (same as migrate config)')
-    .option('--dry-run', 'list the steps and files; change nothing').option('--to <version>', TO_HELP, '2');
+    .option('--dry-run', 'list the steps and files; change nothing').option('--to <version>', TO_HELP, '2')
+    .option('--rename-session-variables', RENAME_HELP);
   run(upgrade, (g, out) => {
-    const f = upgrade.opts<{ dryRun?: boolean; to?: string }>();
-    return upgradeAction(g, out, !!f.dryRun, f.to);
+    const f = upgrade.opts<{ dryRun?: boolean; to?: string; renameSessionVariables?: boolean }>();
+    return upgradeAction(g, out, !!f.dryRun, f.to, f.renameSessionVariables === true);
   });
 }
 
 /** The options of `engine migrate config`, the same as `engine config upgrade`. */
 export const upgradeOptions = (cmd: Command): Command =>
-  cmd.option('--dry-run', 'list the steps and files; change nothing').option('--to <version>', TO_HELP, '2');
+  cmd.option('--dry-run', 'list the steps and files; change nothing').option('--to <version>', TO_HELP, '2')
+    .option('--rename-session-variables', RENAME_HELP);

@@ -150,8 +150,8 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
   const config = upgradeOptions(migrate.command('config').description('upgrade a config version 1 project to version 2, or 3 with --to 3'));
   run(config, async (g, out) => {
     const { upgradeAction } = await import('./config-upgrade.js');
-    const f = config.opts<{ dryRun?: boolean; to?: string }>();
-    return upgradeAction(g, out, !!f.dryRun, f.to);
+    const f = config.opts<{ dryRun?: boolean; to?: string; renameSessionVariables?: boolean }>();
+    return upgradeAction(g, out, !!f.dryRun, f.to, f.renameSessionVariables === true);
   });
 
   const status = migrate.command('status').description('show which migrations are applied, pending or missing');

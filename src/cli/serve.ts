@@ -15,6 +15,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--jwt-secret <json>', 'JWT mode: {"type", "key" | "jwk_url", …} (env ENGINE_GRAPHQL_JWT_SECRET); requires an admin secret')
     .option('--auth-hook <url>', 'auth hook mode: the URL that answers the session of a request (env ENGINE_GRAPHQL_AUTH_HOOK); requires an admin secret')
     .option('--auth-hook-mode <mode>', 'GET (default) or POST (env ENGINE_GRAPHQL_AUTH_HOOK_MODE)')
+    .option('--session-variable-prefix <prefix>', 'prefix of session-variable names sent to action handlers, event webhooks and SQL: x-engine- (default) or x-hasura- (env ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX)')
     .option('--unauthorized-role <role>', 'role of requests without credentials (env ENGINE_GRAPHQL_UNAUTHORIZED_ROLE); requires an admin secret')
     .option('--node-limit <n>', 'most fields in one GraphQL operation, fragments expanded (default 10000, env ENGINE_GRAPHQL_NODE_LIMIT)')
     .option('--alias-limit <n>', 'most aliases in one GraphQL operation, fragments expanded (default 1000, env ENGINE_GRAPHQL_ALIAS_LIMIT)')

@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import type { SessionPrefix } from './auth/session-names.js';
 import type { Clock } from './clock.js';
 import type { Engine } from './engine.js';
 
@@ -17,6 +18,8 @@ export interface ServeOptions {
   /** Auth hook mode: the hook's URL and GET or POST. */
   authHook?: string;
   authHookMode?: string;
+  /** `--session-variable-prefix`: the prefix of session-variable names the engine sends (issue 29.2); default `x-engine-`. */
+  sessionVariablePrefix?: SessionPrefix;
   logger?: Logger;
   /** Looks up the variables of webhook and action handler templates and headers at each call; default: the process environment. */
   variable?: (name: string) => string | undefined;

@@ -1,7 +1,7 @@
 /**
- * End-to-end: the incumbent's names (issue 19 item 3). `X-Hasura-…` session variables in permissions get a validate
- * warning at their position naming the `X-Engine-…` replacement; `migrate config` / `config upgrade` rename them, and
- * `HASURA_GRAPHQL_*` in config.yaml and .env, listing each change in its output and report.
+ * End-to-end: the incumbent's names (issue 19 item 3, issue 29.1). `X-Hasura-…` session variables in permissions are
+ * session variables (no warning); `migrate config` / `config upgrade` keep them unless `--rename-session-variables`
+ * asks, and rename `HASURA_GRAPHQL_*` in config.yaml and .env, listing each change in its output and report.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,43 +34,55 @@ const TABLES = `- table:
 `;
 
 describe('metadata validate', () => {
-  it('warns at each incumbent session variable with its replacement; exit 0 (warnings only)', async () => {
+  it('takes X-Hasura-* session variables as session variables: no warning (issue 29.1)', async () => {
     const { dir } = await initProject(e.url);
     writeFileSync(join(dir, 'metadata/tables.yaml'), TABLES);
     const r = await cli(['metadata', 'validate'], { cwd: dir });
-    expect(r.code, show(r)).toBe(0);
-    const at = (text: string) => {
-      const i = TABLES.split('\n').findIndex((l) => l.includes(text));
-      return `metadata/tables.yaml:${i + 1}:${(TABLES.split('\n')[i] as string).indexOf(text) + 1}`;
-    };
-    const msg = (from: string, to: string) =>
-      `warning: "${from}" is the incumbent's session variable name and is compared as a plain string here; use "${to}" (engine config upgrade renames it) [session-variable-incumbent]`;
-    expect(lines(r.stdout)).toEqual([
-      `${at('X-Hasura-User-Id')}: ${msg('X-Hasura-User-Id', 'X-Engine-User-Id')}`,
-      `${at('x-hasura-org-id')}: ${msg('x-hasura-org-id', 'x-engine-org-id')}`,
-      `${at('X-HASURA-USER-ID')}: ${msg('X-HASURA-USER-ID', 'X-ENGINE-USER-ID')}`,
-    ]);
-    expect(r.stderr).toBe('Found 0 error(s) and 3 warning(s).\n');
+    expect([r.code, r.stdout], show(r)).toEqual([0, '']);
   });
 });
 
-describe('migrate config renames the incumbent\'s names', () => {
+/** A config version 1 project whose metadata writes the incumbent's session variables. */
+async function v1Project(): Promise<string> {
+  const dir = await tempDir('engine-incumbent-');
+  writeFileSync(join(dir, 'config.yaml'), `version: 1\nendpoint: \${HASURA_GRAPHQL_ENDPOINT}\n`);
+  writeFileSync(join(dir, '.env'), `# for the CLI\nHASURA_GRAPHQL_ENDPOINT=${e.url}\nOTHER=1\n`);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(dir, 'migrations'));
+  writeFileSync(join(dir, 'migrations/metadata.yaml'), `version: 2\ntables:\n${TABLES.replace(/^/gm, '  ').trimEnd()}\n`);
+  return dir;
+}
+
+describe('migrate config keeps X-Hasura-* session variables unless asked (issue 29.1)', () => {
+  it('without --rename-session-variables the permissions keep what their writer wrote, and apply', async () => {
+    await e.sql('create table article (id serial primary key, author_id int, org_id text)');
+    const dir = await v1Project();
+    const dry = await cli(['config', 'upgrade', '--dry-run'], { cwd: dir });
+    expect(dry.code, show(dry)).toBe(0);
+    expect(dry.stdout).not.toContain('session variables');
+    const r = await cli(['config', 'upgrade'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stderr).not.toMatch(/renamed X-Hasura/i);
+    const tables = readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8');
+    for (const name of ['X-Hasura-User-Id', 'x-hasura-org-id', 'X-HASURA-USER-ID']) expect(tables).toContain(name);
+    const apply = await cli(['metadata', 'apply'], { cwd: dir });
+    expect(apply.code, show(apply)).toBe(0);
+  });
+});
+
+describe('migrate config --rename-session-variables renames the incumbent\'s names', () => {
   it('session variables in the metadata, HASURA_GRAPHQL_* in config.yaml and .env; each listed; the result applies', async () => {
     await e.sql('create table article (id serial primary key, author_id int, org_id text)');
-    const dir = await tempDir('engine-incumbent-');
-    writeFileSync(join(dir, 'config.yaml'), `version: 1\nendpoint: \${HASURA_GRAPHQL_ENDPOINT}\n`);
-    writeFileSync(join(dir, '.env'), `# for the CLI\nHASURA_GRAPHQL_ENDPOINT=${e.url}\nOTHER=1\n`);
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(join(dir, 'migrations'));
-    writeFileSync(join(dir, 'migrations/metadata.yaml'), `version: 2\ntables:\n${TABLES.replace(/^/gm, '  ').trimEnd()}\n`);
+    const dir = await v1Project();
 
-    const dry = await cli(['config', 'upgrade', '--dry-run'], { cwd: dir });
+    const dry = await cli(['config', 'upgrade', '--dry-run', '--rename-session-variables'], { cwd: dir });
     expect(dry.code, show(dry)).toBe(0);
     expect(lines(dry.stdout)).toContain('   rename HASURA_GRAPHQL_ENDPOINT → ENGINE_GRAPHQL_ENDPOINT (config.yaml:2)');
     expect(lines(dry.stdout)).toContain('   rename HASURA_GRAPHQL_ENDPOINT → ENGINE_GRAPHQL_ENDPOINT (.env:2)');
     expect(readFileSync(join(dir, '.env'), 'utf8')).toContain('HASURA_GRAPHQL_ENDPOINT=');
 
-    const r = await cli(['config', 'upgrade'], { cwd: dir });
+    expect(lines(dry.stdout)).toContain("   rename the incumbent's session variables (X-Hasura-… → X-Engine-…) in permission filters, checks and presets");
+    const r = await cli(['config', 'upgrade', '--rename-session-variables'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
     expect(lines(r.stderr)).toEqual(expect.arrayContaining([
       '  renamed HASURA_GRAPHQL_ENDPOINT → ENGINE_GRAPHQL_ENDPOINT (config.yaml:2)',

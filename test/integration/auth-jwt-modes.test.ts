@@ -36,7 +36,7 @@ describe('ES256, the token in a cookie, claims_map', () => {
     claims_map: {
       'x-engine-allowed-roles': { path: '$.roles', default: ['user'] },
       'x-engine-default-role': { path: '$.role', default: 'user' },
-      'x-engine-user-id': '$.sub',
+      'x-engine-user-id': { path: '$.sub' },
       'x-engine-org': { path: "$.org['id']", default: 'none' },
     },
   };

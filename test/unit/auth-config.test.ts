@@ -40,7 +40,9 @@ describe('parseJwtConfig', () => {
     await refused({ type: 'HS256', key: KEY, claims_namespace_path: 'claims' }, '"claims_namespace_path": expected a JSON path such as "$.claims" or "$[\'https://example.com/claims\']"');
     await refused({ type: 'HS256', key: KEY, claims_namespace: 'a', claims_namespace_path: '$.a' }, '"claims_namespace_path": give either "claims_namespace" or "claims_namespace_path"');
     await refused({ type: 'HS256', key: KEY, claims_map: { 'x-engine-allowed-roles': '$.r' } }, '"claims_map": "x-engine-default-role" must be mapped');
-    await refused({ type: 'HS256', key: KEY, claims_map: { 'user-id': '$.sub' } }, '"claims_map.user-id": a session variable name starts with "x-engine-"');
+    await refused({ type: 'HS256', key: KEY, claims_map: { 'user-id': '$.sub' } }, '"claims_map.user-id": a session variable name starts with "x-engine-" or "x-hasura-"');
+    await refused({ type: 'HS256', key: KEY, claims_map: { 'x-engine-user-id': 'a', 'X-Hasura-User-Id': 'b' } }, '"claims_map.X-Hasura-User-Id": "user-id" is mapped twice');
+    await refused({ type: 'HS256', key: KEY, claims_map: { 'x-hasura-user-id': { default: 1 } } }, '"claims_map.x-hasura-user-id": expected {"path", "default"} or a literal value');
     await refused({ type: 'HS256', key: KEY, claims_map: { 'x-engine-a': { path: '$.a', defualt: 1 } } }, '"claims_map.x-engine-a.defualt": unknown key (expected "path" and "default")');
     await refused({ type: 'HS256', key: KEY, claims_format: 'yaml' }, '"claims_format": expected "json" or "stringified_json"');
     await refused({ type: 'HS256', key: KEY, allowed_skew: -1 }, '"allowed_skew": expected a number of seconds, 0 or more');
@@ -52,7 +54,7 @@ describe('parseJwtConfig', () => {
 
   it('accepts the full form', async () => {
     const c = await parseJwtConfig(JSON.stringify({ type: 'HS256', key: KEY, audience: ['a', 'b'], issuer: 'i', allowed_skew: 5, header: { type: 'Cookie', name: 'jwt' } }));
-    expect(c).toMatchObject({ algorithms: ['HS256'], claimsPath: ['https://engine/jwt/claims'], claimsFormat: 'json', audience: ['a', 'b'], issuer: 'i', allowedSkew: 5, header: { type: 'Cookie', name: 'jwt' } });
+    expect(c).toMatchObject({ algorithms: ['HS256'], claimsPath: ['https://engine/jwt/claims'], fallbackClaimsPath: ['https://hasura.io/jwt/claims'], claimsFormat: 'json', audience: ['a', 'b'], issuer: 'i', allowedSkew: 5, header: { type: 'Cookie', name: 'jwt' } });
   });
 });
 

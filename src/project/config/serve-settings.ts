@@ -1,6 +1,7 @@
 import { CliError } from '../../errors.js';
 import type { ServeOptions } from '../../server/index.js';
 import { setting, type Environment } from './environment.js';
+import { parseSessionPrefix, type SessionPrefix } from '../../server/auth/session-names.js';
 
 export interface ServeFlags {
   port?: string;
@@ -17,6 +18,7 @@ export interface ServeFlags {
   aliasLimit?: string;
   queryTimeout?: string;
   gracefulShutdownTimeout?: string;
+  sessionVariablePrefix?: string;
 }
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
@@ -65,6 +67,21 @@ function seconds(flag: string | undefined, flagName: string, env: Environment, v
   return ms;
 }
 
+/** `--session-variable-prefix` or ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX (issue 29.2): `x-engine-` or `x-hasura-`. */
+function sessionPrefix(env: Environment, flag: string | undefined): SessionPrefix | undefined {
+  const reason = 'expected x-engine- or x-hasura-';
+  if (flag !== undefined) {
+    const p = parseSessionPrefix(flag);
+    if (p === undefined) throw new CliError('invalid-flag-value', `invalid value "${flag}" for --session-variable-prefix: ${reason}`, 64);
+    return p;
+  }
+  const v = env.variable('ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX');
+  if (v === undefined || v === '') return undefined;
+  const p = parseSessionPrefix(v);
+  if (p === undefined) throw new CliError('config-invalid', `invalid value for "session_variable_prefix" from ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX: ${reason}`, 1);
+  return p;
+}
+
 /** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret, JWT secret, unauthorized role, auth hook), defaults. */
 export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<ServeOptions, 'logger'> {
   let port = 8080;
@@ -104,8 +121,10 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const aliasLimit = positiveSetting(env, flags.aliasLimit, '--alias-limit', 'alias_limit', 'ENGINE_GRAPHQL_ALIAS_LIMIT');
   const queryTimeoutMs = seconds(flags.queryTimeout, '--query-timeout', env, 'ENGINE_GRAPHQL_QUERY_TIMEOUT', 'query_timeout');
   const shutdownGraceMs = seconds(flags.gracefulShutdownTimeout, '--graceful-shutdown-timeout', env, 'ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', 'graceful_shutdown_timeout');
+  const sessionVariablePrefix = sessionPrefix(env, flags.sessionVariablePrefix);
   return {
     port, host, dataDir,
+    ...(sessionVariablePrefix !== undefined ? { sessionVariablePrefix } : {}),
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),
     ...(aliasLimit !== undefined ? { aliasLimit } : {}),
     ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}),

@@ -32,6 +32,8 @@ export interface UpgradeInput {
   now?: Date;
   /** The config version to reach: 2 (default), or 3 straight away (the metadata written in the `databases/` layout). */
   to?: 2 | 3;
+  /** `--rename-session-variables`: `X-Hasura-…` → `X-Engine-…` in permissions (both prefixes work without it, issue 29). */
+  renameSessionVariables?: boolean;
 }
 
 export interface UpgradePlan {
@@ -112,7 +114,7 @@ export function describePlan(plan: UpgradePlan): string[] {
     ...plan.metadataFiles.map((f) => `   remove ${shown(f)}`),
     `4. Update ${shown(input.configFile)}: ${configChanges(plan.configText, input.to ?? 2).join(', ')}`,
     ...plan.envRenamed.map((r) => `   rename ${r.from} → ${r.to} (${r.file}:${r.line})`),
-    `   rename the incumbent's session variables (X-Hasura-… → X-Engine-…) in permission filters, checks and presets`,
+    ...(input.renameSessionVariables ? [`   rename the incumbent's session variables (X-Hasura-… → X-Engine-…) in permission filters, checks and presets`] : []),
     `5. Write the report ${shown(plan.report)}`,
   ];
 }
@@ -257,7 +259,7 @@ export async function runUpgrade(plan: UpgradePlan, hooks: UpgradeHooks): Promis
     }
     // 5. Metadata.
     const source = plan.metadataSource ? metadataFromFile(plan.metadataSource) : metadataFromEngine(await hooks.engineMetadata());
-    const { doc, renamed } = renameSessionNames(source);
+    const { doc, renamed } = input.renameSessionVariables ? renameSessionNames(source) : { doc: source, renamed: [] };
     result.renamed.session_variables = renamed;
     if (input.to === 3) exportV3(input.metadataDir, doc, noExisting(), false);
     else writeMetadataDir(input.metadataDir, renderFiles(doc), false);

@@ -1,11 +1,9 @@
 import { isObject, type Json, type JsonObject } from '../../metadata/json.js';
-import type { Problems } from '../problems.js';
-import { lazyPosition, type YamlSource } from '../yaml-source.js';
 
 /**
- * Names from the incumbent that mean nothing to this engine (issue 19 item 3): session variables `X-Hasura-…` (in any
- * case) in permission filters, checks and presets are compared as plain strings, so a filter silently matches nothing;
- * `HASURA_GRAPHQL_*` environment names are not read. Validation warns about the first, the config upgrade renames both.
+ * The incumbent's names (issue 19 item 3, issue 29): session variables `X-Hasura-…` (in any case) in permission filters,
+ * checks and presets mean what `X-Engine-…` means, so they are renamed only on request (`--rename-session-variables`);
+ * the config upgrade renames `HASURA_GRAPHQL_*` environment names.
  */
 
 const SESSION = /^x-hasura-/i;
@@ -18,8 +16,6 @@ export function engineSessionName(name: string): string {
   const engine = prefix === prefix.toLowerCase() ? 'x-engine-' : prefix === prefix.toUpperCase() ? 'X-ENGINE-' : 'X-Engine-';
   return engine + rest;
 }
-
-export const isIncumbentSessionName = (v: unknown): v is string => typeof v === 'string' && SESSION.test(v);
 
 const PERMISSION_LISTS = ['insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions'] as const;
 /** The parts of a permission where session variables are read: bool expressions and presets. */
@@ -66,16 +62,6 @@ function sessionNames(tables: unknown): [string, Path][] {
     }
   }
   return out;
-}
-
-/** A `session-variable-incumbent` warning at each `X-Hasura-…` of tables.yaml. */
-export function warnIncumbentSessionNames(src: YamlSource | undefined, problems: Problems): void {
-  if (!src) return;
-  for (const [name, path] of sessionNames(src.value)) {
-    problems.warn('session-variable-incumbent',
-      `"${name}" is the incumbent's session variable name and is compared as a plain string here; use "${engineSessionName(name)}" (engine config upgrade renames it)`,
-      lazyPosition(src, path));
-  }
 }
 
 export interface SessionRename {

@@ -14,7 +14,6 @@ import { collectionNames } from './others.js';
 import { Walker, type Hooks } from './walk.js';
 import type { MetadataSources } from './sources.js';
 import type { YamlSource } from '../yaml-source.js';
-import { warnIncumbentSessionNames } from './incumbent-names.js';
 
 export { objectOrigins } from './objects.js';
 export { cronProblems } from './others.js';
@@ -32,7 +31,6 @@ export function validateMetadata(src: MetadataSources, problems: Problems, unpar
   };
   walk(src.version, 'version', 'version');
   walk(src.tables, 'tables', 'tables');
-  warnIncumbentSessionNames(src.tables, problems);
   walk(src.functions, 'functions', 'functions');
   walk(src.remoteSchemas, 'remote_schemas', 'remote_schemas');
   walk(src.queryCollections, 'query_collections', 'query_collections');

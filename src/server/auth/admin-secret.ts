@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { collectSession, DEFAULT_SESSION_PREFIX, prefixedHeader, prefixedName, sessionValue, sessionVariableName, type SessionPrefix } from './session-names.js';
 
 export interface Caller {
   role: string;
@@ -23,17 +24,21 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** engine-api.md §2.2 for a caller who holds the secret (or when none is configured): any role, any session variable. */
-export function headerCaller(headers: IncomingHttpHeaders): Caller {
-  const roleHeader = headerValue(headers, 'x-engine-role');
+/**
+ * engine-api.md §2.2 for a caller who holds the secret (or when none is configured): any role, any session variable,
+ * under either prefix (issue 29.1).
+ */
+export function headerCaller(headers: IncomingHttpHeaders, prefix: SessionPrefix = DEFAULT_SESSION_PREFIX): Caller {
+  const roleHeader = prefixedHeader(headers, 'role');
   const role = roleHeader ? roleHeader : 'admin';
-  const sessionVariables: Record<string, string> = {};
+  const entries: [string, string][] = [];
   for (const name of Object.keys(headers)) {
-    if (name.startsWith('x-engine-') && name !== 'x-engine-admin-secret') {
-      sessionVariables[name] = headerValue(headers, name) ?? '';
+    if (sessionVariableName(name) !== undefined && sessionVariableName(name) !== 'x-engine-admin-secret') {
+      entries.push([name, headerValue(headers, name) ?? '']);
     }
   }
-  sessionVariables['x-engine-role'] = role;
-  const backendOnly = sessionVariables['x-engine-use-backend-only-permissions']?.trim().toLowerCase() === 'true';
+  const sessionVariables = collectSession(entries, prefix);
+  sessionVariables[prefixedName('x-engine-role', prefix)] = role;
+  const backendOnly = sessionValue(sessionVariables, 'x-engine-use-backend-only-permissions')?.trim().toLowerCase() === 'true';
   return backendOnly ? { role, sessionVariables, backendOnly } : { role, sessionVariables };
 }

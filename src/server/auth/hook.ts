@@ -4,6 +4,7 @@ import { ApiError } from '../../errors.js';
 import { callHttp, type NameValue } from '../outbound/index.js';
 import type { Caller } from './admin-secret.js';
 import { freshForMs } from './cache-control.js';
+import { collectSession, DEFAULT_SESSION_PREFIX, prefixedName, type SessionPrefix } from './session-names.js';
 
 /**
  * Auth hook mode (issue 17): the hook receives the client's headers (GET) or them and the GraphQL request (POST) and
@@ -15,6 +16,8 @@ export interface HookConfig {
   url: string;
   mode: 'GET' | 'POST';
   timeoutSec: number;
+  /** The session's names are kept under this prefix, whichever the hook answered with (issue 29). */
+  prefix?: SessionPrefix;
 }
 
 /** The GraphQL request forwarded in POST mode (null on /v1/query, or when the body is not a GraphQL request). */
@@ -50,7 +53,7 @@ function forwarded(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-function sessionOf(body: string): Caller {
+function sessionOf(body: string, prefix: SessionPrefix): Caller {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -60,13 +63,11 @@ function sessionOf(body: string): Caller {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw refused('the authentication hook answered 200 without a JSON object of session variables');
   }
-  const sessionVariables: Record<string, string> = {};
-  for (const [k, v] of Object.entries(parsed)) {
-    const key = k.toLowerCase();
-    if (!key.startsWith('x-engine-') || v === null || v === undefined) continue;
-    sessionVariables[key] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  const role = sessionVariables['x-engine-role'];
+  const entries = Object.entries(parsed as Record<string, unknown>)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+  const sessionVariables = collectSession(entries, prefix);
+  const role = sessionVariables[prefixedName('x-engine-role', prefix)];
   if (role === undefined || role === '') throw refused('the authentication hook answered 200 without "x-engine-role"');
   return { role, sessionVariables };
 }
@@ -96,7 +97,7 @@ export class AuthHook {
     if (res.kind === 'error') throw refused(`the authentication hook did not answer: ${res.message}`);
     if (res.status === 401) throw refused('the authentication hook refused the request (status 401)');
     if (res.status !== 200) throw refused(`the authentication hook answered with status ${res.status}`);
-    const caller = sessionOf(res.body);
+    const caller = sessionOf(res.body, this.config.prefix ?? DEFAULT_SESSION_PREFIX);
     const ttl = freshForMs(Object.fromEntries(res.headers.map((h) => [h.name.toLowerCase(), h.value])), this.now(), 0);
     const bytes = sessionBytes(caller);
     if (ttl > 0 && bytes <= MAX_CACHED_BYTES) {

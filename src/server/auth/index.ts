@@ -1,14 +1,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, CliError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
-import { headerCaller, headerValue, secretMatches, type Caller } from './admin-secret.js';
+import { headerCaller, secretMatches, type Caller } from './admin-secret.js';
 import { AuthHook, type HookRequest } from './hook.js';
 import { JwksCache } from './jwks.js';
 import { jwtCaller, tokenOf } from './jwt.js';
 import { parseJwtConfig, type JwtConfig } from './jwt-config.js';
+import { DEFAULT_SESSION_PREFIX, prefixedHeader, prefixedName, type SessionPrefix } from './session-names.js';
 
 export type { Caller } from './admin-secret.js';
 export type { HookRequest } from './hook.js';
+export type { SessionPrefix } from './session-names.js';
 
 /** The authentication settings of `engine serve` (engine-api.md §2, issue 17), as given. */
 export interface AuthSettings {
@@ -21,6 +23,8 @@ export interface AuthSettings {
   authHookMode?: string;
   /** The hook's timeout, in seconds (default 10). */
   authHookTimeoutSec?: number;
+  /** The prefix of session-variable names in what the engine sends (issue 29.2): `x-engine-` (default) or `x-hasura-`. */
+  sessionVariablePrefix?: SessionPrefix;
 }
 
 const invalid = (message: string): CliError => new CliError('config-invalid', message, 1);
@@ -38,11 +42,12 @@ export class Authenticator {
     private readonly jwks: JwksCache | undefined,
     private readonly unauthorizedRole: string | undefined,
     private readonly hook: AuthHook | undefined = undefined,
+    private readonly prefix: SessionPrefix = DEFAULT_SESSION_PREFIX,
   ) {}
 
   /** Only the admin secret, as in engine-api.md §2.2. */
-  static adminOnly(adminSecret: string | undefined): Authenticator {
-    return new Authenticator(adminSecret || undefined, undefined, undefined, undefined);
+  static adminOnly(adminSecret: string | undefined, prefix: SessionPrefix = DEFAULT_SESSION_PREFIX): Authenticator {
+    return new Authenticator(adminSecret || undefined, undefined, undefined, undefined, undefined, prefix);
   }
 
   /**
@@ -56,7 +61,8 @@ export class Authenticator {
     const role = settings.unauthorizedRole || undefined;
     if (role !== undefined && !secret) throw invalid('an unauthorized role (unauthorized_role) requires an admin secret (admin_secret)');
     if (role === 'admin') throw invalid('invalid value for "unauthorized_role": it cannot be "admin"');
-    const hook = settings.authHook ? authHook(settings) : undefined;
+    const prefix = settings.sessionVariablePrefix ?? DEFAULT_SESSION_PREFIX;
+    const hook = settings.authHook ? authHook(settings, prefix) : undefined;
     if (hook && jwt) throw invalid('an auth hook (auth_hook) and a JWT secret (jwt_secret) exclude each other');
     if (hook && !secret) throw invalid('an auth hook (auth_hook) requires an admin secret (admin_secret)');
     if (hook && role !== undefined) throw invalid('an unauthorized role (unauthorized_role) has no use with an auth hook (auth_hook): the hook decides the role of every request');
@@ -65,7 +71,7 @@ export class Authenticator {
       jwks = new JwksCache(jwt.jwkUrl, logger);
       await jwks.start();
     }
-    return new Authenticator(secret, jwt, jwks, role, hook);
+    return new Authenticator(secret, jwt, jwks, role, hook, prefix);
   }
 
   /** The auth hook in hook mode (tests read its call count). */
@@ -85,19 +91,19 @@ export class Authenticator {
 
   /** Throws the 401 errors of engine-api.md §2.2 and issue 17. */
   async resolveCaller(headers: IncomingHttpHeaders, request: HookRequest | null = null): Promise<Caller> {
-    if (!this.adminSecret) return headerCaller(headers);
-    const given = headerValue(headers, 'x-engine-admin-secret');
+    if (!this.adminSecret) return headerCaller(headers, this.prefix);
+    const given = prefixedHeader(headers, 'admin-secret');
     if (given !== undefined) {
       if (!secretMatches(given, this.adminSecret)) throw denied('invalid x-engine-admin-secret');
-      return headerCaller(headers);
+      return headerCaller(headers, this.prefix);
     }
     if (this.hook) return this.hook.caller(headers, request);
     if (this.jwt) {
       const token = tokenOf(this.jwt, headers);
-      if (token !== undefined) return jwtCaller(this.jwt, this.jwks, token, headerValue(headers, 'x-engine-role'));
+      if (token !== undefined) return jwtCaller(this.jwt, this.jwks, token, prefixedHeader(headers, 'role'), this.prefix);
     }
     if (this.unauthorizedRole !== undefined) {
-      return { role: this.unauthorizedRole, sessionVariables: { 'x-engine-role': this.unauthorizedRole } };
+      return { role: this.unauthorizedRole, sessionVariables: { [prefixedName('x-engine-role', this.prefix)]: this.unauthorizedRole } };
     }
     if (this.jwt?.header.type === 'Cookie') throw denied(`missing cookie "${this.jwt.header.name}" in JWT authentication mode`);
     if (this.jwt) throw denied('missing Authorization header in JWT authentication mode');
@@ -105,12 +111,12 @@ export class Authenticator {
   }
 }
 
-function authHook(settings: AuthSettings): AuthHook {
+function authHook(settings: AuthSettings, prefix: SessionPrefix): AuthHook {
   const url = settings.authHook ?? '';
   if (!/^https?:\/\/[^/\s]/i.test(url)) throw invalid('invalid value for "auth_hook" (--auth-hook, ENGINE_GRAPHQL_AUTH_HOOK): expected an http or https URL');
   const mode = (settings.authHookMode || 'GET').toUpperCase();
   if (mode !== 'GET' && mode !== 'POST') {
     throw invalid('invalid value for "auth_hook_mode" (--auth-hook-mode, ENGINE_GRAPHQL_AUTH_HOOK_MODE): expected GET or POST');
   }
-  return new AuthHook({ url, mode, timeoutSec: settings.authHookTimeoutSec ?? 10 });
+  return new AuthHook({ url, mode, timeoutSec: settings.authHookTimeoutSec ?? 10, prefix });
 }

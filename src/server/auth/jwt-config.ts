@@ -2,6 +2,7 @@ import type { CryptoKey } from 'jose';
 import { CliError } from '../../errors.js';
 import { jose } from './jose.js';
 import { parseJsonPath, type PathStep } from './json-path.js';
+import { sessionVariableName } from './session-names.js';
 
 /**
  * The JWT configuration (issue 17): parsed and checked once at start-up, so that a bad value stops `engine serve`
@@ -12,12 +13,11 @@ export const ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512',
 export type Algorithm = (typeof ALGORITHMS)[number];
 
 export const DEFAULT_NAMESPACE = 'https://engine/jwt/claims';
+/** The incumbent's default namespace, read when the engine's is absent and no namespace is configured (issue 29.2). */
+export const INCUMBENT_NAMESPACE = 'https://hasura.io/jwt/claims';
 
-/** A session variable taken from the token: at a path of the payload, with an optional default. */
-export interface ClaimMapping {
-  steps: PathStep[];
-  default?: unknown;
-}
+/** A session variable taken from the token: at a path of the payload with an optional default, or a literal value. */
+export type ClaimMapping = { steps: PathStep[]; default?: unknown } | { literal: unknown };
 
 export interface JwtConfig {
   /** The algorithms a token may use: the configured one; with a JWKS and no `type`, every asymmetric one. */
@@ -27,6 +27,8 @@ export interface JwtConfig {
   jwkUrl?: string;
   /** Where the `x-engine-*` claims are: a path in the payload (the namespace is the path `$['<namespace>']`). */
   claimsPath: PathStep[];
+  /** Where the claims are looked for when `claimsPath` holds nothing: the incumbent's default namespace. */
+  fallbackClaimsPath?: PathStep[];
   claimsMap?: Record<string, ClaimMapping>;
   claimsFormat: 'json' | 'stringified_json';
   audience?: string | string[];
@@ -83,13 +85,16 @@ function claimsMap(v: unknown): Record<string, ClaimMapping> {
   const out: Record<string, ClaimMapping> = {};
   for (const [name, m] of Object.entries(v)) {
     const key = `claims_map.${name}`;
-    if (!name.toLowerCase().startsWith('x-engine-')) fail(key, 'a session variable name starts with "x-engine-"');
-    if (typeof m === 'string') out[name.toLowerCase()] = { steps: jsonPath(key, m) };
-    else if (isObject(m)) {
+    const canonical = sessionVariableName(name);
+    if (canonical === undefined) fail(key, 'a session variable name starts with "x-engine-" or "x-hasura-"');
+    if (out[canonical]) fail(key, `"${canonical.slice('x-engine-'.length)}" is mapped twice`);
+    // As the incumbent reads it: {"path", "default"} is looked up in the token, any other value is the value itself.
+    if (isObject(m) && 'path' in m) {
       const extra = Object.keys(m).find((k) => k !== 'path' && k !== 'default');
       if (extra !== undefined) fail(`${key}.${extra}`, 'unknown key (expected "path" and "default")');
-      out[name.toLowerCase()] = { steps: jsonPath(`${key}.path`, m['path']), ...('default' in m ? { default: m['default'] } : {}) };
-    } else fail(key, 'expected a JSON path or {"path", "default"}');
+      out[canonical] = { steps: jsonPath(`${key}.path`, m['path']), ...('default' in m ? { default: m['default'] } : {}) };
+    } else if (m === null || isObject(m)) fail(key, 'expected {"path", "default"} or a literal value');
+    else out[canonical] = { literal: m };
   }
   for (const required of ['x-engine-allowed-roles', 'x-engine-default-role']) {
     if (!out[required]) fail('claims_map', `"${required}" must be mapped`);
@@ -152,6 +157,7 @@ export async function parseJwtConfig(text: string): Promise<JwtConfig> {
     algorithms,
     ...(key !== undefined ? { key: await importKey(algorithms[0] as Algorithm, key) } : { jwkUrl: jwkUrl as string }),
     claimsPath: namespacePath ?? [namespace ?? DEFAULT_NAMESPACE],
+    ...(namespacePath === undefined && namespace === undefined ? { fallbackClaimsPath: [INCUMBENT_NAMESPACE] } : {}),
     ...(map ? { claimsMap: map } : {}),
     claimsFormat: format,
     ...(aud !== undefined ? { audience: aud } : {}),

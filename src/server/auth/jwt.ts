@@ -6,6 +6,7 @@ import { atPath } from './json-path.js';
 import type { JwtConfig } from './jwt-config.js';
 import type { JwksCache } from './jwks.js';
 import { jose } from './jose.js';
+import { collectSession, conflictingSessionVariable, DEFAULT_SESSION_PREFIX, prefixedName, sessionVariableName, type SessionPrefix } from './session-names.js';
 
 /**
  * JWT mode (issue 17): jose verifies the signature and the registered claims with the algorithms of the
@@ -61,11 +62,15 @@ export function tokenOf(config: JwtConfig, headers: IncomingHttpHeaders): string
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The `x-engine-*` claims of a verified payload, keys lower-cased. */
+/** The session claims of a verified payload (`x-engine-*` or `x-hasura-*`), keys canonical (issue 29). */
 function claimsOf(config: JwtConfig, payload: JWTPayload): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (config.claimsMap) {
     for (const [name, m] of Object.entries(config.claimsMap)) {
+      if ('literal' in m) {
+        out[name] = m.literal;
+        continue;
+      }
       const v = atPath(payload, m.steps);
       if (v !== undefined) out[name] = v;
       else if (m.default !== undefined) out[name] = m.default;
@@ -73,6 +78,8 @@ function claimsOf(config: JwtConfig, payload: JWTPayload): Record<string, unknow
     return out;
   }
   let claims = atPath(payload, config.claimsPath);
+  // Without a configured namespace, the incumbent's default one serves tokens issued for it.
+  if (claims === undefined && config.fallbackClaimsPath) claims = atPath(payload, config.fallbackClaimsPath);
   if (config.claimsFormat === 'stringified_json' && typeof claims === 'string') {
     try {
       claims = JSON.parse(claims);
@@ -81,14 +88,22 @@ function claimsOf(config: JwtConfig, payload: JWTPayload): Record<string, unknow
     }
   }
   if (!isObject(claims)) throw invalidJwt(claims === undefined ? 'the claims namespace is missing' : 'the claims namespace is not an object');
+  const names = new Map<string, string>();
   for (const [k, v] of Object.entries(claims)) {
-    if (k.toLowerCase().startsWith('x-engine-')) out[k.toLowerCase()] = v;
+    const canonical = sessionVariableName(k);
+    if (canonical === undefined) continue;
+    const before = names.get(canonical);
+    if (before !== undefined && JSON.stringify(out[canonical]) !== JSON.stringify(v)) throw conflictingSessionVariable(canonical, before, k);
+    names.set(canonical, k);
+    out[canonical] = v;
   }
   return out;
 }
 
 /** Verifies a token and resolves the caller, honouring the requested role (`X-Engine-Role`). */
-export async function jwtCaller(config: JwtConfig, jwks: JwksCache | undefined, token: string, requestedRole: string | undefined): Promise<Caller> {
+export async function jwtCaller(
+  config: JwtConfig, jwks: JwksCache | undefined, token: string, requestedRole: string | undefined, prefix: SessionPrefix = DEFAULT_SESSION_PREFIX,
+): Promise<Caller> {
   if (token.length > MAX_TOKEN_CHARS) throw invalidJwt(`the token is longer than ${MAX_TOKEN_CHARS} characters`);
   const { jwtVerify, errors } = await jose();
   let payload: JWTPayload;
@@ -120,11 +135,10 @@ export async function jwtCaller(config: JwtConfig, jwks: JwksCache | undefined, 
     if (!allowed.includes(requestedRole)) throw new ApiError(401, 'access-denied', '$', 'your requested role is not in allowed roles');
     role = requestedRole;
   }
-  const sessionVariables: Record<string, string> = {};
-  for (const [k, v] of Object.entries(claims)) {
-    if (k === ALLOWED || k === DEFAULT || v === null) continue;
-    sessionVariables[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  sessionVariables['x-engine-role'] = role;
+  const entries = Object.entries(claims)
+    .filter(([k, v]) => k !== ALLOWED && k !== DEFAULT && v !== null)
+    .map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+  const sessionVariables = collectSession(entries, prefix);
+  sessionVariables[prefixedName('x-engine-role', prefix)] = role;
   return { role, sessionVariables };
 }

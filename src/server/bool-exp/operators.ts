@@ -1,3 +1,5 @@
+import { isSessionVariableName } from '../auth/session-names.js';
+
 /** The BoolExp grammar's vocabulary (engine-api.md §4.4.1–§4.4.2), shared by the validator and the compiler. */
 
 export const TEXT_LIKE = new Set(['text', 'character varying', 'character', 'citext', 'name']);
@@ -70,8 +72,8 @@ export function appliesTo(op: OperatorInfo, typeName: string): boolean {
   }
 }
 
-/** A JSON string whose lower-cased form starts with `x-engine-` is a session-variable reference (§4.4.3). */
-export const isSessionRef = (v: unknown): boolean => typeof v === 'string' && v.toLowerCase().startsWith('x-engine-');
+/** A JSON string starting with `x-engine-` or `x-hasura-` (any case) is a session-variable reference (§4.4.3, issue 29.1). */
+export const isSessionRef = (v: unknown): v is string => isSessionVariableName(v);
 
 /** Whether a static value fits a column type (§4.4.3); references always fit. */
 export function valueFits(v: unknown, typeName: string): boolean {

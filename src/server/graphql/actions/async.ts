@@ -53,7 +53,7 @@ export function requestHeadersJson(rawHeaders: string[]): string {
   const out: { name: string; value: string }[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
-    if (name !== 'x-engine-admin-secret') out.push({ name, value: rawHeaders[i + 1] as string });
+    if (name !== 'x-engine-admin-secret' && name !== 'x-hasura-admin-secret') out.push({ name, value: rawHeaders[i + 1] as string });
   }
   return JSON.stringify(out);
 }

@@ -2,6 +2,7 @@ import { ApiError } from '../../../errors.js';
 import type { Json } from '../../../metadata/json.js';
 import { compareCodePoints } from '../../../metadata/json.js';
 import { arrayLiteral, type Param } from '../../bool-exp/compile.js';
+import { sessionValue } from '../../auth/session-names.js';
 import { validationFailed } from '../errors.js';
 import { NumLit, paramText, resolveVars, type GValue, type Variables, type VarRef } from './values.js';
 
@@ -68,7 +69,8 @@ export function bind(params: PlanParam[], session: Record<string, string>, vars:
  */
 export function bindParams(params: Param[], sessionVariables: Record<string, string>): (string | null)[] {
   const session = (name: string): string => {
-    const v = sessionVariables[name];
+    // The name as the metadata wrote it (for the message); either prefix finds the variable.
+    const v = sessionValue(sessionVariables, name);
     if (v === undefined) throw new ApiError(400, 'not-found', '$', `missing session variable: "${name}"`);
     return v;
   };

@@ -1,0 +1,79 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError } from '../../errors.js';
+
+/**
+ * Session-variable names (issue 29.1): `x-engine-…` and the incumbent's `x-hasura-…` name the same variable, in any
+ * case. Every reader of a name (metadata values, headers, token claims, hook answers) goes through this file; stored
+ * metadata keeps what its writer wrote. The session a request carries holds each variable once, under the outbound
+ * prefix (ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX), so that handlers, webhooks, SQL functions and triggers see the names
+ * they were written for.
+ */
+
+export type SessionPrefix = 'x-engine-' | 'x-hasura-';
+export const DEFAULT_SESSION_PREFIX: SessionPrefix = 'x-engine-';
+
+const PATTERN = /^x-(?:engine|hasura)-/i;
+/** Both prefixes have this length. */
+const PREFIX_LENGTH = 9;
+
+/** True for a string naming a session variable under either prefix. */
+export const isSessionVariableName = (v: unknown): v is string => typeof v === 'string' && PATTERN.test(v);
+
+/** The canonical form of a session-variable name (`x-engine-…`, lower case), or undefined when it names none. */
+export function sessionVariableName(name: string): string | undefined {
+  return PATTERN.test(name) ? `x-engine-${name.slice(PREFIX_LENGTH).toLowerCase()}` : undefined;
+}
+
+/** A canonical name under `prefix`. */
+export const prefixedName = (canonical: string, prefix: SessionPrefix): string => prefix + canonical.slice(PREFIX_LENGTH);
+
+/** The value of a session variable named under either prefix, from a session holding it under one of them. */
+export function sessionValue(session: Record<string, string>, name: string): string | undefined {
+  const canonical = sessionVariableName(name);
+  if (canonical === undefined) return undefined;
+  return session[canonical] ?? session[prefixedName(canonical, 'x-hasura-')];
+}
+
+/** The setting's value as a prefix; undefined when it is not one (with or without the trailing dash, any case). */
+export function parseSessionPrefix(text: string): SessionPrefix | undefined {
+  const t = text.trim().toLowerCase().replace(/-?$/, '-');
+  return t === 'x-engine-' || t === 'x-hasura-' ? t : undefined;
+}
+
+/** 400 access-denied: never a silent pick between two values of one variable. */
+export function conflictingSessionVariable(canonical: string, first: string, second: string): ApiError {
+  const rest = canonical.slice(PREFIX_LENGTH);
+  // In a stable order, whatever order the client's headers or claims came in.
+  const [a, b] = [first, second].sort();
+  return new ApiError(400, 'access-denied', '$',
+    `session variable "${rest}" is given twice with different values ("${a}" and "${b}"): send it under one prefix, x-engine- or x-hasura-`);
+}
+
+/**
+ * Collects session variables from named values (headers, claims, a hook's answer): names outside both prefixes are
+ * skipped, each variable is keyed under `prefix`, and one variable given twice with different values is refused.
+ */
+export function collectSession(entries: Iterable<readonly [string, string]>, prefix: SessionPrefix): Record<string, string> {
+  const seen = new Map<string, { name: string; value: string }>();
+  for (const [name, value] of entries) {
+    const canonical = sessionVariableName(name);
+    if (canonical === undefined) continue;
+    const before = seen.get(canonical);
+    if (before !== undefined && before.value !== value) throw conflictingSessionVariable(canonical, before.name, name);
+    seen.set(canonical, { name, value });
+  }
+  const out: Record<string, string> = {};
+  for (const [canonical, { value }] of seen) out[prefixedName(canonical, prefix)] = value;
+  return out;
+}
+
+/** A request header named under either prefix (`rest` after the prefix, lower case); both with different values: 400. */
+export function prefixedHeader(headers: IncomingHttpHeaders, rest: string): string | undefined {
+  const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
+  const engine = text(headers[`x-engine-${rest}`]);
+  const hasura = text(headers[`x-hasura-${rest}`]);
+  if (engine !== undefined && hasura !== undefined && engine !== hasura) {
+    throw conflictingSessionVariable(`x-engine-${rest}`, `x-engine-${rest}`, `x-hasura-${rest}`);
+  }
+  return engine ?? hasura;
+}
