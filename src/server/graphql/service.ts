@@ -34,6 +34,8 @@ export const MAX_QUERY_DEPTH = 32;
 /** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
   readonly db: Database;
+  /** Where GraphQL queries read (read replicas, issue 31): `db` when absent; mutations always write to `db`. */
+  readonly queryDb?: Database;
   /** The cache after comparing resource_version with the stored one (a round trip). */
   freshCache(): Promise<{ cache: SchemaCache; version: number }>;
   /** The cache as held; a request planned on it confirms the version in its transaction's first round trip. */
@@ -195,7 +197,8 @@ export class GraphqlService {
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
-    const body = await executeQuery({ db: this.source.db, version, schema, doc, sel, plans, args, action, role, limit });
+    const db = op.operation === 'query' ? this.source.queryDb ?? this.source.db : this.source.db;
+    const body = await executeQuery({ db, version, schema, doc, sel, plans, args, action, role, limit });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     if (counted !== null) this.plans.grow(entry, planBytes(plans) - counted, plans);
