@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { ApiError } from '../errors.js';
 
 /** The pool of an external PostgreSQL (issue 31 point 7); every field has a default. */
 export interface PoolSettings {
@@ -57,6 +58,17 @@ export function sslOptional(url: string): boolean {
 /** The error pg raises when it asked for SSL and the server has none. */
 export function noSslOnServer(e: unknown): boolean {
   return e instanceof Error && /does not support SSL/i.test(e.message);
+}
+
+/** pg-pool's error when no connection came within connectionTimeoutMillis (from the pool or a new one). */
+export const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/**
+ * A request that got no connection within the pool timeout: the server is busy, not the request wrong (503 on the
+ * metadata API; a GraphQL error with the same code).
+ */
+export function poolBusy(timeoutMs: number): ApiError {
+  return new ApiError(503, 'database-busy', '$', `no database connection was free within the pool timeout of ${timeoutMs / 1000} s`);
 }
 
 /** The pool's configuration from the settings (defaults filled in). */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { connectionString, noSslOnServer, poolConfig, sslOptional, withoutSsl, type PoolSettings } from './postgres-config.js';
+import { connectionString, DEFAULT_POOL, noSslOnServer, poolBusy, POOL_TIMEOUT, poolConfig, sslOptional, withoutSsl, type PoolSettings } from './postgres-config.js';
 import { BatchError, beginTransaction, StatementCancelled, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
@@ -81,6 +81,8 @@ export class PostgresDatabase implements Database {
   private readonly clientUrl: string;
   /** The statement_timeout of GraphQL work (ms), or null for none. */
   private readonly statementTimeoutMs: number | null;
+  /** How long a checkout waits for a connection (ms; 0: no limit). */
+  private readonly acquireTimeoutMs: number;
   /** Named prepared statements and session settings (false behind a pooler in transaction mode). */
   private readonly prepared: boolean;
   /** Connections checked out now, by backend pid: what a stop cancels. */
@@ -92,6 +94,7 @@ export class PostgresDatabase implements Database {
     this.clientUrl = clientUrl;
     this.statementTimeoutMs = settings.statementTimeoutMs ?? null;
     this.prepared = settings.preparedStatements !== false;
+    this.acquireTimeoutMs = settings.acquireTimeoutMs ?? DEFAULT_POOL.acquireTimeoutMs;
   }
 
   /**
@@ -128,7 +131,9 @@ export class PostgresDatabase implements Database {
    * zone the work left (in doubt unless it succeeded without a script) and retires a connection that failed so.
    */
   private async checkout(utc: boolean, signal?: AbortSignal): Promise<{ client: pg.PoolClient; zone: string | null; done(ok: boolean, broken?: boolean): void }> {
-    const connecting = this.pool.connect();
+    const connecting = this.pool.connect().catch((e: unknown) => {
+      throw e instanceof Error && e.message === POOL_TIMEOUT ? poolBusy(this.acquireTimeoutMs) : e;
+    });
     let client: pg.PoolClient;
     if (signal) {
       // A request whose time runs out while every connection is busy stops waiting; the connection it would have had

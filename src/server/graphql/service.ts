@@ -104,7 +104,7 @@ export class GraphqlService {
       return await this.run(input, caller, { ...http, signal: cancel.signal });
     } catch (e) {
       // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
-      if (e instanceof ApiError && e.status < 500) return errorsBody(e, caller.role === 'admin');
+      if (e instanceof ApiError && (e.status < 500 || e.code === 'database-busy')) return errorsBody(e, caller.role === 'admin');
       throw e;
     } finally {
       clearTimeout(timer);
