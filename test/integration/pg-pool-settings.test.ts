@@ -11,9 +11,11 @@ import { EXTERNAL_URL } from '../helpers/engine.js';
  * server's pg_stat_activity. A database of its own on the shared server; none of the server's settings is changed.
  */
 
-const SERVER = EXTERNAL_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SERVER = EXTERNAL_URL ?? '';
+if (!EXTERNAL_URL) console.log('pool settings tests skipped: they need an external PostgreSQL (ENGINE_TEST_DATABASE_URL)');
 const name = `engine_pool_${randomBytes(5).toString('hex')}`;
 const url = (() => {
+  if (!SERVER) return '';
   const u = new URL(SERVER);
   u.pathname = `/${name}`;
   return u.toString();
@@ -47,7 +49,7 @@ async function serve(pool: PoolSettings): Promise<void> {
   server = await startServer({ databaseUrl: url, pool, port: 0, host: '127.0.0.1', logger: silentLogger });
 }
 
-describe('the pool settings of an external PostgreSQL', () => {
+describe.skipIf(!EXTERNAL_URL)('the pool settings of an external PostgreSQL', () => {
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: SERVER });
     await admin.connect();
