@@ -91,6 +91,29 @@ describe.skipIf(unavailable !== null)('read replicas and sslmode on a local prim
     expect(r.data).toEqual({ note_count: [{ n: 1 }], server_info: [{ in_recovery: true }] });
   });
 
+  it('leaves a query to the primary while the replicas are behind the metadata', async () => {
+    const replay = (fn: string) => Promise.all(cluster.replicaUrls.map((u) => primaryRows(u, `SELECT ${fn}()`)));
+    await replay('pg_wal_replay_pause');
+    try {
+      await post(`${server.url}/v1/query`, { type: 'run_sql', args: { sql: 'CREATE VIEW lag_marker AS SELECT 1 AS one' } });
+      await post(`${server.url}/v1/query`, { type: 'track_table', args: { table: 'lag_marker' } });
+      // Both replicas lack the view and the new resource_version: the primary answers, at once.
+      for (let i = 0; i < 2; i++) {
+        expect(await gql('{ lag_marker { one } server_info { in_recovery } }')).toEqual({ data: { lag_marker: [{ one: 1 }], server_info: [{ in_recovery: false }] } });
+      }
+    } finally {
+      await replay('pg_wal_replay_resume');
+    }
+    const deadline = Date.now() + 20_000;
+    let seen = 0;
+    while (seen < 2) {
+      const r = await gql('{ lag_marker { one } server_info { in_recovery } }');
+      expect(r.data.lag_marker).toEqual([{ one: 1 }]);
+      seen = r.data.server_info[0].in_recovery === true ? seen + 1 : 0;
+      if (Date.now() > deadline) throw new Error('the replicas never caught up');
+    }
+  });
+
   it('refuses replicas without an external primary, and a replica it cannot reach', async () => {
     await expect(startServer({ readReplicaUrls: cluster.replicaUrls, port: 0, host: '127.0.0.1', dataDir: `${cluster.dir}/never` })).rejects.toMatchObject({
       code: 'config-invalid', exitCode: 1,

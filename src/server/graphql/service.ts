@@ -134,12 +134,18 @@ export class GraphqlService {
     const req = parseRequest(input.text);
     let held = this.source.heldCache();
     const started = Date.now();
+    // A read replica behind the metadata (an older resource_version) leaves the request to the primary.
+    let onPrimary = false;
     for (let replans = 0; ; replans++) {
       const version: VersionGuard = { planned: held.version, sql: VERSION_SQL, stored: null };
       try {
-        return await this.runOn(held.cache, version, req, caller, http);
+        return await this.runOn(held.cache, version, req, caller, http, onPrimary);
       } catch (e) {
         if (e instanceof ApiError && e.code === 'timeout') throw e;
+        if (e instanceof StaleSchema && !onPrimary && this.source.queryDb && e.stored !== null && e.stored < held.version) {
+          onPrimary = true;
+          continue;
+        }
         if (replans >= MAX_REPLANS && Date.now() - started >= REPLAN_WINDOW_MS) {
           if (e instanceof StaleSchema) throw gqlError('metadata-changed', '$', 'the metadata kept changing while the request was planned; send it again');
           throw e;
@@ -156,7 +162,7 @@ export class GraphqlService {
     }
   }
 
-  private async runOn(cache: SchemaCache, version: VersionGuard, req: ReturnType<typeof parseRequest>, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
+  private async runOn(cache: SchemaCache, version: VersionGuard, req: ReturnType<typeof parseRequest>, caller: Caller, http: GraphqlHttpContext, onPrimary = false): Promise<string | Buffer> {
     if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const backendOnly = caller.backendOnly === true;
     const schema = this.schemas.get(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
@@ -197,7 +203,7 @@ export class GraphqlService {
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
-    const db = op.operation === 'query' ? this.source.queryDb ?? this.source.db : this.source.db;
+    const db = op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
     const body = await executeQuery({ db, version, schema, doc, sel, plans, args, action, role, limit });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
