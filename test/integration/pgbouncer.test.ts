@@ -72,6 +72,7 @@ describe.skipIf(missing !== null)('the engine behind PgBouncer in transaction mo
 
   afterAll(async () => {
     await server?.close();
+    if (!dir) return;
     const pidFile = join(dir, 'pgbouncer.pid');
     if (existsSync(pidFile)) {
       try {
