@@ -21,7 +21,14 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--alias-limit <n>', 'most aliases in one GraphQL operation, fragments expanded (default 1000, env ENGINE_GRAPHQL_ALIAS_LIMIT)')
     .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)')
     .option('--query-timeout <seconds>', 'time limit of a GraphQL request, its statements cancelled after it; 0 for none (default 60, env ENGINE_GRAPHQL_QUERY_TIMEOUT)')
-    .option('--graceful-shutdown-timeout <seconds>', 'on SIGTERM/SIGINT, how long requests may finish before their statements are cancelled (default 10, env ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT)');
+    .option('--graceful-shutdown-timeout <seconds>', 'on SIGTERM/SIGINT, how long requests may finish before their statements are cancelled (default 10, env ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT)')
+    // The pool settings apply to an external PostgreSQL and its replicas; the embedded one has a single session.
+    .option('--pg-connections <n>', 'most connections to PostgreSQL at once, per database (default 10, env ENGINE_GRAPHQL_PG_CONNECTIONS; ignored by the embedded database)')
+    .option('--pg-timeout <seconds>', 'an idle connection is closed after this long; 0 for never (default 180, env ENGINE_GRAPHQL_PG_TIMEOUT; ignored by the embedded database)')
+    .option('--pg-conn-lifetime <seconds>', 'a connection is closed once this old, when next idle; 0 for never (default 600, env ENGINE_GRAPHQL_PG_CONN_LIFETIME; ignored by the embedded database)')
+    .option('--pg-pool-timeout <seconds>', 'how long a request waits for a connection; 0 for no limit (default 10, env ENGINE_GRAPHQL_PG_POOL_TIMEOUT; ignored by the embedded database)')
+    .option('--no-prepared-statements', 'for PgBouncer in transaction mode: no named prepared statements, no session settings (env ENGINE_GRAPHQL_USE_PREPARED_STATEMENTS=false; ignored by the embedded database)')
+    .option('--read-replica-urls <urls>', 'comma-separated PostgreSQL URLs: GraphQL queries go to them in turn; mutations, metadata and events to --database-url (env ENGINE_GRAPHQL_READ_REPLICA_URLS)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
     const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }] = await Promise.all([
@@ -38,6 +45,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
     // Said at once, before the engine's modules load, so that nobody stares at a silent terminal (issue 18).
     const started = performance.now();
     if (settings.databaseUrl) logger.info(`Using PostgreSQL at ${maskUrl(settings.databaseUrl)}`);
+    if (settings.readReplicaUrls) logger.info(`Read replicas for GraphQL queries: ${settings.readReplicaUrls.map((u) => maskUrl(u)).join(', ')}`);
     else logger.info(`Starting embedded PostgreSQL in ${settings.dataDir}…`);
     // V8 optimises a WebAssembly function once it has run ~1.8 MB worth of code: PostgreSQL's start runs enough of
     // its code to set off a second of optimising compiles, which on two busy cores doubled the time to the first

@@ -1,12 +1,16 @@
 import pg from 'pg';
+import { connectionString, DEFAULT_POOL, noSslOnServer, poolBusy, POOL_TIMEOUT, poolConfig, sslOptional, withoutSsl, type PoolSettings } from './postgres-config.js';
 import { BatchError, beginTransaction, StatementCancelled, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
-function queryable(client: pg.PoolClient | pg.Client): Queryable {
+export type { PoolSettings } from './postgres-config.js';
+
+/** `prepared` false: statements are unnamed (a pooler in transaction mode hands each transaction another server session). */
+function queryable(client: pg.PoolClient | pg.Client, prepared = true): Queryable {
   return {
     async query<T extends Row>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
-      const r = opts.name ? await client.query<T>({ name: opts.name, text: sql, values: params }) : await client.query<T>(sql, params);
+      const r = opts.name && prepared ? await client.query<T>({ name: opts.name, text: sql, values: params }) : await client.query<T>(sql, params);
       return r.rows;
     },
     async runScript(sql: string): Promise<ScriptResult> {
@@ -34,7 +38,9 @@ const zones = new WeakMap<object, Zone>();
  * work changes, not per transaction: `SET LOCAL TIME ZONE` in every GraphQL transaction cost PostgreSQL ≈ 60 µs, a fifth
  * of an update's whole work. A session whose zone is in doubt (failed work, a script) is 'unknown' and is set again.
  */
-function zoneFor(client: object, utc: boolean, timeoutMs: number | null): string | null {
+function zoneFor(client: object, utc: boolean, timeoutMs: number | null, sessionState: boolean): string | null {
+  // Behind a pooler in transaction mode a session setting would stay with a server session other work gets next.
+  if (!sessionState) return utc ? (timeoutMs === null ? "SET LOCAL TIME ZONE 'UTC'" : `SET LOCAL TIME ZONE 'UTC'; SET LOCAL statement_timeout = ${timeoutMs}`) : null;
   const z = zones.get(client) ?? 'default';
   // The time limit of GraphQL work rides with its zone: a statement_timeout for the session while it does such work.
   if (utc) return z === 'utc' ? null : timeoutMs === null ? "SET TIME ZONE 'UTC'" : `SET TIME ZONE 'UTC'; SET statement_timeout = ${timeoutMs}`;
@@ -70,35 +76,52 @@ export class PostgresDatabase implements Database {
   readonly kind = 'external' as const;
   private readonly pool: pg.Pool;
 
+  /** The URL as given (pg_dump reads it itself) and as pg is given it (libpq's sslmode, a `prefer` that fell back). */
   private readonly url: string;
+  private readonly clientUrl: string;
   /** The statement_timeout of GraphQL work (ms), or null for none. */
   private readonly statementTimeoutMs: number | null;
+  /** How long a checkout waits for a connection (ms; 0: no limit). */
+  private readonly acquireTimeoutMs: number;
+  /** Named prepared statements and session settings (false behind a pooler in transaction mode). */
+  private readonly prepared: boolean;
   /** Connections checked out now, by backend pid: what a stop cancels. */
   private readonly busy = new Map<pg.PoolClient, number>();
 
-  private constructor(pool: pg.Pool, url: string, statementTimeoutMs: number | null) {
+  private constructor(pool: pg.Pool, url: string, clientUrl: string, settings: PoolSettings) {
     this.pool = pool;
     this.url = url;
-    this.statementTimeoutMs = statementTimeoutMs;
+    this.clientUrl = clientUrl;
+    this.statementTimeoutMs = settings.statementTimeoutMs ?? null;
+    this.prepared = settings.preparedStatements !== false;
+    this.acquireTimeoutMs = settings.acquireTimeoutMs ?? DEFAULT_POOL.acquireTimeoutMs;
   }
 
   /**
-   * Connects, proving the server answers within `timeoutMs`. `statementTimeoutMs`: the statement_timeout of GraphQL
-   * work (batches and transactions with `utc`), the request's time limit.
+   * Connects, proving the server answers within the acquire timeout. `statementTimeoutMs`: the statement_timeout of
+   * GraphQL work (batches and transactions with `utc`), the request's time limit.
    */
-  static async connect(url: string, timeoutMs = 10_000, max = 10, statementTimeoutMs: number | null = null): Promise<PostgresDatabase> {
-    // Pipelining (pg ≥ 8.20) lets `batch` send a request's statements without waiting for each answer; code that
-    // awaits every query behaves as without it.
-    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs, max, pipeline: true } as pg.PoolConfig);
-    // An idle client's network error must not crash the process; the next checkout reports it.
-    pool.on('error', () => {});
+  static async connect(url: string, settings: PoolSettings = {}): Promise<PostgresDatabase> {
+    const open = async (at: string): Promise<pg.Pool> => {
+      const pool = new pg.Pool(poolConfig(at, settings));
+      // An idle client's network error must not crash the process; the next checkout reports it.
+      pool.on('error', () => {});
+      try {
+        await pool.query('SELECT 1');
+        return pool;
+      } catch (e) {
+        await pool.end().catch(() => {});
+        throw e;
+      }
+    };
     try {
-      await pool.query('SELECT 1');
+      return new PostgresDatabase(await open(url), url, connectionString(url), settings);
     } catch (e) {
-      await pool.end().catch(() => {});
-      throw e;
+      // libpq's `prefer`: without encryption when the server offers none.
+      if (!sslOptional(url) || !noSslOnServer(e)) throw e;
+      const plain = withoutSsl(url);
+      return new PostgresDatabase(await open(plain), url, connectionString(plain), settings);
     }
-    return new PostgresDatabase(pool, url, statementTimeoutMs);
   }
 
   /**
@@ -108,7 +131,9 @@ export class PostgresDatabase implements Database {
    * zone the work left (in doubt unless it succeeded without a script) and retires a connection that failed so.
    */
   private async checkout(utc: boolean, signal?: AbortSignal): Promise<{ client: pg.PoolClient; zone: string | null; done(ok: boolean, broken?: boolean): void }> {
-    const connecting = this.pool.connect();
+    const connecting = this.pool.connect().catch((e: unknown) => {
+      throw e instanceof Error && e.message === POOL_TIMEOUT ? poolBusy(this.acquireTimeoutMs) : e;
+    });
     let client: pg.PoolClient;
     if (signal) {
       // A request whose time runs out while every connection is busy stops waiting; the connection it would have had
@@ -123,7 +148,7 @@ export class PostgresDatabase implements Database {
         off();
       }
     } else client = await connecting;
-    const zone = zoneFor(client, utc, this.statementTimeoutMs);
+    const zone = zoneFor(client, utc, this.statementTimeoutMs, this.prepared);
     const busy = this.busy;
     busy.set(client, (client as unknown as { processID: number }).processID);
     zones.set(client, 'pending');
@@ -157,7 +182,7 @@ export class PostgresDatabase implements Database {
     const { client, zone, done } = await this.checkout(false);
     try {
       if (zone) await client.query(zone);
-      const out = await fn(queryable(client));
+      const out = await fn(queryable(client, this.prepared));
       done(true);
       return out;
     } catch (e) {
@@ -172,7 +197,7 @@ export class PostgresDatabase implements Database {
     try {
       // One round trip (simple protocol) begins the transaction and sets its options.
       await client.query(beginTransaction(opts, zone));
-      const out = await fn(queryable(client));
+      const out = await fn(queryable(client, this.prepared));
       await client.query('COMMIT');
       done(true);
       return out;
@@ -193,7 +218,10 @@ export class PostgresDatabase implements Database {
    * may land after the statement ended: the caller retires the connection, so that it never hits later work.
    */
   private async cancelBackend(pid: number): Promise<void> {
-    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
+    // Behind a pooler the pid is the pooler's, not a server's: the connection is retired instead, and statement_timeout
+    // still ends the statement.
+    if (!this.prepared) return;
+    const c = new pg.Client({ connectionString: this.clientUrl, connectionTimeoutMillis: 10_000 });
     c.on('error', () => {});
     try {
       await c.connect();
@@ -239,7 +267,7 @@ export class PostgresDatabase implements Database {
       try {
         // Pipelined: each query is written as it is submitted, without waiting for the previous answer.
         begin = implicit ? null : client.query(beginWith) as unknown as Promise<pg.QueryResult<Row>>;
-        sent = statements.map((st) => (st.name ? client.query<Row>({ name: st.name, text: st.sql, values: st.params }) : client.query<Row>(st.sql, st.params)));
+        sent = statements.map((st) => (st.name && this.prepared ? client.query<Row>({ name: st.name, text: st.sql, values: st.params }) : client.query<Row>(st.sql, st.params)));
         commit = commitWith && !implicit ? client.query('COMMIT') : null;
       } finally {
         socket?.uncork();
@@ -294,7 +322,7 @@ export class PostgresDatabase implements Database {
 
   /** A dedicated connection outside the pool: LISTEN and session advisory locks live as long as it does. */
   async openSession(): Promise<Session> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
+    const client = new pg.Client({ connectionString: this.clientUrl, connectionTimeoutMillis: 10_000 });
     const lost: ((err: Error) => void)[] = [];
     let closing = false;
     let reported = false;
@@ -308,7 +336,7 @@ export class PostgresDatabase implements Database {
     await client.connect();
     const channels = new Map<string, () => void>();
     client.on('notification', (m) => channels.get(m.channel)?.());
-    const q = queryable(client as unknown as pg.PoolClient);
+    const q = queryable(client as unknown as pg.PoolClient, this.prepared);
     return {
       query: q.query,
       runScript: q.runScript,

@@ -1,6 +1,6 @@
 import { resolve as resolvePath } from 'node:path';
 import { CliError } from '../errors.js';
-import { maskUrl, pgErrorInfo, type Queryable } from '../db/database.js';
+import { maskUrl, pgErrorInfo, type Database, type Queryable } from '../db/database.js';
 import { acquireDataDirLock } from '../db/lock-file.js';
 import { PgliteWorkerDatabase } from '../db/pglite-remote.js';
 import { silentLogger, type Logger } from '../logger.js';
@@ -24,17 +24,35 @@ function reason(e: unknown): string {
 const WITH_CATALOG = { key: SETUP_KEY, run: (tx: Queryable) => ensureCatalog(tx) };
 
 /** Opens the database named by the options: the start-up errors of cli.md §5.17 come from here. */
-export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dataDir' | 'queryTimeoutMs'>, logger: Logger): Promise<OpenedDatabase> {
+export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dataDir' | 'queryTimeoutMs' | 'pool' | 'readReplicaUrls'>, logger: Logger): Promise<OpenedDatabase> {
   if (opts.databaseUrl) {
     // pg only with a database URL: the embedded engine does not import it.
     const { PostgresDatabase } = await import('../db/postgres.js');
-    try {
-      // GraphQL work on a connection runs under statement_timeout, the request's time limit (issue 28).
-      const limit = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-      return { db: await PostgresDatabase.connect(opts.databaseUrl, 10_000, 10, limit > 0 ? limit : null), release: () => {}, dataDir: null };
-    } catch (e) {
-      throw new CliError('database-connect-failed', `cannot connect to the database at ${maskUrl(opts.databaseUrl)}: ${reason(e)}`, 1);
+    // GraphQL work on a connection runs under statement_timeout, the request's time limit (issue 28).
+    const limit = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    const settings = { ...opts.pool, statementTimeoutMs: limit > 0 ? limit : null };
+    const connect = async (url: string, what: string): Promise<Database> => {
+      try {
+        return await PostgresDatabase.connect(url, settings);
+      } catch (e) {
+        throw new CliError('database-connect-failed', `cannot connect to ${what} at ${maskUrl(url)}: ${reason(e)}`, 1);
+      }
+    };
+    const db = await connect(opts.databaseUrl, 'the database');
+    const urls = opts.readReplicaUrls ?? [];
+    if (urls.length === 0) return { db, release: () => {}, dataDir: null };
+    const opened = await Promise.allSettled(urls.map((u) => connect(u, 'the read replica')));
+    const failed = opened.find((o) => o.status === 'rejected');
+    if (failed) {
+      await Promise.all([db, ...opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))].map((d) => d.close().catch(() => {})));
+      throw failed.reason;
     }
+    const { ReplicaSet } = await import('../db/replicas.js');
+    const replicas = new ReplicaSet(opened.map((o) => (o as PromiseFulfilledResult<Database>).value));
+    return { db, replicas, release: () => {}, dataDir: null };
+  }
+  if ((opts.readReplicaUrls ?? []).length > 0) {
+    throw new CliError('config-invalid', 'read replicas need an external primary: --read-replica-urls is given without --database-url', 1, { hint: 'set --database-url (env ENGINE_GRAPHQL_DATABASE_URL) to the primary' });
   }
   const shown = opts.dataDir ?? '.engine/data';
   const dir = resolvePath(shown);
@@ -79,6 +97,7 @@ async function start(opts: ServeOptions, logger: Logger): Promise<RunningServer>
   if (opened.status === 'rejected') throw opened.reason;
   if (running.status === 'rejected') {
     await opened.value.db.close().catch(() => {});
+    await opened.value.replicas?.close().catch(() => {});
     opened.value.release();
     throw running.reason;
   }

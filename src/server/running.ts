@@ -27,7 +27,7 @@ function closeServer(server: Server): Promise<void> {
 
 /** The engine on an open database: start it, listen, then start its workers. On failure the database is closed and released. */
 export async function runEngine(
-  { db, release, dataDir }: OpenedDatabase, auth: Authenticator, opts: ServeOptions, logger: Logger, since: () => string,
+  { db, replicas, release, dataDir }: OpenedDatabase, auth: Authenticator, opts: ServeOptions, logger: Logger, since: () => string,
 ): Promise<RunningServer> {
   let server: Server | undefined;
   let processor: EventProcessor | undefined;
@@ -39,7 +39,9 @@ export async function runEngine(
     const lookup = opts.variable;
     // Read at each delivery: a variable set or changed later is used from then on.
     const env = lookup ? new Proxy({}, { get: (_, name) => (typeof name === 'string' ? lookup(name) : undefined) }) : undefined;
-    const graphql = new GraphqlService(engine, env, opts.enableAllowlist ?? false, {
+    // Queries read from the replicas; mutations, metadata and the workers stay on the primary.
+    const source = replicas ? { db, queryDb: replicas, freshCache: () => engine.freshCache(), heldCache: () => engine.heldCache() } : engine;
+    const graphql = new GraphqlService(source, env, opts.enableAllowlist ?? false, {
       nodes: opts.nodeLimit ?? DEFAULT_DOCUMENT_LIMITS.nodes, aliases: opts.aliasLimit ?? DEFAULT_DOCUMENT_LIMITS.aliases,
     }, undefined, opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
@@ -91,6 +93,7 @@ export async function runEngine(
         const cancel = setTimeout(() => {
           graphql.cancelAll();
           void db.cancelRunning?.();
+          void replicas?.cancelRunning?.();
           last = setTimeout(() => running.closeAllConnections(), CLOSE_AFTER_CANCEL_MS);
         }, grace);
         try {
@@ -101,6 +104,7 @@ export async function runEngine(
           clearTimeout(last);
         }
         await db.close();
+        await replicas?.close();
         release();
       },
     };
@@ -110,6 +114,7 @@ export async function runEngine(
     await scheduler?.stop().catch(() => {});
     await worker?.stop().catch(() => {});
     await db.close().catch(() => {});
+    await replicas?.close().catch(() => {});
     release();
     throw e;
   }

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { PoolSettings } from '../db/postgres-config.js';
 import type { Logger } from '../logger.js';
 import type { SessionPrefix } from './auth/session-names.js';
 import type { Clock } from './clock.js';
@@ -34,6 +35,10 @@ export interface ServeOptions {
   queryTimeoutMs?: number;
   /** `--graceful-shutdown-timeout`: how long a stop lets requests finish before cancelling them, in ms (default 10 s). */
   shutdownGraceMs?: number;
+  /** The pool of an external PostgreSQL, its replicas' too (`--pg-connections`, …); the embedded database has none. */
+  pool?: PoolSettings;
+  /** `--read-replica-urls`: GraphQL queries go to these in turn, everything else to `databaseUrl`. */
+  readReplicaUrls?: string[];
 }
 
 export interface RunningServer {
@@ -48,6 +53,8 @@ export interface RunningServer {
 /** The database as opened by openDatabase (index.ts), with the release of its data directory's lock. */
 export interface OpenedDatabase {
   db: Database;
+  /** Where GraphQL queries read: the read replicas, when any. */
+  replicas?: Database;
   release: () => void;
   dataDir: string | null;
 }

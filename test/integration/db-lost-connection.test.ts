@@ -34,7 +34,7 @@ describe.skipIf(!EXTERNAL_URL)('a connection ended by the server between two que
   };
 
   it('in a transaction, in a query outside one, and the pool serves the next work', async () => {
-    const db = await PostgresDatabase.connect(url, 10_000, 1);
+    const db = await PostgresDatabase.connect(url, { max: 1 });
     try {
       await expect(db.transaction(async (tx) => {
         const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');

@@ -20,7 +20,7 @@ beforeAll(async () => {
     const u = new URL(t.url);
     // The database's own zone, as a server setting would give it: the value RESET returns to.
     u.searchParams.set('options', `-c TimeZone=${OWN}`);
-    db = await PostgresDatabase.connect(u.toString(), 10_000, 1);
+    db = await PostgresDatabase.connect(u.toString(), { max: 1 });
   } else {
     db = t.db;
     await (db as PgliteDatabase).runScript(`SET TIME ZONE '${OWN}'`);

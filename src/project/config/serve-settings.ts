@@ -1,5 +1,7 @@
 import { CliError } from '../../errors.js';
 import type { ServeOptions } from '../../server/index.js';
+import { maskUrl } from '../../db/database.js';
+import type { PoolSettings } from '../../db/postgres-config.js';
 import { setting, type Environment } from './environment.js';
 import { parseSessionPrefix, type SessionPrefix } from '../../server/auth/session-names.js';
 
@@ -19,6 +21,13 @@ export interface ServeFlags {
   queryTimeout?: string;
   gracefulShutdownTimeout?: string;
   sessionVariablePrefix?: string;
+  pgConnections?: string;
+  pgTimeout?: string;
+  pgConnLifetime?: string;
+  pgPoolTimeout?: string;
+  /** False with `--no-prepared-statements` (commander's default for a negated flag is true). */
+  preparedStatements?: boolean;
+  readReplicaUrls?: string;
 }
 
 const PORT_REASON = 'expected an integer from 0 to 65535';
@@ -82,6 +91,47 @@ function sessionPrefix(env: Environment, flag: string | undefined): SessionPrefi
   return p;
 }
 
+/** `--no-prepared-statements`, else ENGINE_GRAPHQL_USE_PREPARED_STATEMENTS (the incumbent's name), else true. */
+function preparedStatements(flag: boolean | undefined, env: Environment): boolean {
+  if (flag === false) return false;
+  const v = env.variable('ENGINE_GRAPHQL_USE_PREPARED_STATEMENTS');
+  if (v === undefined || v === '') return true;
+  const t = v.trim().toLowerCase();
+  if (t !== 'true' && t !== 'false') {
+    throw new CliError('config-invalid', 'invalid value for "use_prepared_statements" from ENGINE_GRAPHQL_USE_PREPARED_STATEMENTS: expected true or false', 1);
+  }
+  return t === 'true';
+}
+
+/** The pool of an external PostgreSQL (issue 31 point 7): only what was given; the pool's defaults fill the rest. */
+function poolSettings(flags: ServeFlags, env: Environment): PoolSettings {
+  const max = positiveSetting(env, flags.pgConnections, '--pg-connections', 'pg_connections', 'ENGINE_GRAPHQL_PG_CONNECTIONS');
+  const idleTimeoutMs = seconds(flags.pgTimeout, '--pg-timeout', env, 'ENGINE_GRAPHQL_PG_TIMEOUT', 'pg_timeout');
+  const lifetimeMs = seconds(flags.pgConnLifetime, '--pg-conn-lifetime', env, 'ENGINE_GRAPHQL_PG_CONN_LIFETIME', 'pg_conn_lifetime');
+  const acquireTimeoutMs = seconds(flags.pgPoolTimeout, '--pg-pool-timeout', env, 'ENGINE_GRAPHQL_PG_POOL_TIMEOUT', 'pg_pool_timeout');
+  return {
+    ...(max !== undefined ? { max } : {}),
+    ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
+    ...(lifetimeMs !== undefined ? { lifetimeMs } : {}),
+    ...(acquireTimeoutMs !== undefined ? { acquireTimeoutMs } : {}),
+    ...(preparedStatements(flags.preparedStatements, env) ? {} : { preparedStatements: false }),
+  };
+}
+
+/** A comma list of PostgreSQL URLs; each must be one (postgres:// or postgresql://). */
+function replicaUrls(flags: ServeFlags, env: Environment): string[] {
+  const v = setting(env, flags.readReplicaUrls, 'ENGINE_GRAPHQL_READ_REPLICA_URLS');
+  if (v === undefined) return [];
+  const urls = v.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  for (const u of urls) {
+    if (/^postgres(ql)?:\/\//i.test(u)) continue;
+    const reason = `expected a comma-separated list of postgres:// URLs, got "${maskUrl(u)}"`;
+    if (flags.readReplicaUrls !== undefined) throw new CliError('invalid-flag-value', `invalid value for --read-replica-urls: ${reason}`, 64);
+    throw new CliError('config-invalid', `invalid value for "read_replica_urls" from ENGINE_GRAPHQL_READ_REPLICA_URLS: ${reason}`, 1);
+  }
+  return urls;
+}
+
 /** `engine serve` settings (cli.md §5.17): flags, then environment, `.env`, config.yaml (admin secret, JWT secret, unauthorized role, auth hook), defaults. */
 export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<ServeOptions, 'logger'> {
   let port = 8080;
@@ -120,6 +170,8 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const nodeLimit = positiveSetting(env, flags.nodeLimit, '--node-limit', 'node_limit', 'ENGINE_GRAPHQL_NODE_LIMIT');
   const aliasLimit = positiveSetting(env, flags.aliasLimit, '--alias-limit', 'alias_limit', 'ENGINE_GRAPHQL_ALIAS_LIMIT');
   const queryTimeoutMs = seconds(flags.queryTimeout, '--query-timeout', env, 'ENGINE_GRAPHQL_QUERY_TIMEOUT', 'query_timeout');
+  const pool = poolSettings(flags, env);
+  const readReplicaUrls = replicaUrls(flags, env);
   const shutdownGraceMs = seconds(flags.gracefulShutdownTimeout, '--graceful-shutdown-timeout', env, 'ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', 'graceful_shutdown_timeout');
   const sessionVariablePrefix = sessionPrefix(env, flags.sessionVariablePrefix);
   return {
@@ -130,6 +182,8 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
     ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}),
     ...(shutdownGraceMs !== undefined ? { shutdownGraceMs } : {}),
     ...(enableAllowlist ? { enableAllowlist } : {}),
+    ...(Object.keys(pool).length > 0 ? { pool } : {}),
+    ...(readReplicaUrls.length > 0 ? { readReplicaUrls } : {}),
     ...(authHook ? { authHook } : {}),
     ...(authHookMode ? { authHookMode } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),

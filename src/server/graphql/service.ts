@@ -20,6 +20,8 @@ import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './
 /** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
   readonly db: Database;
+  /** Where GraphQL queries read (read replicas, issue 31): `db` when absent; mutations always write to `db`. */
+  readonly queryDb?: Database;
   /** The cache after comparing resource_version with the stored one (a round trip). */
   freshCache(): Promise<{ cache: SchemaCache; version: number }>;
   /** The cache as held; a request planned on it confirms the version in its transaction's first round trip. */
@@ -92,7 +94,7 @@ export class GraphqlService {
       return await this.run(input, caller, { ...http, signal: cancel.signal });
     } catch (e) {
       // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
-      if (e instanceof ApiError && e.status < 500) return errorsBody(e, caller.role === 'admin');
+      if (e instanceof ApiError && (e.status < 500 || e.code === 'database-busy')) return errorsBody(e, caller.role === 'admin');
       throw e;
     } finally {
       clearTimeout(timer);
@@ -122,12 +124,18 @@ export class GraphqlService {
     const req = parseRequest(input.text);
     let held = this.source.heldCache();
     const started = Date.now();
+    // A read replica behind the metadata (an older resource_version) leaves the request to the primary.
+    let onPrimary = false;
     for (let replans = 0; ; replans++) {
       const version: VersionGuard = { planned: held.version, sql: VERSION_SQL, stored: null };
       try {
-        return await this.runOn(held.cache, version, req, caller, http);
+        return await this.runOn(held.cache, version, req, caller, http, onPrimary);
       } catch (e) {
         if (e instanceof ApiError && e.code === 'timeout') throw e;
+        if (e instanceof StaleSchema && !onPrimary && this.source.queryDb && e.stored !== null && e.stored < held.version) {
+          onPrimary = true;
+          continue;
+        }
         if (replans >= MAX_REPLANS && Date.now() - started >= REPLAN_WINDOW_MS) {
           if (e instanceof StaleSchema) throw gqlError('metadata-changed', '$', 'the metadata kept changing while the request was planned; send it again');
           throw e;
@@ -145,7 +153,7 @@ export class GraphqlService {
   }
 
   /** One attempt on one schema cache: request → plan (cached) → execute → response. */
-  private async runOn(cache: SchemaCache, version: VersionGuard, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
+  private async runOn(cache: SchemaCache, version: VersionGuard, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext, onPrimary = false): Promise<string | Buffer> {
     const { schema, entry, sel, varsKey } = await this.request(cache, req, caller, http);
     const role = new RoleView(cache, caller.role, caller.backendOnly === true);
     const { plans, counted } = this.plan(entry, varsKey, schema, role, sel);
@@ -160,7 +168,9 @@ export class GraphqlService {
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
     const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
-    const body = await executeQuery({ db: this.source.db, version, schema, doc: entry.doc, sel, plans, args, runActions, limit });
+    // Queries may go to a read replica (issue 31.7); mutations, actions' statements and a lagging replica's retry stay on the primary.
+    const db = entry.op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
+    const body = await executeQuery({ db, version, schema, doc: entry.doc, sel, plans, args, runActions, limit });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     return this.response(entry, plans, counted, body);
