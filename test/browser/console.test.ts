@@ -1,0 +1,108 @@
+/**
+ * The web console in real headless Chromium against `engine console` (the real bin) and a real engine: log in, GraphiQL
+ * as role `user` sees only its rows, a permission edited in the matrix reaches metadata/tables.yaml (its comment kept)
+ * and the engine; nothing is requested from any other host (issue 34).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cli, initProject, show, useTestEngine } from '../e2e/cli-helpers.js';
+import { stopAll } from '../e2e/process-helpers.js';
+import { launch, logIn, recordRequests, screenshot, startConsole } from './browser-helpers.js';
+
+const SECRET = 'console-secret';
+const e = useTestEngine({ adminSecret: SECRET });
+const env = { ENGINE_GRAPHQL_ADMIN_SECRET: SECRET };
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(stopAll);
+
+async function seededProject(): Promise<string> {
+  await e.sql(`create table item (id int primary key, owner int not null, label text not null);
+    insert into item values (1, 1, 'mine-a'), (2, 1, 'mine-b'), (3, 2, 'theirs');`);
+  await e.ok({ type: 'bulk', args: [
+    { type: 'track_table', args: { table: 'item' } },
+    { type: 'create_select_permission', args: { table: 'item', role: 'user', permission: { columns: ['id', 'owner', 'label'], filter: { owner: { _eq: 'X-Engine-User-Id' } } } } },
+  ] });
+  const { dir } = await initProject(e.url, 'proj', env);
+  const exported = await cli(['metadata', 'export'], { cwd: dir, env });
+  expect(exported.code, show(exported)).toBe(0);
+  // A comment of the user's: the console's write must keep it (the writer of `metadata export`).
+  const file = join(dir, 'metadata/tables.yaml');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('- table:', '# items belong to their owner\n- table:'));
+  return dir;
+}
+
+const exportedPermission = async () => {
+  const doc = (await e.ok({ type: 'export_metadata', args: {} })) as { tables: { table: { name: string }; select_permissions?: { role: string; permission: Record<string, unknown> }[] }[] };
+  return doc.tables.find((t) => t.table.name === 'item')?.select_permissions?.find((p) => p.role === 'user')?.permission;
+};
+
+describe('engine console in Chromium', () => {
+  it('logs in, queries as role user, edits a permission into metadata/ and the engine', async () => {
+    const dir = await seededProject();
+    const { url, origin } = await startConsole(dir, env);
+    const page = await browser.newPage();
+    const requests = recordRequests(page);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+
+    await page.goto(url);
+    await screenshot(page, 'login');
+    await logIn(page, url, SECRET);
+    await page.getByRole('link', { name: 'public.item' }).click();
+    await expect.poll(() => page.locator('table.grid tbody tr').count(), { timeout: 20_000 }).toBe(3);
+    await screenshot(page, 'tables');
+
+    // GraphiQL as role user with x-engine-user-id 1: the rows of owner 1 only.
+    await page.getByRole('link', { name: 'GraphiQL' }).click();
+    await page.getByLabel('Role').selectOption('user');
+    await page.getByLabel('Session variables').fill('{"x-engine-user-id": "1"}');
+    await page.getByRole('button', { name: 'Use' }).click();
+    await page.locator('.graphiql-query-editor .CodeMirror').waitFor({ timeout: 30_000 });
+    await page.evaluate(() => {
+      const cm = (document.querySelector('.graphiql-query-editor .CodeMirror') as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror;
+      cm.setValue('query Mine { item(order_by: {id: asc}) { id label } }');
+    });
+    await page.locator('.graphiql-execute-button').click();
+    const response = page.locator('.graphiql-response');
+    await expect.poll(() => response.innerText(), { timeout: 30_000 }).toContain('mine-b');
+    const answer = await response.innerText();
+    expect(answer).toContain('mine-a');
+    expect(answer).not.toContain('theirs');
+    await screenshot(page, 'graphiql');
+
+    // The matrix: the user's select cell, edited to add a limit; the file and the engine both change.
+    await page.getByRole('link', { name: 'Permissions' }).click();
+    await page.getByRole('button', { name: 'select on public.item for user: with filter' }).click();
+    const editor = page.getByLabel(/^Permission \(/);
+    await expect.poll(() => editor.inputValue(), { timeout: 20_000 }).toContain('X-Engine-User-Id');
+    const edited = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
+    await editor.fill(JSON.stringify({ ...edited, limit: 1 }, null, 2));
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.not.toBeNull();
+    await expect.poll(() => page.getByRole('status').innerText(), { timeout: 20_000 }).toBe('The engine accepts this permission.');
+    expect(readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8')).not.toContain('limit: 1');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('status').innerText(), { timeout: 20_000 }).toBe('Saved — written to tables.yaml and applied.');
+    const yaml = readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8');
+    expect(yaml).toContain('limit: 1');
+    expect(yaml).toContain('# items belong to their owner');
+    expect((await exportedPermission())?.['limit']).toBe(1);
+    await screenshot(page, 'permissions');
+
+    // Dark theme, and the whole session stayed on the console's origin.
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    expect(await page.evaluate(() => document.documentElement.dataset['theme'])).toBe('dark');
+    await screenshot(page, 'permissions-dark');
+    expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
