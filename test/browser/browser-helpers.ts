@@ -52,5 +52,5 @@ export async function logIn(page: Page, url: string, adminSecret: string): Promi
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('navigation', { name: 'Views' }).waitFor();
   expect(page.url()).not.toContain(adminSecret);
-  expect(await page.evaluate(() => sessionStorage.getItem('engine-console-admin-secret'))).toBe(adminSecret);
+  expect(await page.evaluate("sessionStorage.getItem('engine-console-admin-secret')")).toBe(adminSecret);
 }
