@@ -50,7 +50,7 @@ async function measure(n, browser) {
       const loads = [];
       for (let i = 0; i < RUNS; i++) {
         const context = await browser.newContext();
-        await context.addInitScript((s) => sessionStorage.setItem('engine-console-admin-secret', s), SECRET);
+        await context.addInitScript(`sessionStorage.setItem('engine-console-admin-secret', ${JSON.stringify(SECRET)})`);
         const page = await context.newPage();
         const t0 = performance.now();
         await page.goto(consoleServer.url);

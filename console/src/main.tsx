@@ -4,6 +4,7 @@ import { consoleInfo, login, secret, type ConsoleInfo } from './api.js';
 import { TablesView } from './tables.js';
 import { PermissionsView } from './permissions.js';
 import { MetadataView } from './metadata-view.js';
+import { EventsView } from './events-view.js';
 import { useRoute, go, type Route } from './route.js';
 import { applyTheme, currentTheme, type Theme } from './theme.js';
 
@@ -40,7 +41,7 @@ function Login({ onDone }: { onDone: () => void }) {
 
 const VIEWS: { route: Route['view']; label: string }[] = [
   { route: 'tables', label: 'Tables' }, { route: 'permissions', label: 'Permissions' },
-  { route: 'graphiql', label: 'GraphiQL' }, { route: 'metadata', label: 'Metadata' },
+  { route: 'graphiql', label: 'GraphiQL' }, { route: 'events', label: 'Events' }, { route: 'metadata', label: 'Metadata' },
 ];
 
 function App() {
@@ -76,6 +77,7 @@ function App() {
             <GraphiqlView role={route.role} theme={theme} />
           </Suspense>
         )}
+        {route.view === 'events' && <EventsView />}
         {route.view === 'metadata' && <MetadataView />}
       </div>
     </div>

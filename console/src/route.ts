@@ -5,6 +5,7 @@ export type Route =
   | { view: 'tables'; table?: string }
   | { view: 'permissions' }
   | { view: 'graphiql'; role?: string }
+  | { view: 'events' }
   | { view: 'metadata' };
 
 export function parseRoute(hash: string): Route {
@@ -12,7 +13,7 @@ export function parseRoute(hash: string): Route {
   const [view, arg] = path.split('/');
   const params = new URLSearchParams(query);
   if (view === 'permissions') return { view };
-  if (view === 'metadata') return { view };
+  if (view === 'metadata' || view === 'events') return { view };
   if (view === 'graphiql') return params.get('role') ? { view, role: params.get('role') as string } : { view };
   return arg ? { view: 'tables', table: decodeURIComponent(arg) } : { view: 'tables' };
 }

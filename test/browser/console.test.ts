@@ -4,17 +4,21 @@
  * and the engine; nothing is requested from any other host (issue 34).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli, initProject, show, useTestEngine } from '../e2e/cli-helpers.js';
 import { stopAll } from '../e2e/process-helpers.js';
+import { startProcessor, useProcessors } from '../helpers/events.js';
 import { launch, logIn, recordRequests, screenshot, startConsole } from './browser-helpers.js';
 
 const SECRET = 'console-secret';
 const e = useTestEngine({ adminSecret: SECRET });
 const env = { ENGINE_GRAPHQL_ADMIN_SECRET: SECRET };
 let browser: Browser;
+useProcessors();
 
 beforeAll(async () => {
   browser = await launch();
@@ -102,5 +106,44 @@ describe('engine console in Chromium', () => {
     await screenshot(page, 'permissions-dark');
     expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('redelivers a failed event and shows its invocations', async () => {
+    // The handler fails its first call and accepts the next: the redelivery is what makes the event delivered.
+    let calls = 0;
+    const hook = createServer((req, res) => {
+      req.resume();
+      calls += 1;
+      res.writeHead(calls === 1 ? 500 : 200, { 'content-type': 'application/json' }).end(calls === 1 ? '{"error":"down"}' : '{"ok":true}');
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+    try {
+      await e.sql('create table job (id int primary key);');
+      await e.ok({ type: 'bulk', args: [
+        { type: 'track_table', args: { table: 'job' } },
+        { type: 'create_event_trigger', args: { name: 'jobs', table: 'job', webhook: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, insert: { columns: '*' }, retry_conf: { num_retries: 0, interval_sec: 1 } } },
+      ] });
+      await startProcessor(e);
+      await e.sql('insert into job values (1);');
+      const stateOf = async () => ((await e.ok({ type: 'get_event_logs', args: { name: 'jobs' } })) as { state: string }[])[0]?.state;
+      await expect.poll(stateOf, { timeout: 30_000 }).toBe('error');
+      const { dir } = await initProject(e.url, 'proj', env);
+      const { url } = await startConsole(dir, env);
+      const page = await browser.newPage();
+      await logIn(page, url, SECRET);
+      await page.getByRole('link', { name: 'Events' }).click();
+      await page.getByRole('link', { name: /^jobs/ }).click();
+      await expect.poll(() => page.locator('table.grid tbody tr td:nth-child(3)').allInnerTexts(), { timeout: 20_000 }).toEqual(['error']);
+      await page.getByRole('button', { name: /^Redeliver / }).click();
+      await expect.poll(stateOf, { timeout: 30_000 }).toBe('delivered');
+      expect(calls).toBe(2);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await expect.poll(() => page.locator('table.grid tbody tr td:nth-child(3)').allInnerTexts(), { timeout: 20_000 }).toEqual(['delivered']);
+      await page.locator('table.grid tbody tr td a').first().click();
+      await expect.poll(() => page.locator('details.invocation').count(), { timeout: 20_000 }).toBe(2);
+      await screenshot(page, 'events');
+    } finally {
+      await new Promise<void>((r) => hook.close(() => r()));
+    }
   });
 });
