@@ -69,7 +69,9 @@ describe('engine console in Chromium', () => {
     await page.getByRole('link', { name: 'GraphiQL' }).click();
     await page.getByLabel('Role').selectOption('user');
     await page.getByLabel('Session variables').fill('{"x-engine-user-id": "1"}');
-    await page.getByRole('button', { name: 'Use' }).click();
+    // Keyboard only: Enter in the field applies the identity.
+    await page.getByLabel('Session variables').press('Enter');
+    await expect.poll(() => page.getByText('as user', { exact: true }).count()).toBe(1);
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor({ timeout: 30_000 });
     // CodeMirror 5 keeps its editor on its element: the query is set as a whole (typing would auto-close brackets).
     await page.evaluate("document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue('query Mine { item(order_by: {id: asc}) { id label } }')");
@@ -83,7 +85,9 @@ describe('engine console in Chromium', () => {
 
     // The matrix: the user's select cell, edited to add a limit; the file and the engine both change.
     await page.getByRole('link', { name: 'Permissions' }).click();
-    await page.getByRole('button', { name: 'select on public.item for user: with filter' }).click();
+    // Keyboard only: the cell is a button that takes focus and opens the editor with Enter.
+    await page.getByRole('button', { name: 'select on public.item for user: with filter' }).focus();
+    await page.keyboard.press('Enter');
     const editor = page.getByLabel(/^Permission \(/);
     await expect.poll(() => editor.inputValue(), { timeout: 20_000 }).toContain('X-Engine-User-Id');
     const edited = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
