@@ -45,6 +45,21 @@ function DataBrowser({ table }: { table: TableRow }) {
   const [order, setOrder] = useState('');
   const [offset, setOffset] = useState(0);
   const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  const [draft, setDraft] = useState('{}');
+  const mutate = (query: string, variables: Record<string, unknown>) => graphql(query, variables).then((r) => {
+    if (r.errors?.length) setError(r.errors.map((e) => e.message).join('; '));
+    else { setError(null); setTick(tick + 1); }
+  }, (e: Error) => setError(e.message));
+  const insert = () => {
+    let object: unknown;
+    try { object = JSON.parse(draft); } catch { return setError('The new row is not JSON'); }
+    void mutate(`mutation($o: ${table.typeName}_insert_input!) { ${table.insertOneField}(object: $o) { __typename } }`, { o: object });
+  };
+  // A row is named by every column it shows (no key needed); null columns by _is_null.
+  const remove = (row: Record<string, unknown>) => void mutate(`mutation($w: ${table.typeName}_bool_exp!) { ${table.deleteField}(where: $w) { affected_rows } }`, {
+    w: { _and: Object.entries(row).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => (v === null ? { [k]: { _is_null: true } } : { [k]: { _eq: v } })) },
+  });
   useEffect(() => {
     graphql('query($n: String!) { __type(name: $n) { fields { name type { kind name ofType { kind name } } } } }', { n: table.typeName }).then((r) => {
       const fields = ((r.data?.['__type'] as { fields?: TypeField[] } | null)?.fields ?? []);
@@ -66,7 +81,7 @@ function DataBrowser({ table }: { table: TableRow }) {
       if (r.errors?.length) setError(r.errors.map((e) => e.message).join('; '));
       else { setError(null); setRows((r.data?.['rows'] as Record<string, unknown>[]) ?? []); }
     }, (e: Error) => setError(e.message));
-  }, [columns, where, order, offset, table]);
+  }, [columns, where, order, offset, table, tick]);
   return (
     <div>
       <h2>{table.schema}.{table.name}</h2>
@@ -79,11 +94,18 @@ function DataBrowser({ table }: { table: TableRow }) {
         <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - ROWS))}>Previous rows</button>
         <button type="button" disabled={!rows || rows.length < ROWS} onClick={() => setOffset(offset + ROWS)}>Next rows</button>
       </div>
+      <form className="toolbar" onSubmit={(e) => { e.preventDefault(); insert(); }}>
+        <label>New row <input aria-label="New row (JSON)" className="mono" value={draft} onChange={(e) => setDraft(e.target.value)} /></label>
+        <button type="submit">Insert</button>
+      </form>
       {error && <p role="alert" className="error">{error}</p>}
       {columns && rows && (
         <table className="grid">
-          <thead><tr>{columns.map((c) => <th key={c} scope="col">{c}</th>)}</tr></thead>
-          <tbody>{rows.map((r, i) => <tr key={i}>{columns.map((c) => <td key={c}>{show(r[c])}</td>)}</tr>)}</tbody>
+          <thead><tr>{columns.map((c) => <th key={c} scope="col">{c}</th>)}<th scope="col"><span className="muted">row</span></th></tr></thead>
+          <tbody>{rows.map((r, i) => (
+            <tr key={i}>{columns.map((c) => <td key={c}>{show(r[c])}</td>)}
+              <td><button type="button" aria-label={`Delete row ${i + 1 + offset}`} onClick={() => remove(r)}>Delete</button></td></tr>
+          ))}</tbody>
         </table>
       )}
     </div>

@@ -17,6 +17,8 @@ export interface TableRow {
   /** The GraphQL names of the table (custom_name and custom_root_fields.select honoured), for the data browser. */
   typeName: string;
   selectField: string;
+  insertOneField: string;
+  deleteField: string;
 }
 
 export interface TablePage {
@@ -70,9 +72,14 @@ export function tablePage(metadata: unknown, search: string, offset: number, lim
     const conf = isObj(entry['configuration']) ? entry['configuration'] : {};
     const roots = isObj(conf['custom_root_fields']) ? conf['custom_root_fields'] : {};
     const typeName = typeof conf['custom_name'] === 'string' ? conf['custom_name'] : schema === 'public' ? name : `${schema}_${name}`;
-    const select = roots['select'];
-    const selectField = typeof select === 'string' ? select : isObj(select) && typeof select['name'] === 'string' ? select['name'] : typeName;
-    return { schema, name, cells, typeName, selectField };
+    const root = (key: string, fallback: string) => {
+      const v = roots[key];
+      return typeof v === 'string' ? v : isObj(v) && typeof v['name'] === 'string' ? v['name'] : fallback;
+    };
+    return {
+      schema, name, cells, typeName, selectField: root('select', typeName),
+      insertOneField: root('insert_one', `insert_${typeName}_one`), deleteField: root('delete', `delete_${typeName}`),
+    };
   });
   return { total: matching.length, offset: start, limit, roles: [...roles].sort(), tables };
 }

@@ -63,6 +63,13 @@ describe('engine console in Chromium', () => {
     await logIn(page, url, SECRET);
     await page.getByRole('link', { name: 'public.item' }).click();
     await expect.poll(() => page.locator('table.grid tbody tr').count(), { timeout: 20_000 }).toBe(3);
+    // Row insert and delete through /v1/graphql as admin.
+    await page.getByLabel('New row (JSON)').fill('{"id": 9, "owner": 3, "label": "temp"}');
+    await page.getByRole('button', { name: 'Insert' }).click();
+    await expect.poll(() => page.locator('table.grid tbody tr').count(), { timeout: 20_000 }).toBe(4);
+    await page.getByRole('button', { name: 'Delete row 4' }).click();
+    await expect.poll(() => page.locator('table.grid tbody tr').count(), { timeout: 20_000 }).toBe(3);
+    expect((await e.sql('select count(*) as n from item')).result).toEqual([['n'], ['3']]);
     await screenshot(page, 'tables');
 
     // GraphiQL as role user with x-engine-user-id 1: the rows of owner 1 only.
