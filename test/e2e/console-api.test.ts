@@ -106,5 +106,8 @@ describe('engine console: project API', () => {
     expect(await finished(p)).toBe(1);
     expect(p.err()).toContain(`port ${port} is already in use`);
     expect(p.err()).toContain('pass --port with another port, or 0 for a free one');
+    const bad = await cli(['console', '--no-browser', '--port', 'abc', '-o', 'json'], { cwd: dir, env });
+    expect(bad.code, show(bad)).toBe(64);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, error: { code: 'invalid-flag', message: '--port must be a TCP port (0-65535), not "abc"' } });
   });
 });
