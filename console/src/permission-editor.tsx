@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
-import { ApiFailure, consoleApi, exported, forgetExport, metadata } from './api.js';
+import { ApiFailure, consoleApi, exported, forgetExport, graphql, metadata } from './api.js';
 import { go } from './route.js';
 import { permissionOf, type PermissionType } from '../../src/metadata/table-page.js';
 
-export interface Cell { schema: string; name: string; role: string; type: PermissionType }
+export interface Cell { schema: string; name: string; role: string; type: PermissionType; typeName: string }
 
 const TEMPLATES: Record<PermissionType, object> = {
   select: { columns: '*', filter: {} }, insert: { columns: '*', check: {} }, update: { columns: '*', filter: {}, check: {} }, delete: { filter: {} },
@@ -18,6 +18,14 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
   const [text, setText] = useState<string | null>(null);
   const [exists, setExists] = useState(false);
   const [status, setStatus] = useState<Status>(null);
+  const [columns, setColumns] = useState<string[]>([]);
+  useEffect(() => {
+    // The table's columns as the admin's schema shows them: the scalar fields of its type.
+    graphql('query($n: String!) { __type(name: $n) { fields { name type { kind ofType { kind } } } } }', { n: cell.typeName }).then((r) => {
+      const fields = ((r.data?.['__type'] as { fields?: { name: string; type: { kind: string; ofType: { kind: string } | null } }[] } | null)?.fields ?? []);
+      setColumns(fields.filter((f) => ['SCALAR', 'ENUM'].includes((f.type.ofType ?? f.type).kind)).map((f) => f.name));
+    }, () => setColumns([]));
+  }, [cell.typeName]);
   useEffect(() => {
     const load = mode === 'project'
       ? consoleApi(`permission?${new URLSearchParams({ schema: cell.schema, name: cell.name, role: cell.role, type: cell.type }).toString()}`).then((r) => (r as { permission: object | null }).permission)
@@ -65,9 +73,32 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
     }, (e: unknown) => setStatus({ kind: 'error', text: e instanceof ApiFailure ? `${e.message} [${e.code}] at ${e.path}` : (e as Error).message }));
   };
 
+  // The columns as a form: each box edits the JSON's `columns` (a "*" there checks them all).
+  const current = (() => {
+    try {
+      const v = (JSON.parse(text ?? '') as { columns?: unknown }).columns;
+      return v === '*' ? columns : Array.isArray(v) ? (v as string[]) : [];
+    } catch {
+      return null;
+    }
+  })();
+  const toggle = (c: string) => {
+    if (current === null || text === null) return;
+    const next = current.includes(c) ? current.filter((x) => x !== c) : [...columns.filter((x) => x === c || current.includes(x))];
+    setText(JSON.stringify({ ...(JSON.parse(text) as object), columns: next }, null, 2));
+    setStatus(null);
+  };
   return (
     <div>
       <h2>{cell.type} · {cell.schema}.{cell.name} · {cell.role}</h2>
+      {cell.type !== 'delete' && columns.length > 0 && (
+        <fieldset className="columns" disabled={current === null}>
+          <legend>Columns</legend>
+          {columns.map((c) => (
+            <label key={c}><input type="checkbox" checked={current?.includes(c) ?? false} onChange={() => toggle(c)} /> {c}</label>
+          ))}
+        </fieldset>
+      )}
       <label htmlFor="permission-json">Permission (columns, filter, check, set, limit, allow_aggregations, backend_only)</label>
       <textarea id="permission-json" className="mono" rows={16} spellCheck={false} value={text ?? ''} disabled={text === null}
         onChange={(e) => { setText(e.target.value); setStatus(null); }} />

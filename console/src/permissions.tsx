@@ -47,7 +47,7 @@ export function PermissionsView({ mode }: { mode: 'project' | 'engine' }) {
                         return (
                           <td key={`${r}.${type}`}>
                             <button type="button" className={`cell ${state}${active ? ' active' : ''}`} aria-label={label} title={label}
-                              onClick={() => setCell({ schema: t.schema, name: t.name, role: r, type })}>{MARK[state]}</button>
+                              onClick={() => setCell({ schema: t.schema, name: t.name, role: r, type, typeName: t.typeName })}>{MARK[state]}</button>
                           </td>
                         );
                       }))}

@@ -97,6 +97,9 @@ describe('engine console in Chromium', () => {
     await page.keyboard.press('Enter');
     const editor = page.getByLabel(/^Permission \(/);
     await expect.poll(() => editor.inputValue(), { timeout: 20_000 }).toContain('X-Engine-User-Id');
+    // The columns as a form: unchecking one edits the JSON.
+    await page.getByRole('checkbox', { name: 'owner' }).uncheck();
+    await expect.poll(async () => (JSON.parse(await editor.inputValue()) as { columns: string[] }).columns).toEqual(['id', 'label']);
     const edited = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
     await editor.fill(JSON.stringify({ ...edited, limit: 1 }, null, 2));
     await page.getByRole('button', { name: 'Validate' }).click();
@@ -108,7 +111,7 @@ describe('engine console in Chromium', () => {
     const yaml = readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8');
     expect(yaml).toContain('limit: 1');
     expect(yaml).toContain('# items belong to their owner');
-    expect((await exportedPermission())?.['limit']).toBe(1);
+    expect(await exportedPermission()).toMatchObject({ columns: ['id', 'label'], limit: 1 });
     await screenshot(page, 'permissions');
 
     // Dark theme, and the whole session stayed on the console's origin.
