@@ -4,7 +4,7 @@
 // (one chunk each), so a command still loads only what it uses. Packages that find their own files at run time
 // (PGlite's and libpg-query's WebAssembly, undici's modules loaded by path) or load lazily anyway stay outside.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,3 +36,30 @@ for (const file of readdirSync(outdir).filter((f) => f.endsWith('.js'))) {
     process.exit(1);
   }
 }
+
+// The web console (issue 34): a browser bundle of its own in dist/console/, built offline from node_modules. The
+// GraphiQL view and its stylesheet are separate files, so the first view loads only the small app.
+const consoleDir = `${root}dist/console`;
+rmSync(consoleDir, { recursive: true, force: true });
+const web = await build({
+  entryPoints: {
+    app: `${root}console/src/main.tsx`,
+    'app-style': `${root}console/src/styles.css`,
+    graphiql: `${root}node_modules/graphiql/dist/style.css`,
+  },
+  outdir: consoleDir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome110', 'firefox110', 'safari16'],
+  chunkNames: 'chunk-[hash]',
+  minify: true,
+  legalComments: 'linked',
+  jsx: 'automatic',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  logLevel: 'warning',
+});
+if (web.errors.length > 0 || web.warnings.length > 0) process.exit(1);
+renameSync(join(consoleDir, 'app-style.css'), join(consoleDir, 'app.css'));
+copyFileSync(`${root}console/index.html`, join(consoleDir, 'index.html'));

@@ -16,6 +16,7 @@ import { registerEvents } from './events.js';
 import { registerDeploy } from './deploy.js';
 import { registerTrack } from './track.js';
 import { registerSeed } from './seed.js';
+import { registerConsole } from './console.js';
 import { addHelpSections } from './help.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
@@ -111,6 +112,7 @@ registerMigrate(program, runner);
 registerEvents(program, runner);
 registerDeploy(program, runner);
 registerSeed(program, runner);
+registerConsole(program, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);
 // The flags every command declares are the global ones (globals.ts).

@@ -1,0 +1,116 @@
+import { useEffect, useState } from 'react';
+import { ApiFailure, consoleApi, exported, forgetExport, graphql, metadata } from './api.js';
+import { go } from './route.js';
+import { permissionOf, type PermissionType } from '../../src/metadata/table-page.js';
+
+export interface Cell { schema: string; name: string; role: string; type: PermissionType; typeName: string }
+
+const TEMPLATES: Record<PermissionType, object> = {
+  select: { columns: '*', filter: {} }, insert: { columns: '*', check: {} }, update: { columns: '*', filter: {}, check: {} }, delete: { filter: {} },
+};
+
+type Status = { kind: 'ok' | 'error' | 'busy'; text: string } | null;
+
+/** The permission object of a cell as JSON, checked by the engine before anything is written, then saved. */
+export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
+  cell: Cell; mode: 'project' | 'engine'; roles: string[]; onSaved: () => void; onClose: () => void;
+}) {
+  const [text, setText] = useState<string | null>(null);
+  const [exists, setExists] = useState(false);
+  const [status, setStatus] = useState<Status>(null);
+  const [columns, setColumns] = useState<string[]>([]);
+  useEffect(() => {
+    // The table's columns as the admin's schema shows them: the scalar fields of its type.
+    graphql('query($n: String!) { __type(name: $n) { fields { name type { kind ofType { kind } } } } }', { n: cell.typeName }).then((r) => {
+      const fields = ((r.data?.['__type'] as { fields?: { name: string; type: { kind: string; ofType: { kind: string } | null } }[] } | null)?.fields ?? []);
+      setColumns(fields.filter((f) => ['SCALAR', 'ENUM'].includes((f.type.ofType ?? f.type).kind)).map((f) => f.name));
+    }, () => setColumns([]));
+  }, [cell.typeName]);
+  useEffect(() => {
+    const load = mode === 'project'
+      ? consoleApi(`permission?${new URLSearchParams({ schema: cell.schema, name: cell.name, role: cell.role, type: cell.type }).toString()}`).then((r) => (r as { permission: object | null }).permission)
+      : exported().then((doc) => permissionOf(doc, cell.schema, cell.name, cell.role, cell.type));
+    load.then((p) => { setExists(p !== null); setText(JSON.stringify(p ?? TEMPLATES[cell.type], null, 2)); }, (e: Error) => setStatus({ kind: 'error', text: e.message }));
+  }, [cell, mode]);
+
+  const parsed = (): object | undefined => {
+    try {
+      const v: unknown = JSON.parse(text ?? '');
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
+    } catch { /* reported below */ }
+    setStatus({ kind: 'error', text: 'The permission must be a JSON object' });
+    return undefined;
+  };
+
+  const send = async (permission: object | null, dryRun: boolean, role = cell.role) => {
+    if (mode === 'project') {
+      return consoleApi('permission', { method: 'POST', body: JSON.stringify({ table: { schema: cell.schema, name: cell.name }, role, type: cell.type, permission, dry_run: dryRun }) }) as Promise<{ written: string[] }>;
+    }
+    // Served by the engine itself: there are no files, the metadata API is the store.
+    const table = { schema: cell.schema, name: cell.name };
+    const current = permissionOf(await exported(true), cell.schema, cell.name, role, cell.type);
+    const ops = [
+      ...(current ? [{ type: `drop_${cell.type}_permission`, args: { table, role } }] : []),
+      ...(permission ? [{ type: `create_${cell.type}_permission`, args: { table, role, permission } }] : []),
+    ];
+    if (!dryRun) await metadata('bulk', ops);
+    forgetExport();
+    return { written: [] };
+  };
+
+  const act = (what: 'check' | 'save' | 'remove' | 'copy') => {
+    const permission = what === 'remove' ? null : parsed();
+    if (permission === undefined) return;
+    setStatus({ kind: 'busy', text: what === 'check' ? 'Checking…' : 'Saving…' });
+    const targets = what === 'copy' ? roles.filter((r) => r !== cell.role) : [cell.role];
+    targets.reduce<Promise<unknown>>((p, role) => p.then(() => send(permission, what === 'check', role)), Promise.resolve()).then((r) => {
+      const written = (r as { written?: string[] }).written ?? [];
+      const where = written.length > 0 ? ` — written to ${written.join(', ')} and applied` : mode === 'project' ? '' : ' — applied';
+      setStatus({ kind: 'ok', text: what === 'check' ? 'The engine accepts this permission.' : `Saved${where}.` });
+      if (what === 'remove') setExists(false);
+      if (what === 'save') setExists(true);
+      if (what !== 'check') onSaved();
+    }, (e: unknown) => setStatus({ kind: 'error', text: e instanceof ApiFailure ? `${e.message} [${e.code}] at ${e.path}` : (e as Error).message }));
+  };
+
+  // The columns as a form: each box edits the JSON's `columns` (a "*" there checks them all).
+  const current = (() => {
+    try {
+      const v = (JSON.parse(text ?? '') as { columns?: unknown }).columns;
+      return v === '*' ? columns : Array.isArray(v) ? (v as string[]) : [];
+    } catch {
+      return null;
+    }
+  })();
+  const toggle = (c: string) => {
+    if (current === null || text === null) return;
+    const next = current.includes(c) ? current.filter((x) => x !== c) : [...columns.filter((x) => x === c || current.includes(x))];
+    setText(JSON.stringify({ ...(JSON.parse(text) as object), columns: next }, null, 2));
+    setStatus(null);
+  };
+  return (
+    <div>
+      <h2>{cell.type} · {cell.schema}.{cell.name} · {cell.role}</h2>
+      {cell.type !== 'delete' && columns.length > 0 && (
+        <fieldset className="columns" disabled={current === null}>
+          <legend>Columns</legend>
+          {columns.map((c) => (
+            <label key={c}><input type="checkbox" checked={current?.includes(c) ?? false} onChange={() => toggle(c)} /> {c}</label>
+          ))}
+        </fieldset>
+      )}
+      <label htmlFor="permission-json">Permission (columns, filter, check, set, limit, allow_aggregations, backend_only)</label>
+      <textarea id="permission-json" className="mono" rows={16} spellCheck={false} value={text ?? ''} disabled={text === null}
+        onChange={(e) => { setText(e.target.value); setStatus(null); }} />
+      <div className="toolbar">
+        <button type="button" onClick={() => act('check')}>Validate</button>
+        <button type="button" className="primary" onClick={() => act('save')}>Save</button>
+        {exists && <button type="button" onClick={() => act('remove')}>Remove</button>}
+        <button type="button" onClick={() => act('copy')} disabled={roles.length < 2}>Copy to other roles</button>
+        <button type="button" onClick={() => go({ view: 'graphiql', role: cell.role })}>Try as this role</button>
+        <button type="button" onClick={onClose}>Close</button>
+      </div>
+      {status && <p role={status.kind === 'error' ? 'alert' : 'status'} className={status.kind}>{status.text}</p>}
+    </div>
+  );
+}
