@@ -16,6 +16,7 @@ import { registerEvents } from './events.js';
 import { registerDeploy } from './deploy.js';
 import { registerTrack } from './track.js';
 import { registerSeed } from './seed.js';
+import { junitFileOf, registerMetadataSchema, registerTest } from './test.js';
 import { addHelpSections } from './help.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
@@ -86,7 +87,9 @@ const runner = (cmd: Command, action: CommandAction): void => {
       let out: Output;
       try {
         // Only `metadata export` and `metadata build` print YAML (cli.md §3.4).
-        out = outputFor(globals, ['export', 'build'].includes(cmd.name()) && cmd.parent?.name() === 'metadata');
+        // `engine test --reporter junit --output FILE`: that --output names the report file (src/cli/test.ts).
+        const shown = junitFileOf(globals, cmd.opts()) === globals.output && cmd.name() === 'test' ? { ...globals, output: undefined } : globals;
+        out = outputFor(shown, ['export', 'build'].includes(cmd.name()) && cmd.parent?.name() === 'metadata');
       } catch (e) {
         const o = (e as { output?: Output }).output ?? new Output({ mode: 'text', level: 'info', noColor: true });
         exitCode = o.fail(e);
@@ -111,6 +114,8 @@ registerMigrate(program, runner);
 registerEvents(program, runner);
 registerDeploy(program, runner);
 registerSeed(program, runner);
+registerTest(program, runner);
+registerMetadataSchema(program.commands.find((c) => c.name() === 'metadata') as Command, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);
 // The flags every command declares are the global ones (globals.ts).
