@@ -14,6 +14,8 @@ const EXAMPLES: Record<string, string[]> = {
   'metadata build': ['engine metadata build', 'engine metadata build -o yaml'],
   'metadata clear': ['engine metadata clear', 'engine metadata clear --yes'],
   'metadata reload': ['engine metadata reload'],
+  'metadata schema': ['engine metadata schema --role user', 'engine metadata schema --role user --session-var x-engine-user-id=1', 'engine metadata schema --all-roles --output-dir schema/'],
+  test: ['engine test', 'engine test tests/articles.test.yaml --coverage --min-coverage 80', 'engine test --reporter junit --output report.xml'],
   'metadata inconsistency': ['engine metadata inconsistency list', 'engine metadata ic status'],
   'metadata inconsistency list': ['engine metadata inconsistency list', 'engine metadata ic ls -o json'],
   'metadata inconsistency status': ['engine metadata inconsistency status && echo consistent'],

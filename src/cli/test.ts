@@ -36,10 +36,10 @@ async function sources(g: GlobalFlags, out: Output, cmd: Command) {
 /** `engine test [PATHS…]` (issue 33 points 1–3). */
 export function registerTest(program: Command, run: CommandRunner): void {
   const cmd = program.command('test').argument('[paths...]', 'test files or directories (default tests/)')
-    .description('run the permission test cases of tests/**/*.test.yaml on an ephemeral engine (or --endpoint)')
-    .option('--reporter <name>', 'text (default) or junit; with junit, --output FILE names the report file')
+    .description('run the permission test cases of tests/**/*.test.yaml on an ephemeral engine, or on the engine of the global endpoint flag')
+    .option('--reporter <name>', 'text (default) or junit: JUnit XML written to the file the output flag names (see Examples) or --report-file')
     .option('--report-file <file>', 'write the JUnit XML report to this file')
-    .option('--allow-writes', 'with --endpoint: also run the cases that write (seeds, mutations); their changes stay')
+    .option('--allow-writes', 'on a running engine (endpoint flag): also run the cases that write (seeds, mutations); their changes stay')
     .option('--coverage', 'print the role × table × operation matrix of the permissions the cases exercised')
     .option('--min-coverage <percent>', 'fail (exit 1) when the permission coverage is below this percentage')
     .option(...ALLOW_UNKNOWN_KEYS);
