@@ -15,6 +15,8 @@ const EXAMPLES: Record<string, string[]> = {
   'metadata clear': ['engine metadata clear', 'engine metadata clear --yes'],
   'metadata reload': ['engine metadata reload'],
   'metadata schema': ['engine metadata schema --role user', 'engine metadata schema --role user --session-var x-engine-user-id=1', 'engine metadata schema --all-roles --output-dir schema/'],
+  db: ['engine db reset --yes'],
+  'db reset': ['engine db reset', 'engine db reset --yes --data-dir /tmp/engine-data'],
   test: ['engine test', 'engine test tests/articles.test.yaml --coverage --min-coverage 80', 'engine test --reporter junit --output report.xml'],
   'metadata inconsistency': ['engine metadata inconsistency list', 'engine metadata ic status'],
   'metadata inconsistency list': ['engine metadata inconsistency list', 'engine metadata ic ls -o json'],

@@ -16,7 +16,7 @@ import { registerEvents } from './events.js';
 import { registerDeploy } from './deploy.js';
 import { registerTrack } from './track.js';
 import { registerSeed } from './seed.js';
-import { junitFileOf, registerMetadataSchema, registerTest } from './test.js';
+import { junitFileOf, registerDb, registerMetadataSchema, registerTest } from './test.js';
 import { addHelpSections } from './help.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
@@ -115,6 +115,7 @@ registerEvents(program, runner);
 registerDeploy(program, runner);
 registerSeed(program, runner);
 registerTest(program, runner);
+registerDb(program, runner);
 registerMetadataSchema(program.commands.find((c) => c.name() === 'metadata') as Command, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);

@@ -87,6 +87,31 @@ export function registerTest(program: Command, run: CommandRunner): void {
   });
 }
 
+/** `engine db reset` (issue 33 point 5): the embedded dev database rebuilt from migrations, metadata and seeds. */
+export function registerDb(program: Command, run: CommandRunner): void {
+  const db = program.command('db').description('the embedded dev database of `engine serve`');
+  const reset = db.command('reset').description('drop the embedded dev database and build it again from migrations, metadata and seeds')
+    .option('--data-dir <dir>', 'data directory of the embedded PostgreSQL (default .engine/data, env ENGINE_GRAPHQL_DATA_DIR)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...ALLOW_UNKNOWN_KEYS);
+  run(reset, async (g, out) => {
+    const f = reset.opts<{ dataDir?: string; yes?: boolean }>();
+    const { config, sources: src } = await sources(g, out, reset);
+    const shown = f.dataDir ?? config.variable('ENGINE_GRAPHQL_DATA_DIR') ?? '.engine/data';
+    if (!f.yes) {
+      if (!out.interactive) throw new CliError('confirmation-required', `refusing to reset ${shown} without confirmation; pass --yes`, 64);
+      const { confirmPrompt } = await import('./prompts.js');
+      if (!(await confirmPrompt(`This deletes every row of the dev database in ${shown}. Continue?`))) throw new CliError('aborted', 'Aborted; nothing was changed.', 1);
+    }
+    const { resolve } = await import('node:path');
+    const { resetDataDir } = await import('../project/test/reset.js');
+    out.logger.info(`Resetting ${shown}: migrations, metadata, seeds…`);
+    const r = await resetDataDir(resolve(shown), shown, src);
+    out.logger.info(`Reset ${shown}${r.removed ? '' : ' (it did not exist)'}.`);
+    out.success({ data_dir: shown, removed: r.removed });
+  });
+}
+
 /** `engine metadata schema --role R | --all-roles --output-dir D` (issue 33 point 4): offline, on an ephemeral engine. */
 export function registerMetadataSchema(metadata: Command, run: CommandRunner): void {
   const cmd = metadata.command('schema').description("print a role's GraphQL schema (SDL), offline, from the project's migrations and metadata")

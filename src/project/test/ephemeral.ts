@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CliError } from '../../errors.js';
 import { EngineClient } from '../../client/engine-client.js';
+import { pgErrorInfo } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { JsonObject } from '../../metadata/json.js';
 import { VERSION } from '../../version.js';
@@ -22,6 +23,8 @@ export interface ProjectSources {
   variable?: (name: string) => string | undefined;
   /** Seeds run after migrations and metadata (default true). */
   seeds?: boolean;
+  /** A data directory that outlives the engine (`engine db reset`); default: a temporary one, removed by close(). */
+  dataDir?: string;
   logger?: Logger;
 }
 
@@ -30,6 +33,11 @@ export interface EphemeralEngine {
   url: string;
   adminSecret: string;
   client: EngineClient;
+  /**
+   * Runs SQL on the engine's database directly, in one transaction: test data (seeds, the snapshot's restore) that
+   * `run_sql` would follow with a catalog introspection and a new schema cache — every GraphQL schema built again.
+   */
+  sql(script: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,7 +51,8 @@ const asDebug = (l: Logger): Logger => ({ debug: (m) => l.debug(m), info: (m) =>
  */
 export async function startEphemeralEngine(src: ProjectSources): Promise<EphemeralEngine> {
   const logger = src.logger ?? silentLogger;
-  const dataDir = mkdtempSync(join(tmpdir(), 'engine-ephemeral-'));
+  const keep = src.dataDir !== undefined;
+  const dataDir = src.dataDir ?? mkdtempSync(join(tmpdir(), 'engine-ephemeral-'));
   const adminSecret = randomBytes(18).toString('base64url');
   const { startServer } = await import('../../server/index.js');
   let server;
@@ -54,7 +63,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
       ...(src.variable ? { variable: src.variable } : {}),
     });
   } catch (e) {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
     throw e;
   }
   const client = new EngineClient({ endpoint: server.url, adminSecret, timeoutSeconds: 60, logger, version: VERSION, retryDelaysMs: [] });
@@ -62,7 +71,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   const close = async () => {
     await client.close();
     await running.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     await provision(client, src);
@@ -70,7 +79,16 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
     await close();
     throw e;
   }
-  return { url: server.url, adminSecret, client, close };
+  const db = server.engine.db;
+  const sql = async (script: string): Promise<void> => {
+    try {
+      await db.transaction((tx) => tx.runScript(script));
+    } catch (e) {
+      const info = pgErrorInfo(e);
+      throw new CliError('sql-failed', info ? info.message : e instanceof Error ? e.message : String(e), 1);
+    }
+  };
+  return { url: server.url, adminSecret, client, sql, close };
 }
 
 async function provision(client: EngineClient, src: ProjectSources): Promise<void> {

@@ -40,15 +40,16 @@ export async function runTests(opts: TestRunOptions): Promise<TestRun> {
   let startMs = 0;
   if (opts.endpoint) {
     const { url, adminSecret, client } = opts.endpoint;
-    results = await runCases({ url, client, writes: opts.allowWrites ? 'allow' : 'deny', ...(adminSecret ? { adminSecret } : {}) }, opts.files, opts.onResult);
+    const sql = async (script: string) => void (await client.runSql(script));
+    results = await runCases({ url, sql, writes: opts.allowWrites ? 'allow' : 'deny', ...(adminSecret ? { adminSecret } : {}) }, opts.files, opts.onResult);
   } else {
     opts.logger.info('Starting an ephemeral engine: migrations, metadata, seeds…');
     const engine = await startEphemeralEngine(opts.sources);
     try {
-      await takeSnapshot(engine.client);
+      await takeSnapshot(engine.sql);
       startMs = performance.now() - started;
       opts.logger.debug(`engine test: engine ready after ${Math.round(startMs)} ms`);
-      results = await runCases({ url: engine.url, adminSecret: engine.adminSecret, client: engine.client, writes: 'restore' }, opts.files, opts.onResult);
+      results = await runCases({ url: engine.url, adminSecret: engine.adminSecret, sql: engine.sql, writes: 'restore' }, opts.files, opts.onResult);
     } finally {
       await engine.close();
     }

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
-import type { EngineClient } from '../../client/engine-client.js';
 import { CliError } from '../../errors.js';
 import type { Json } from '../../metadata/json.js';
 import { check, type Mismatch, type Response } from './expect.js';
@@ -11,7 +10,8 @@ import { restoreSnapshot, seedSql } from './snapshot.js';
 export interface Target {
   url: string;
   adminSecret?: string;
-  client: Pick<EngineClient, 'runSql'>;
+  /** Runs test data SQL (seeds, restores) in one transaction. */
+  sql: (script: string) => Promise<void>;
   /** restore: writes are undone from the snapshot; allow: writes stay (`--allow-writes`); deny: writing cases are skipped. */
   writes: 'restore' | 'allow' | 'deny';
 }
@@ -102,14 +102,14 @@ export async function runCases(target: Target, files: TestFile[], onResult: (r: 
         if (target.writes === 'restore') {
           const wanted = f.seed ? `file:${f.file}` : 'base';
           if (state !== wanted) {
-            if (state !== 'base') await restoreSnapshot(target.client);
-            if (f.seed) await target.client.runSql(seedSql(f.seed));
+            if (state !== 'base') await restoreSnapshot(target.sql);
+            if (f.seed) await target.sql(seedSql(f.seed));
             state = wanted;
           }
-        } else if (f.seed) await target.client.runSql(seedSql(f.seed));
+        } else if (f.seed) await target.sql(seedSql(f.seed));
         if (c.seed) {
           if (target.writes === 'restore') state = null;
-          await target.client.runSql(seedSql(c.seed));
+          await target.sql(seedSql(c.seed));
         }
         if (operation?.kind === 'mutation' && target.writes === 'restore') state = null;
       } catch (e) {

@@ -1,11 +1,10 @@
-import type { EngineClient } from '../../client/engine-client.js';
 import type { JsonObject } from '../../metadata/json.js';
 import type { Seed } from './format.js';
 
 /**
  * The data of an ephemeral engine as the project's seeds left it, kept in a schema of its own so a case that wrote
  * can be undone: `restore()` empties every user table and copies the rows back, and puts every sequence back where it
- * was — one `run_sql`, one transaction, no triggers fired (session_replication_role = replica: event triggers do not
+ * was — one transaction, no triggers fired (session_replication_role = replica: event triggers do not
  * see the restore, foreign keys are not re-checked for rows that were consistent when copied).
  */
 const SCHEMA = 'engine_test_snapshot';
@@ -45,12 +44,13 @@ DECLARE r record; all_tables text; BEGIN
 END $f$;
 `;
 
-export async function takeSnapshot(client: Pick<EngineClient, 'runSql'>): Promise<void> {
-  await client.runSql(TAKE);
+/** `sql` runs a script in one transaction. */
+export async function takeSnapshot(sql: (script: string) => Promise<void>): Promise<void> {
+  await sql(TAKE);
 }
 
-export async function restoreSnapshot(client: Pick<EngineClient, 'runSql'>): Promise<void> {
-  await client.runSql(`SELECT ${SCHEMA}.restore()`);
+export async function restoreSnapshot(sql: (script: string) => Promise<void>): Promise<void> {
+  await sql(`SELECT ${SCHEMA}.restore()`);
 }
 
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
