@@ -156,3 +156,42 @@ describe('engine test --endpoint', () => {
   }, T);
 });
 
+
+describe.skipIf(EXTERNAL_URL)('engine db reset (embedded dev database)', () => {
+  const ok = async (url: string, body: unknown): Promise<{ result: string[][] }> => {
+    const r = await fetch(`${url}/v1/query`, { method: 'POST', headers: { 'x-engine-admin-secret': ENV.ENGINE_ADMIN_SECRET }, body: JSON.stringify(body) });
+    expect(r.status).toBe(200);
+    return (await r.json()) as { result: string[][] };
+  };
+  const count = async (url: string): Promise<number> => {
+    const r = await ok(url, { type: 'run_sql', args: { sql: 'SELECT count(*) FROM article' } });
+    return Number(r.result[1]?.[0]);
+  };
+
+  it('rebuilds .engine/data from migrations, metadata and seeds; refuses without --yes and while an engine uses it', async () => {
+    const dir = await project();
+    const noYes = await cli(['db', 'reset', '-o', 'json'], { cwd: dir, env: ENV });
+    expect(noYes.code, show(noYes)).toBe(64);
+    expect(jsonDoc(noYes).error).toMatchObject({ code: 'confirmation-required', message: 'refusing to reset .engine/data without confirmation; pass --yes' });
+    expect(existsSync(join(dir, '.engine'))).toBe(false);
+
+    const reset = await cli(['db', 'reset', '--yes'], { cwd: dir, env: ENV });
+    expect(reset.code, show(reset)).toBe(0);
+    expect(reset.stderr).toContain('Reset .engine/data (it did not exist).');
+    const first = await serve(dir, ['--data-dir', '.engine/data'], ENV);
+    expect(await count(first.url)).toBe(3);
+    await ok(first.url, { type: 'run_sql', args: { sql: "INSERT INTO article (author_id, title) VALUES (1, 'extra')" } });
+    const busy = await cli(['db', 'reset', '--yes', '-o', 'json'], { cwd: dir, env: ENV });
+    expect(busy.code, show(busy)).toBe(1);
+    expect(jsonDoc(busy).error).toMatchObject({ code: 'data-dir-locked', message: expect.stringContaining('data directory .engine/data is in use by another engine') });
+    expect(await count(first.url)).toBe(4);
+    first.p.child.kill('SIGTERM');
+    await first.p.closed;
+
+    const again = await cli(['db', 'reset', '--yes'], { cwd: dir, env: ENV });
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stderr).toContain('Reset .engine/data.');
+    const second = await serve(dir, ['--data-dir', '.engine/data'], ENV);
+    expect(await count(second.url)).toBe(3);
+  }, T);
+});
