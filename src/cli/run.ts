@@ -17,6 +17,7 @@ import { registerDeploy } from './deploy.js';
 import { registerTrack } from './track.js';
 import { registerSeed } from './seed.js';
 import { registerConsole } from './console.js';
+import { junitFileOf, registerDb, registerMetadataSchema, registerTest } from './test.js';
 import { addHelpSections } from './help.js';
 
 /** Parses and runs a command line: argv in, exit status out (the process itself is main.ts's business). */
@@ -87,7 +88,9 @@ const runner = (cmd: Command, action: CommandAction): void => {
       let out: Output;
       try {
         // Only `metadata export` and `metadata build` print YAML (cli.md §3.4).
-        out = outputFor(globals, ['export', 'build'].includes(cmd.name()) && cmd.parent?.name() === 'metadata');
+        // `engine test --reporter junit --output FILE`: that --output names the report file (src/cli/test.ts).
+        const shown = junitFileOf(globals, cmd.opts()) === globals.output && cmd.name() === 'test' ? { ...globals, output: undefined } : globals;
+        out = outputFor(shown, ['export', 'build'].includes(cmd.name()) && cmd.parent?.name() === 'metadata');
       } catch (e) {
         const o = (e as { output?: Output }).output ?? new Output({ mode: 'text', level: 'info', noColor: true });
         exitCode = o.fail(e);
@@ -113,6 +116,9 @@ registerEvents(program, runner);
 registerDeploy(program, runner);
 registerSeed(program, runner);
 registerConsole(program, runner);
+registerTest(program, runner);
+registerDb(program, runner);
+registerMetadataSchema(program.commands.find((c) => c.name() === 'metadata') as Command, runner);
 registerConfigUpgrade(program, runner);
 registerCompletion(program, runner);
 // The flags every command declares are the global ones (globals.ts).

@@ -75,7 +75,7 @@ const fish = (line: string): string[] => {
   return words(r.stdout).map((l) => l.split('\t')[0] as string);
 };
 
-const METADATA = ['apply', 'build', 'clear', 'diff', 'export', 'help', 'inconsistency', 'reload', 'track', 'validate'];
+const METADATA = ['apply', 'build', 'clear', 'diff', 'export', 'help', 'inconsistency', 'reload', 'schema', 'track', 'validate'];
 
 describe.skipIf(!installed('bash'))(title('bash'), () => {
   it('passes bash -n and loads from the documented source <(engine completion bash)', () => {

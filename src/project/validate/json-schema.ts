@@ -9,6 +9,7 @@
  * §1.6), and an empty file is valid. Semantic rules (duplicates, references, BoolExp operators, …) stay the validator's.
  */
 import { VAR_REF_PATTERN } from './shapes-config.js';
+import { TEST_FILE_SCHEMA } from '../test/json-schema.js';
 import { BOOL_EXP_LOGICAL, FORMATS, type Key, type ObjectShape, type Shape, type TextShape } from './shapes-core.js';
 import { FILE_SHAPES, type SchemaName } from './shapes.js';
 
@@ -184,5 +185,8 @@ export const SCHEMA_NAMES = Object.keys(FILE_SHAPES) as SchemaName[];
 
 /** `<name>.schema.json` → its bytes, as schemas/ holds them. */
 export function schemaFiles(): Map<string, string> {
-  return new Map(SCHEMA_NAMES.map((name) => [`${name}.schema.json`, `${JSON.stringify(jsonSchema(name), null, 2)}\n`]));
+  const files = new Map(SCHEMA_NAMES.map((name) => [`${name}.schema.json`, `${JSON.stringify(jsonSchema(name), null, 2)}\n`]));
+  // The test files of `engine test` are no metadata: their schema is written by hand beside their parser.
+  files.set('test.schema.json', `${JSON.stringify(TEST_FILE_SCHEMA, null, 2)}\n`);
+  return files;
 }

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { CliError } from '../../errors.js';
+import { EngineClient } from '../../client/engine-client.js';
+import { pgErrorInfo } from '../../db/database.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import type { JsonObject } from '../../metadata/json.js';
+import { VERSION } from '../../version.js';
+import { CREATE_STATE_TABLE, plan, readMigrations, readState, runStep } from '../migrations/migrations.js';
+import { unwrapTransactions } from '../migrations/sql.js';
+import { applySeeds, seedFiles, seedsDirectory } from '../migrations/seeds.js';
+import { applyMetadata } from '../metadata-dir/apply.js';
+import type { BuildResult } from '../metadata-dir/build.js';
+
+/** What an ephemeral engine is built from: the project's migrations, its built metadata and its seeds. */
+export interface ProjectSources {
+  projectDir: string;
+  migrationsDirectory: string;
+  built: BuildResult & { document: JsonObject };
+  /** The variables of handler templates (`{{NAME}}`) the engine reads when it calls out. */
+  variable?: (name: string) => string | undefined;
+  /** Seeds run after migrations and metadata (default true). */
+  seeds?: boolean;
+  /** A data directory that outlives the engine (`engine db reset`); default: a temporary one, removed by close(). */
+  dataDir?: string;
+  logger?: Logger;
+}
+
+/** An engine that lives for one command: an embedded database in a temporary directory, removed by close(). */
+export interface EphemeralEngine {
+  url: string;
+  adminSecret: string;
+  client: EngineClient;
+  /**
+   * Runs SQL on the engine's database directly, in one transaction: test data (seeds, the snapshot's restore) that
+   * `run_sql` would follow with a catalog introspection and a new schema cache — every GraphQL schema built again.
+   */
+  sql(script: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const asDebug = (l: Logger): Logger => ({ debug: (m) => l.debug(m), info: (m) => l.debug(m), warn: (m) => l.debug(m), error: (m) => l.debug(m) });
+
+/**
+ * Starts the project's engine offline (issue 33): embedded PostgreSQL in a fresh temporary data directory (a copy of
+ * the machine's template, so no initdb), listening on a loopback port of its own, then migrations, metadata and seeds
+ * through the same library calls as `engine deploy` and `engine seed apply`. Requests reach it over HTTP like any
+ * engine's: the cases of `engine test` run the same way here and against `--endpoint`.
+ */
+export async function startEphemeralEngine(src: ProjectSources): Promise<EphemeralEngine> {
+  const logger = src.logger ?? silentLogger;
+  const keep = src.dataDir !== undefined;
+  const dataDir = src.dataDir ?? mkdtempSync(join(tmpdir(), 'engine-ephemeral-'));
+  const adminSecret = randomBytes(18).toString('base64url');
+  const { startServer } = await import('../../server/index.js');
+  let server;
+  try {
+    server = await startServer({
+      // The engine's own logs (a delivery that failed, a slow start) are details of a test run: debug level.
+      dataDir, port: 0, host: '127.0.0.1', adminSecret, logger: asDebug(logger), shutdownGraceMs: 0,
+      ...(src.variable ? { variable: src.variable } : {}),
+    });
+  } catch (e) {
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  const client = new EngineClient({ endpoint: server.url, adminSecret, timeoutSeconds: 60, logger, version: VERSION, retryDelaysMs: [] });
+  const running = server;
+  const close = async () => {
+    await client.close();
+    await running.close();
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await provision(client, src);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  const db = server.engine.db;
+  const sql = async (script: string): Promise<void> => {
+    try {
+      await db.transaction((tx) => tx.runScript(script));
+    } catch (e) {
+      const info = pgErrorInfo(e);
+      throw new CliError('sql-failed', info ? info.message : e instanceof Error ? e.message : String(e), 1);
+    }
+  };
+  return { url: server.url, adminSecret, client, sql, close };
+}
+
+async function provision(client: EngineClient, src: ProjectSources): Promise<void> {
+  const dir = src.migrationsDirectory;
+  const local = readMigrations(dir);
+  const state = await readState(client);
+  const pending = await unwrapTransactions(plan(local.migrations, state.applied, { kind: 'up', count: null }, dir));
+  if (pending.length > 0 && !state.tableExists) await client.runSql(CREATE_STATE_TABLE);
+  for (const step of pending) await runStep(client, step, dir);
+  const r = await applyMetadata(client, src.built, { dryRun: false, allowInconsistent: false, allowEmpty: true });
+  if (r.inconsistent.length > 0) {
+    throw new CliError('metadata-inconsistent', `the project's metadata is inconsistent on its own migrations: ${r.inconsistent.length} object(s)`, 1,
+      { hint: "run 'engine deploy' on a local engine to see them" });
+  }
+  if (src.seeds !== false) await applySeeds(client, seedFiles(seedsDirectory(src.projectDir)), () => {});
+}
