@@ -93,8 +93,8 @@ const headers = pipe(nz, each(sub({ name: keep, value: opt, value_from_env: opt 
 const commentSpec = { comment: nz };
 
 const usingSpec: Record<string, Fn> = {
-  foreign_key_constraint_on: (v) => (isObject(v) ? shape(v, { table: qt, column: keep }) : v),
-  manual_configuration: sub({ remote_table: qt, column_mapping: keep }),
+  foreign_key_constraint_on: (v) => (isObject(v) ? shape(v, { table: qt, column: keep, columns: keep }) : v),
+  manual_configuration: sub({ remote_table: qt, column_mapping: keep, insertion_order: opt }),
 };
 const relSpec = { name: keep, using: sub(usingSpec), ...commentSpec };
 const computedFieldSpec = {

@@ -2,7 +2,7 @@ import { isObject, setOwn, type Json, type JsonObject } from './json.js';
 import { qnEqual, qnJson, qnKey } from './names.js';
 import { qualifiedName } from './reader.js';
 import { permField } from './kinds/permissions.js';
-import { PERM_KINDS, type ColumnList, type EventTrigger, type Metadata, type Permission, type QualifiedName, type Relationship, type TableEntry } from './types.js';
+import { PERM_KINDS, type ColumnList, type EventTrigger, type Metadata, type Permission, type QualifiedName, type Relationship, type RemoteForeignKey, type TableEntry } from './types.js';
 
 /**
  * Rewrites every reference to a renamed table or column (engine-api.md §4.1.1 step 5): table keys, remote
@@ -22,7 +22,7 @@ function relRenameTable(r: Relationship, from: QualifiedName, to: QualifiedName)
     return { ...r, using: { manual_configuration: { ...m, remote_table: renameQn(m.remote_table, from, to) } } };
   }
   const fk = u.foreign_key_constraint_on;
-  if (typeof fk === 'string') return r;
+  if (typeof fk === 'string' || Array.isArray(fk)) return r;
   return { ...r, using: { foreign_key_constraint_on: { ...fk, table: renameQn(fk.table, from, to) } } };
 }
 
@@ -40,8 +40,10 @@ function relRenameColumn(r: Relationship, owner: QualifiedName, table: Qualified
   }
   const fk = u.foreign_key_constraint_on;
   if (typeof fk === 'string') return qnEqual(owner, table) ? { ...r, using: { foreign_key_constraint_on: col(fk) } } : r;
+  if (Array.isArray(fk)) return qnEqual(owner, table) ? { ...r, using: { foreign_key_constraint_on: fk.map(col) } } : r;
   if (!qnEqual(fk.table, table)) return r;
-  return { ...r, using: { foreign_key_constraint_on: { ...fk, column: col(fk.column) } } };
+  const renamed: RemoteForeignKey = 'columns' in fk ? { table: fk.table, columns: fk.columns.map(col) } : { table: fk.table, column: col(fk.column) };
+  return { ...r, using: { foreign_key_constraint_on: renamed } };
 }
 
 const LOGICAL_LIST = new Set(['_and', '$and', '_or', '$or']);

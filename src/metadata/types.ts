@@ -6,11 +6,16 @@ export interface QualifiedName {
   name: string;
 }
 
+/** A foreign key of the remote table that references this one, as written: one `column` or a `columns` list. */
+export type RemoteForeignKey = { table: QualifiedName; column: string } | { table: QualifiedName; columns: string[] };
+/** A foreign key of this table (its column or columns, as written) or of the remote table (issue 29 point 5). */
+export type ObjectForeignKey = string | string[] | RemoteForeignKey;
+
 export type ObjectRelUsing =
-  | { foreign_key_constraint_on: string }
+  | { foreign_key_constraint_on: ObjectForeignKey }
   | { manual_configuration: ManualConfiguration };
 export type ArrayRelUsing =
-  | { foreign_key_constraint_on: { table: QualifiedName; column: string } }
+  | { foreign_key_constraint_on: RemoteForeignKey }
   | { manual_configuration: ManualConfiguration };
 
 export interface ManualConfiguration {
