@@ -103,4 +103,11 @@ describe('table settings of the incumbent (issue 29 point 6)', () => {
     expect(t.body).toMatchObject({ path: '$.args', code: 'constraint-violation', error: 'the configuration of table "status" names columns that do not exist: "nope"' });
     expect(await e.state()).toEqual(before);
   });
+
+  it("replace_metadata takes the incumbent's version 1 `query_templates: []` and rejects templates", async () => {
+    await write(e, { type: 'replace_metadata', args: { version: 2, tables: [{ table: qt('task') }], query_templates: [] } });
+    expect(JSON.parse((await exported(e)).text)).toEqual({ version: 2, tables: [{ table: qt('task') }] });
+    await expectError(e, { type: 'replace_metadata', args: { version: 2, tables: [], query_templates: [{ name: 'q' }] } }, 400,
+      err('$.args.query_templates', '"query_templates" is not supported (the incumbent\'s version 1 query templates); only an empty list is accepted', 'not-supported'));
+  });
 });
