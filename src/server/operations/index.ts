@@ -16,6 +16,7 @@ import { queryCollectionOperations } from './query-collections.js';
 import { restEndpointOperations } from './rest-endpoints.js';
 import { op, type Operation } from './operation.js';
 import { checkSource, tableSettingOperations } from './table-settings.js';
+import { dataOperations } from './data.js';
 
 export interface Envelope {
   type: string;
@@ -101,6 +102,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...restEndpointOperations,
     ...metadataOperations,
     ...tableSettingOperations,
+    ...dataOperations,
     bulk: op(bulk),
   })),
 );
