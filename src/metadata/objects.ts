@@ -106,7 +106,7 @@ const remoteRelSpec = { name: keep, definition: keep };
 
 const permissionSpecs: Record<string, Record<string, Fn>> = {
   insert: { check: keep, set: nz, columns: pipe(opt, asSet), backend_only: nz },
-  select: { columns: asSet, computed_fields: pipe(nz, asSet), filter: keep, limit: opt, allow_aggregations: nz },
+  select: { columns: asSet, computed_fields: pipe(nz, asSet), filter: keep, limit: opt, allow_aggregations: nz, query_root_fields: pipe(opt, asSet), subscription_root_fields: pipe(opt, asSet) },
   update: { columns: asSet, filter: keep, check: def(null), set: nz },
   delete: { filter: keep },
 };

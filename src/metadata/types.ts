@@ -48,6 +48,10 @@ export interface PermissionDef {
   set?: Record<string, Json>;
   limit?: number;
   allow_aggregations?: boolean;
+  /** select: the query root fields the role gets (absent: all; [] none, the table is reached through relationships). */
+  query_root_fields?: string[];
+  /** select: the same for subscriptions. */
+  subscription_root_fields?: string[];
   /** insert: only for requests that hold the admin secret and ask for backend-only permissions. */
   backend_only?: boolean;
 }

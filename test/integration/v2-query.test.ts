@@ -15,7 +15,7 @@ const e = useTestEngine({ adminSecret: 'sec', setup: async () => {
   await write(e, { type: 'create_array_relationship', args: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } } });
 } });
 
-const ADMIN = { 'x-engine-admin-secret': 'sec' };
+const ADMIN: Record<string, string> = { 'x-engine-admin-secret': 'sec' };
 const v2 = (body: unknown, headers: Record<string, string> = ADMIN) => post(`${e.url}/v2/query`, body, headers);
 const ok = async (body: unknown) => {
   const r = await v2(body);

@@ -124,6 +124,8 @@ const PERMISSION_KEYS: Record<PermKind, Record<string, Key>> = {
     filter: req(BOOL_EXP, 'Rows the role may select.'),
     limit: opt(int(1, { report: {} })),
     allow_aggregations: opt(bool()),
+    query_root_fields: opt(listOf(oneOfValues(['select', 'select_by_pk', 'select_aggregate'])), 'The query root fields the role gets (absent: all).'),
+    subscription_root_fields: opt(listOf(oneOfValues(['select', 'select_by_pk', 'select_aggregate', 'select_stream'])), 'The subscription root fields the role gets (absent: all).'),
   },
   update: {
     columns: { ...permColumns('Columns the role may update.'), required: true },
