@@ -105,6 +105,9 @@ function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolE
       parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(target.name)} AS ${a} WHERE ${expression(e['_where'] as Json, target, a, schema, b, rootAlias)})`);
     } else if (table.columns.has(key)) {
       parts.push(column(`${alias}.${quoteIdent(key)}`, castTypeOf(table.columns.get(key)), value, alias, b, rootAlias));
+    } else if (!table.relationships.has(key) && table.computedFields?.has(key)) {
+      const cf = table.computedFields.get(key) as { fn: { schema: string; name: string }; typeName: string };
+      parts.push(column(`${quoteTable(cf.fn)}(${alias})`, cf.typeName, value, alias, b, rootAlias));
     } else {
       const rel = table.relationships.get(key);
       const remote = rel && schema.table(rel.remote);

@@ -62,6 +62,13 @@ function expression(exp: Json, table: BoolExpTable, schema: BoolExpSchema, refs:
       expression(value, remote as BoolExpTable, schema, refs, root);
       continue;
     }
+    const cf = table.computedFields?.get(key);
+    if (cf) {
+      if ('unusable' in cf) return fail(cf.unusable);
+      refs.computedFields.push({ table: table.name, name: key });
+      columnExpression(key, cf.typeName, value, table, refs, root);
+      continue;
+    }
     fail(`column or relationship "${key}" does not exist in table ${qnQuoted(table.name)}`);
   }
 }
