@@ -122,7 +122,7 @@ const eventTriggerSpec = {
   headers,
 };
 
-const functionSpec = { function: qt, configuration: pipe(opt, sub({ session_argument: opt }), nz) };
+const functionSpec = { function: qt, configuration: pipe(opt, sub({ session_argument: opt, exposed_as: (v) => (v === 'query' || v === null ? undefined : v) }), nz), permissions: nz };
 
 const remoteSchemaSpec = {
   name: keep,

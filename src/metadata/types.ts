@@ -134,6 +134,11 @@ export interface CustomTypes {
 export interface FunctionEntry {
   function: QualifiedName;
   configuration: { session_argument?: string };
+  /**
+   * Roles with a function permission (the incumbent's `permissions: [{role}]`), in the order given. Function root
+   * fields follow the select permission of the returned table (the incumbent's inferred default), so these are kept.
+   */
+  permissions?: string[];
 }
 
 /** A role whose permissions are the union of its members' (`role_set`, sorted). */

@@ -17,6 +17,7 @@ import { restEndpointOperations } from './rest-endpoints.js';
 import { op, type Operation } from './operation.js';
 import { checkSource, tableSettingOperations } from './table-settings.js';
 import { dataOperations } from './data.js';
+import { functionPermissionOperations } from './function-permissions.js';
 
 export interface Envelope {
   type: string;
@@ -62,6 +63,7 @@ const bulk: Operation<Json[]> = {
 /** The operations the incumbent's metadata API also names `pg_<name>` (its PostgreSQL source), with `source` in args. */
 const PG_NAMES = [
   'track_table', 'untrack_table', 'set_table_is_enum', 'set_table_customization', 'track_function', 'untrack_function',
+  'create_function_permission', 'drop_function_permission',
   'create_object_relationship', 'create_array_relationship', 'drop_relationship',
   ...['insert', 'select', 'update', 'delete'].flatMap((k) => [`create_${k}_permission`, `drop_${k}_permission`]), 'set_permission_comment',
   'add_computed_field', 'drop_computed_field', 'create_event_trigger', 'delete_event_trigger', 'redeliver_event', 'invoke_event_trigger',
@@ -103,6 +105,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...metadataOperations,
     ...tableSettingOperations,
     ...dataOperations,
+    ...functionPermissionOperations,
     bulk: op(bulk),
   })),
 );
