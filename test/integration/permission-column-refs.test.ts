@@ -54,4 +54,13 @@ describe('_c* operators with a root-table reference (issue 29 point 6)', () => {
       expect(await e.state()).toEqual(before);
     }
   });
+
+  it('renaming a column rewrites the operands that name it, root references included', async () => {
+    await write(e, select({ author: { lang: { _ceq: ['$', 'lang'] } }, views: { _cgt: ['id'] } }));
+    await e.ok({ type: 'run_sql', args: { sql: 'alter table article rename column lang to language; alter table article rename column id to key' } });
+    const tables = JSON.parse((await exported(e)).text).tables as { table: { name: string }; select_permissions?: { permission: { filter: unknown } }[] }[];
+    expect(tables.find((t) => t.table.name === 'article')?.select_permissions?.[0]?.permission.filter)
+      .toEqual({ author: { lang: { _ceq: ['$', 'language'] } }, views: { _cgt: ['key'] } });
+    expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
+  });
 });

@@ -120,4 +120,16 @@ describe('relationship forms of the incumbent (issue 29 point 5)', () => {
     await e.ok({ type: 'run_sql', args: { sql: 'alter table member add foreign key (org, team_code) references team (org, code)' } });
     expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
   });
+
+  it('renaming a column rewrites the foreign-key forms that name it', async () => {
+    for (const f of FORMS) await write(e, f);
+    await e.ok({ type: 'run_sql', args: { sql: 'alter table member rename column team_code to team_key; alter table profile rename column member_id to owner_id' } });
+    const tables = JSON.parse((await exported(e)).text).tables as { table: { name: string }; object_relationships?: { name: string; using: unknown }[]; array_relationships?: { name: string; using: unknown }[] }[];
+    const rel = (t: string, list: 'object_relationships' | 'array_relationships', name: string) => tables.find((x) => x.table.name === t)?.[list]?.find((r) => r.name === name)?.using;
+    expect(rel('member', 'object_relationships', 'team')).toEqual({ foreign_key_constraint_on: ['team_key', 'org'] });
+    expect(rel('team', 'array_relationships', 'members')).toEqual({ foreign_key_constraint_on: { table: qt('member'), columns: ['org', 'team_key'] } });
+    expect(rel('member', 'object_relationships', 'profile')).toEqual({ foreign_key_constraint_on: { table: qt('profile'), columns: ['owner_id'] } });
+    expect(rel('member', 'object_relationships', 'profile_by_column')).toEqual({ foreign_key_constraint_on: { table: qt('profile'), column: 'owner_id' } });
+    expect(await e.ok({ type: 'get_inconsistent_metadata', args: {} })).toEqual({ is_consistent: true, inconsistent_objects: [] });
+  });
 });
