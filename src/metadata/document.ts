@@ -33,7 +33,7 @@ export const newTableEntry = (table: QualifiedName): TableEntry => ({
   event_triggers: [],
 });
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles', 'query_templates'];
 const UNSUPPORTED_LISTS = ['remote_schemas'];
 const TABLE_KEYS = [
   'table', 'is_enum', 'configuration', 'object_relationships', 'array_relationships', 'computed_fields',
@@ -117,6 +117,11 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
   const version = opt(o, 'version');
   if (version !== undefined && version !== 2) {
     throw parseFailed(at(path, 'version'), `expected one of 2, encountered ${JSON.stringify(version)}`);
+  }
+  // The incumbent's version 1 metadata writes `query_templates: []`; templates themselves have no equivalent.
+  const templates = opt(o, 'query_templates');
+  if (templates !== undefined && templates !== null && arr(templates, at(path, 'query_templates')).length > 0) {
+    throw badRequest('not-supported', at(path, 'query_templates'), '"query_templates" is not supported (the incumbent\'s version 1 query templates); only an empty list is accepted');
   }
   if (mode === 'engine') {
     for (const key of UNSUPPORTED_LISTS) {

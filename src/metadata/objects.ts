@@ -93,8 +93,8 @@ const headers = pipe(nz, each(sub({ name: keep, value: opt, value_from_env: opt 
 const commentSpec = { comment: nz };
 
 const usingSpec: Record<string, Fn> = {
-  foreign_key_constraint_on: (v) => (isObject(v) ? shape(v, { table: qt, column: keep }) : v),
-  manual_configuration: sub({ remote_table: qt, column_mapping: keep }),
+  foreign_key_constraint_on: (v) => (isObject(v) ? shape(v, { table: qt, column: keep, columns: keep }) : v),
+  manual_configuration: sub({ remote_table: qt, column_mapping: keep, insertion_order: opt }),
 };
 const relSpec = { name: keep, using: sub(usingSpec), ...commentSpec };
 const computedFieldSpec = {
@@ -106,7 +106,7 @@ const remoteRelSpec = { name: keep, definition: keep };
 
 const permissionSpecs: Record<string, Record<string, Fn>> = {
   insert: { check: keep, set: nz, columns: pipe(opt, asSet), backend_only: nz },
-  select: { columns: asSet, computed_fields: pipe(nz, asSet), filter: keep, limit: opt, allow_aggregations: nz },
+  select: { columns: asSet, computed_fields: pipe(nz, asSet), filter: keep, limit: opt, allow_aggregations: nz, query_root_fields: pipe(opt, asSet), subscription_root_fields: pipe(opt, asSet) },
   update: { columns: asSet, filter: keep, check: def(null), set: nz },
   delete: { filter: keep },
 };
@@ -122,7 +122,7 @@ const eventTriggerSpec = {
   headers,
 };
 
-const functionSpec = { function: qt, configuration: pipe(opt, sub({ session_argument: opt }), nz) };
+const functionSpec = { function: qt, configuration: pipe(opt, sub({ session_argument: opt, exposed_as: (v) => (v === 'query' || v === null ? undefined : v) }), nz), permissions: nz };
 
 const remoteSchemaSpec = {
   name: keep,

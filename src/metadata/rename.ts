@@ -2,7 +2,7 @@ import { isObject, setOwn, type Json, type JsonObject } from './json.js';
 import { qnEqual, qnJson, qnKey } from './names.js';
 import { qualifiedName } from './reader.js';
 import { permField } from './kinds/permissions.js';
-import { PERM_KINDS, type ColumnList, type EventTrigger, type Metadata, type Permission, type QualifiedName, type Relationship, type TableEntry } from './types.js';
+import { PERM_KINDS, type ColumnList, type EventTrigger, type Metadata, type Permission, type QualifiedName, type Relationship, type RemoteForeignKey, type TableEntry } from './types.js';
 
 /**
  * Rewrites every reference to a renamed table or column (engine-api.md §4.1.1 step 5): table keys, remote
@@ -22,7 +22,7 @@ function relRenameTable(r: Relationship, from: QualifiedName, to: QualifiedName)
     return { ...r, using: { manual_configuration: { ...m, remote_table: renameQn(m.remote_table, from, to) } } };
   }
   const fk = u.foreign_key_constraint_on;
-  if (typeof fk === 'string') return r;
+  if (typeof fk === 'string' || Array.isArray(fk)) return r;
   return { ...r, using: { foreign_key_constraint_on: { ...fk, table: renameQn(fk.table, from, to) } } };
 }
 
@@ -40,8 +40,10 @@ function relRenameColumn(r: Relationship, owner: QualifiedName, table: Qualified
   }
   const fk = u.foreign_key_constraint_on;
   if (typeof fk === 'string') return qnEqual(owner, table) ? { ...r, using: { foreign_key_constraint_on: col(fk) } } : r;
+  if (Array.isArray(fk)) return qnEqual(owner, table) ? { ...r, using: { foreign_key_constraint_on: fk.map(col) } } : r;
   if (!qnEqual(fk.table, table)) return r;
-  return { ...r, using: { foreign_key_constraint_on: { ...fk, column: col(fk.column) } } };
+  const renamed: RemoteForeignKey = 'columns' in fk ? { table: fk.table, columns: fk.columns.map(col) } : { table: fk.table, column: col(fk.column) };
+  return { ...r, using: { foreign_key_constraint_on: renamed } };
 }
 
 const LOGICAL_LIST = new Set(['_and', '$and', '_or', '$or']);
@@ -51,14 +53,26 @@ const COLUMN_OPS = /^[_$]c(eq|ne|neq|gt|lt|gte|lte)$/;
 
 interface ColumnRename { table: QualifiedName; from: string; to: string; remoteOf: RemoteOf }
 
-/** Walks a BoolExp evaluated on `at`, rewriting keys and `_c*` operands that name the renamed column. */
-function boolExpColumn(exp: Json, at: QualifiedName, r: ColumnRename): Json {
+/** A `_c*` operand naming the renamed column: `"col"` / `["col"]` on `at`, `["$", "col"]` on the root table. */
+function renameOperand(x: Json, at: QualifiedName, root: QualifiedName, r: ColumnRename): Json {
+  if (typeof x === 'string') return qnEqual(at, r.table) && x === r.from ? r.to : x;
+  if (!Array.isArray(x)) return x;
+  if (x.length === 1 && x[0] === r.from && qnEqual(at, r.table)) return [r.to];
+  if (x.length === 2 && x[0] === '$' && x[1] === r.from && qnEqual(root, r.table)) return ['$', r.to];
+  return x;
+}
+
+/**
+ * Walks a BoolExp evaluated on `at` (`root`: the table of the whole expression), rewriting keys and `_c*` operands
+ * that name the renamed column.
+ */
+function boolExpColumn(exp: Json, at: QualifiedName, r: ColumnRename, root: QualifiedName = at): Json {
   if (!isObject(exp)) return exp;
   const here = qnEqual(at, r.table);
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(exp)) {
-    if (LOGICAL_LIST.has(k) && Array.isArray(v)) setOwn(out, k, v.map((x) => boolExpColumn(x, at, r)));
-    else if (NOT.has(k)) setOwn(out, k, boolExpColumn(v, at, r));
+    if (LOGICAL_LIST.has(k) && Array.isArray(v)) setOwn(out, k, v.map((x) => boolExpColumn(x, at, r, root)));
+    else if (NOT.has(k)) setOwn(out, k, boolExpColumn(v, at, r, root));
     else if (EXISTS.has(k) && isObject(v)) {
       let target: QualifiedName | null = null;
       try {
@@ -66,13 +80,13 @@ function boolExpColumn(exp: Json, at: QualifiedName, r: ColumnRename): Json {
       } catch {
         target = null;
       }
-      setOwn(out, k, target ? { ...v, _where: boolExpColumn(v['_where'] as Json, target, r) } : v);
+      setOwn(out, k, target ? { ...v, _where: boolExpColumn(v['_where'] as Json, target, r, root) } : v);
     } else {
       const remote = r.remoteOf(at, k);
-      if (remote) setOwn(out, k, boolExpColumn(v, remote, r));
+      if (remote) setOwn(out, k, boolExpColumn(v, remote, r, root));
       else {
-        const ops = isObject(v) && here
-          ? Object.fromEntries(Object.entries(v).map(([op, x]) => [op, COLUMN_OPS.test(op) && x === r.from ? r.to : x]))
+        const ops = isObject(v)
+          ? Object.fromEntries(Object.entries(v).map(([op, x]) => [op, COLUMN_OPS.test(op) ? renameOperand(x as Json, at, root, r) : x]))
           : v;
         setOwn(out, here && k === r.from ? r.to : k, ops);
       }

@@ -6,11 +6,16 @@ export interface QualifiedName {
   name: string;
 }
 
+/** A foreign key of the remote table that references this one, as written: one `column` or a `columns` list. */
+export type RemoteForeignKey = { table: QualifiedName; column: string } | { table: QualifiedName; columns: string[] };
+/** A foreign key of this table (its column or columns, as written) or of the remote table (issue 29 point 5). */
+export type ObjectForeignKey = string | string[] | RemoteForeignKey;
+
 export type ObjectRelUsing =
-  | { foreign_key_constraint_on: string }
+  | { foreign_key_constraint_on: ObjectForeignKey }
   | { manual_configuration: ManualConfiguration };
 export type ArrayRelUsing =
-  | { foreign_key_constraint_on: { table: QualifiedName; column: string } }
+  | { foreign_key_constraint_on: RemoteForeignKey }
   | { manual_configuration: ManualConfiguration };
 
 export interface ManualConfiguration {
@@ -43,6 +48,10 @@ export interface PermissionDef {
   set?: Record<string, Json>;
   limit?: number;
   allow_aggregations?: boolean;
+  /** select: the query root fields the role gets (absent: all; [] none, the table is reached through relationships). */
+  query_root_fields?: string[];
+  /** select: the same for subscriptions. */
+  subscription_root_fields?: string[];
   /** insert: only for requests that hold the admin secret and ask for backend-only permissions. */
   backend_only?: boolean;
 }
@@ -125,6 +134,11 @@ export interface CustomTypes {
 export interface FunctionEntry {
   function: QualifiedName;
   configuration: { session_argument?: string };
+  /**
+   * Roles with a function permission (the incumbent's `permissions: [{role}]`), in the order given. Function root
+   * fields follow the select permission of the returned table (the incumbent's inferred default), so these are kept.
+   */
+  permissions?: string[];
 }
 
 /** A role whose permissions are the union of its members' (`role_set`, sorted). */

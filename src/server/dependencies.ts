@@ -85,6 +85,7 @@ function candidates(cache: SchemaCache): Candidate[] {
         ...p.refs.relationships.map((r): Target => ({ kind: 'relationship', table: r.table, name: r.name })),
         ...p.refs.tables.filter((x) => !qnEqual(x, t)).map((x): Target => ({ kind: 'table', table: x })),
         ...p.computedFields.map((name): Target => ({ kind: 'computed_field', table: t, name })),
+        ...p.refs.computedFields.map((c): Target => ({ kind: 'computed_field', table: c.table, name: c.name })),
       ];
       out.push({
         id: permId(p.kind, t, p.role), label: `permission ${tn}.${p.role}.${p.kind}`, owner: t, refs, self: null,

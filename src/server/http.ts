@@ -220,7 +220,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     if (req.method === 'POST' && path === '/v1/graphql') return graphqlEndpoint(req, res);
     if (path?.startsWith(REST_PREFIX)) return restEndpoint(req, res, path.slice(REST_PREFIX.length));
     if (req.method === 'POST' && path === '/v1alpha1/pg_dump') return pgDumpEndpoint(req, res);
-    if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata')) {
+    if (req.method !== 'POST' || (path !== '/v1/query' && path !== '/v1/metadata' && path !== '/v2/query')) {
       return sendError(req, res, notFound(), false);
     }
     let isAdmin = false;

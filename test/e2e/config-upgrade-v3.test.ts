@@ -132,7 +132,7 @@ describe('engine migrate config --to 3', () => {
 
   it('restores the project byte for byte when a later step fails', async () => {
     const dir = await v1();
-    writeFileSync(join(dir, 'migrations/metadata.yaml'), `${V1_METADATA}query_templates: []\n`);
+    writeFileSync(join(dir, 'migrations/metadata.yaml'), `${V1_METADATA}query_templates: [{name: q, template: {type: select}}]\n`);
     const before = files(dir);
     const r = await cli(['migrate', 'config', '--to', '3'], { cwd: dir });
     expect(r.code, show(r)).toBe(1);

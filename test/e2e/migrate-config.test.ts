@@ -324,7 +324,7 @@ actions:
       'migrations/1_init/up.yaml': UP_YAML,
       'migrations/1_init/down.sql': 'drop table article;\n',
       'migrations/2_flat.up.sql': 'select 1;\n',
-      'migrations/metadata.yaml': `${V1_METADATA}query_templates: []\n`,
+      'migrations/metadata.yaml': `${V1_METADATA}query_templates: [{name: q, template: {type: select}}]\n`,
     });
     const before = files(dir);
     const r = await upgrade(dir);

@@ -25,7 +25,7 @@ const arrRel = (name: string) => ({ name, using: { foreign_key_constraint_on: { 
 
 const CASES: Case[] = [
   // Row 74: unknown top-level keys, all of them, in the order given.
-  { name: 'unknown top-level keys', doc: { version: 2, tables: [], query_templates: [], foo: 1 }, at: '', code: 'parse-failed', error: 'unexpected keys in metadata: "query_templates", "foo"' },
+  { name: 'unknown top-level keys', doc: { version: 2, tables: [], sources: [], foo: 1 }, at: '', code: 'parse-failed', error: 'unexpected keys in metadata: "sources", "foo"' },
   // Row 75: unknown table-entry keys.
   { name: 'unknown table key', doc: { version: 2, tables: [{ table: 'author' }, { table: 'article', permissions: [], relationships: [] }] }, at: '.tables[1]', code: 'parse-failed', error: 'unexpected keys in table metadata: "permissions", "relationships"' },
   // Row 76: §6.5 sections and table keys not at their defaults.

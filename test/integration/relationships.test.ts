@@ -94,7 +94,7 @@ describe('creating relationships', () => {
       [rel('array', 'author', 'articles', { foreign_key_constraint_on: null }), err('$.args.using', 'one of "foreign_key_constraint_on" or "manual_configuration" is required', 'parse-failed')],
       [rel('object', 'article', 'author', 'author_id'), err('$.args.using', 'expected Object, encountered String', 'parse-failed')],
       [rel('array', 'author', 'articles', { foreign_key_constraint_on: 'author_id' }), err('$.args.using.foreign_key_constraint_on', 'expected Object, encountered String', 'parse-failed')],
-      [rel('array', 'author', 'articles', { foreign_key_constraint_on: { table: 'article' } }), err('$.args.using.foreign_key_constraint_on', 'the key "column" was not present', 'parse-failed')],
+      [rel('array', 'author', 'articles', { foreign_key_constraint_on: { table: 'article' } }), err('$.args.using.foreign_key_constraint_on', 'one of "column" or "columns" is required', 'parse-failed')],
       [rel('object', 'article', 'author', { manual_configuration: { remote_table: 'author' } }), err('$.args.using.manual_configuration', 'the key "column_mapping" was not present', 'parse-failed')],
       [rel('object', 'article', 'author', { manual_configuration: { remote_table: 'author', column_mapping: { author_id: 'id', 'my col': 5 } } }),
         err("$.args.using.manual_configuration.column_mapping['my col']", 'expected String, encountered Number', 'parse-failed')],

@@ -130,8 +130,9 @@ describe('§4.4.4 validation reasons, one per row', () => {
     expectReason({ tags: { _has_keys_all: ['a', null] } }, 'expecting an array of strings for operator "_has_keys_all"');
   });
   it('_c* operand not a string', () => {
-    expectReason({ id: { _ceq: 1 } }, 'expecting a column name for operator "_ceq"');
-    expectReason({ id: { _cgt: ['author_id'] } }, 'expecting a column name for operator "_cgt"');
+    expectReason({ id: { _ceq: 1 } }, 'expecting a column name, [column] or ["$", column] for operator "_ceq"');
+    expectReason({ id: { _cgt: ['author_id', 'id'] } }, 'expecting a column name, [column] or ["$", column] for operator "_cgt"');
+    expectReason({ id: { _cgt: ['#', 'id'] } }, 'expecting a column name, [column] or ["$", column] for operator "_cgt"');
   });
   it('_c* operand names no column of the table', () => {
     expectReason({ id: { _ceq: 'nope' } }, 'column "nope" does not exist in table "article"');

@@ -22,6 +22,10 @@ export const VALID: Input[] = [
   ['version', 'version: 2\n'],
   ['version', '# nothing\n'],
   ['tables', '[]\n'],
+  ['tables', '- table: member\n  object_relationships:\n    - {name: a, using: {foreign_key_constraint_on: [org, code]}}\n' +
+    '    - {name: b, using: {foreign_key_constraint_on: {table: p, columns: [member_id]}}}\n    - {name: c, using: {foreign_key_constraint_on: {table: p, column: x}}}\n' +
+    '    - {name: d, using: {manual_configuration: {remote_table: t, column_mapping: {org: org, code: code}, insertion_order: before_parent}}}\n' +
+    '  array_relationships: [{name: e, using: {foreign_key_constraint_on: {table: m, columns: [org, code]}}}]\n'],
   ['tables', '- table: article\n  event_triggers:\n    - {name: e, definition: {}, webhook: "{{A}}/x"}\n'],
   ['tables', [
     '- table: article',
@@ -108,7 +112,8 @@ export const INVALID: Invalid[] = [
   ['unknown table key', 'tables', table('  colour: red\n'), 'metadata-unknown-key'],
   ['using both', 'tables', table('  object_relationships:\n    - {name: a, using: {foreign_key_constraint_on: x, manual_configuration: {remote_table: t, column_mapping: {a: b}}}}\n'), 'metadata-invalid'],
   ['using neither', 'tables', table('  object_relationships: [{name: a, using: {}}]\n'), 'metadata-invalid'],
-  ['object fk a mapping', 'tables', table('  object_relationships: [{name: a, using: {foreign_key_constraint_on: {table: x, column: y}}}]\n'), 'metadata-invalid'],
+  ['object fk a mapping without its column', 'tables', table('  object_relationships: [{name: a, using: {foreign_key_constraint_on: {table: x}}}]\n'), 'metadata-invalid'],
+  ['object fk an empty list', 'tables', table('  object_relationships: [{name: a, using: {foreign_key_constraint_on: []}}]\n'), 'metadata-invalid'],
   ['array fk without column', 'tables', table('  array_relationships: [{name: b, using: {foreign_key_constraint_on: {table: article}}}]\n'), 'metadata-invalid'],
   ['column_mapping to a number', 'tables', table('  array_relationships: [{name: c, using: {manual_configuration: {remote_table: a, column_mapping: {id: 1}}}}]\n'), 'metadata-invalid'],
   ['relationship without name', 'tables', table('  array_relationships: [{using: {foreign_key_constraint_on: {table: a, column: b}}}]\n'), 'metadata-invalid'],

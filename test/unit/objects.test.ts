@@ -157,6 +157,16 @@ describe('metadataObjects', () => {
 });
 
 describe('normalisation', () => {
+  it('relationships: insertion_order null is its absence; the incumbent foreign-key forms compare as written (issue 29 point 5)', () => {
+    const manual = (extra: object) => ({ name: 'r', using: { manual_configuration: { remote_table: 't', column_mapping: { a: 'b' }, ...extra } } });
+    expect(normaliseObject('object_relationship', manual({ insertion_order: null }))).toEqual(normaliseObject('object_relationship', manual({})));
+    expect(normaliseObject('object_relationship', manual({ insertion_order: 'after_parent' }))).not.toEqual(normaliseObject('object_relationship', manual({})));
+    expect(normaliseObject('array_relationship', { name: 'r', using: { foreign_key_constraint_on: { table: 't', columns: ['a', 'b'] } } }))
+      .toEqual({ name: 'r', using: { foreign_key_constraint_on: { table: { schema: 'public', name: 't' }, columns: ['a', 'b'] } } });
+    expect(normaliseObject('object_relationship', { name: 'r', using: { foreign_key_constraint_on: ['a', 'b'] } }))
+      .toEqual({ name: 'r', using: { foreign_key_constraint_on: ['a', 'b'] } });
+  });
+
   it('columns, payload and permission computed_fields are sorted as sets', () => {
     expect(normaliseObject('select_permission', { role: 'u', permission: { columns: ['title', 'id', 'id'], computed_fields: ['b', 'a'], filter: {} } }))
       .toEqual({ role: 'u', permission: { columns: ['id', 'title'], computed_fields: ['a', 'b'], filter: {} } });

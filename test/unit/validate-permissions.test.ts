@@ -129,7 +129,7 @@ describe('boolean expressions', () => {
       at(73, 'operator "_in" expects a list or a session variable'),
       at(83, 'operator "_like" expects a string'),
       at(96, 'operator "_is_null" expects a boolean'),
-      at(109, 'operator "_ceq" expects a column name'),
+      at(109, 'operator "_ceq" expects a column name, [column] or ["$", column]'),
       at(122, 'operator "_has_key" expects a string'),
       at(141, 'operator "_has_keys_all" expects a list of strings or a session variable'),
     ]);

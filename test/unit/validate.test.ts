@@ -125,7 +125,7 @@ describe('relationships and computed fields', () => {
     const tables = [
       '- table: author',
       '  object_relationships:',
-      '    - {name: a, using: {foreign_key_constraint_on: {table: x, column: y}}}',
+      '    - {name: a, using: {foreign_key_constraint_on: {table: x, column: y, columns: [y]}}}',
       '  array_relationships:',
       '    - {name: b, using: {foreign_key_constraint_on: {table: article}}}',
       '    - {name: c, using: {manual_configuration: {remote_table: article, column_mapping: {id: 1}}}}',
@@ -133,8 +133,8 @@ describe('relationships and computed fields', () => {
       '',
     ].join('\n');
     expect(shown({ tables })).toEqual([
-      'error metadata-invalid tables.yaml:3:52 expected a string for "foreign_key_constraint_on", got a mapping',
-      'error metadata-invalid tables.yaml:5:52 "foreign_key_constraint_on" of "using" of array relationship "b" of public.author is missing required key "column"',
+      'error metadata-invalid tables.yaml:3:74 "foreign_key_constraint_on" of "using" of object relationship "a" of public.author must set exactly one of "column" or "columns"',
+      'error metadata-invalid tables.yaml:5:52 "foreign_key_constraint_on" of "using" of array relationship "b" of public.author must set exactly one of "column" or "columns"',
       'error metadata-invalid tables.yaml:6:92 expected a string for "id", got 1',
       'error metadata-invalid tables.yaml:7:7 array relationship #3 of public.author is missing required key "name"',
       'error metadata-invalid tables.yaml:7:38 "manual_configuration" of "using" of array relationship #3 of public.author is missing required key "remote_table"',

@@ -1,5 +1,6 @@
+import { badRequest, parseFailed } from '../../errors.js';
 import { type JsonObject } from '../json.js';
-import { at, isFunctionArgsObject, obj, opt, optStr, qualifiedName, req } from '../reader.js';
+import { arr, at, idx, isFunctionArgsObject, obj, opt, optStr, qualifiedName, req, roleName } from '../reader.js';
 import { qnJson } from '../names.js';
 import type { FunctionEntry } from '../types.js';
 
@@ -7,16 +8,39 @@ import type { FunctionEntry } from '../types.js';
 export function parseFunctionEntry(v: unknown, path: string): FunctionEntry {
   if (!isFunctionArgsObject(v, 'function')) return { function: qualifiedName(v, path), configuration: {} };
   const o = obj(v, path);
+  const unknown = Object.keys(o).filter((k) => !['function', 'configuration', 'permissions'].includes(k));
+  if (unknown.length > 0) throw parseFailed(path, `unexpected keys in function: ${unknown.map((k) => `"${k}"`).join(', ')}`);
   const fn = qualifiedName(req(o, 'function', path), at(path, 'function'));
   const confV = opt(o, 'configuration');
   const configuration: FunctionEntry['configuration'] = {};
-  if (confV !== undefined) {
+  if (confV !== undefined && confV !== null) {
     const cPath = at(path, 'configuration');
     const conf = obj(confV, cPath);
+    for (const k of Object.keys(conf)) {
+      if (k === 'session_argument' || (k === 'exposed_as' && (conf[k] === 'query' || conf[k] === null))) continue;
+      // Names and mutations of functions are not built yet: refused rather than dropped (issue 29 point 6).
+      if (['custom_name', 'custom_root_fields', 'exposed_as'].includes(k)) throw badRequest('not-supported', at(cPath, k), `function configuration "${k}"${k === 'exposed_as' ? ': mutation' : ''} is not supported`);
+      throw parseFailed(cPath, `unexpected keys in function configuration: "${k}"`);
+    }
     const s = optStr(conf, 'session_argument', cPath);
     if (s !== undefined) configuration.session_argument = s;
   }
-  return { function: fn, configuration };
+  const entry: FunctionEntry = { function: fn, configuration };
+  const pv = opt(o, 'permissions');
+  if (pv !== undefined && pv !== null) {
+    const pPath = at(path, 'permissions');
+    const roles = arr(pv, pPath).map((p, i) => {
+      const ip = idx(pPath, i);
+      const po = obj(p, ip);
+      const extra = Object.keys(po).filter((k) => k !== 'role');
+      if (extra.length > 0) throw parseFailed(ip, `unexpected keys in function permission: ${extra.map((k) => `"${k}"`).join(', ')}`);
+      return roleName(req(po, 'role', ip), at(ip, 'role'));
+    });
+    const dup = roles.find((r, i) => roles.indexOf(r) !== i);
+    if (dup !== undefined) throw badRequest('already-exists', pPath, `duplicate function permission for role "${dup}"`);
+    if (roles.length > 0) entry.permissions = roles;
+  }
+  return entry;
 }
 
 export function functionEntryJson(f: FunctionEntry): JsonObject {
@@ -24,5 +48,6 @@ export function functionEntryJson(f: FunctionEntry): JsonObject {
   if (f.configuration.session_argument !== undefined) {
     out['configuration'] = { session_argument: f.configuration.session_argument };
   }
+  if (f.permissions && f.permissions.length > 0) out['permissions'] = f.permissions.map((role) => ({ role }));
   return out;
 }

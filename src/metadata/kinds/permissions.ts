@@ -1,11 +1,45 @@
+import { badRequest, parseFailed } from '../../errors.js';
 import { compareCodePoints, isObject, setOwn, sortKeysDeep, type Json, type JsonObject } from '../json.js';
 import { qnJson } from '../names.js';
-import { arr, at, bool, columnList, comment, idx, int, obj, opt, qualifiedName, req, roleName, str } from '../reader.js';
+import { arr, at, bool, columnList, comment, idx, int, obj, oneOf, opt, qualifiedName, req, roleName, str } from '../reader.js';
 import type { PermKind, Permission, PermissionDef } from '../types.js';
+
+/** The root fields a select permission may list (the incumbent's `query_root_fields` / `subscription_root_fields`). */
+export const ROOT_FIELD_KINDS = {
+  query_root_fields: ['select', 'select_by_pk', 'select_aggregate'],
+  subscription_root_fields: ['select', 'select_by_pk', 'select_aggregate', 'select_stream'],
+} as const;
+
+function rootFields(v: unknown, path: string, allowed: readonly string[]): string[] {
+  const out: string[] = [];
+  arr(v, path).forEach((x, i) => {
+    const f = oneOf(x, idx(path, i), allowed);
+    if (!out.includes(f)) out.push(f);
+  });
+  return out;
+}
+
+/** Every key a permission of some kind reads; keys of another kind are ignored (engine-api.md §4.3.2). */
+const KNOWN_KEYS = [
+  'check', 'set', 'columns', 'backend_only', 'computed_fields', 'filter', 'limit', 'allow_aggregations', ...Object.keys(ROOT_FIELD_KINDS),
+];
+
+/**
+ * Keys no permission reads are refused, never dropped (issue 29 point 6); `backend_only: false` of update and delete
+ * permissions (the incumbent writes it) is the engine's behaviour and accepted, `true` is not supported.
+ */
+function checkKeys(kind: PermKind, o: JsonObject, path: string): void {
+  const unknown = Object.keys(o).filter((k) => !KNOWN_KEYS.includes(k));
+  if (unknown.length > 0) throw parseFailed(path, `unexpected keys in ${kind} permission: ${unknown.map((k) => `"${k}"`).join(', ')}`);
+  if ((kind === 'update' || kind === 'delete') && opt(o, 'backend_only') !== undefined && bool(o['backend_only'], at(path, 'backend_only'))) {
+    throw badRequest('not-supported', at(path, 'backend_only'), `backend-only ${kind} permissions are not supported`);
+  }
+}
 
 /** Parses a permission object of the given kind (engine-api.md §4.3.2). BoolExps are validated later. */
 export function parsePermissionDef(kind: PermKind, v: unknown, path: string): PermissionDef {
   const o = obj(v, path);
+  checkKeys(kind, o, path);
   const def: PermissionDef = {};
   const set = () => {
     const sv = opt(o, 'set');
@@ -31,6 +65,10 @@ export function parsePermissionDef(kind: PermKind, v: unknown, path: string): Pe
       if (limit !== undefined) def.limit = int(limit, at(path, 'limit'), 1);
       const agg = opt(o, 'allow_aggregations');
       def.allow_aggregations = agg === undefined ? false : bool(agg, at(path, 'allow_aggregations'));
+      for (const [key, allowed] of Object.entries(ROOT_FIELD_KINDS)) {
+        const rf = opt(o, key);
+        if (rf !== undefined && rf !== null) def[key as keyof typeof ROOT_FIELD_KINDS] = rootFields(rf, at(path, key), allowed);
+      }
       return def;
     }
     case 'update':
@@ -99,6 +137,8 @@ export function permissionDefJson(kind: PermKind, p: PermissionDef): JsonObject 
       out['filter'] = boolExp(p.filter);
       if (p.limit !== undefined) out['limit'] = p.limit;
       if (p.allow_aggregations) out['allow_aggregations'] = true;
+      if (p.query_root_fields) out['query_root_fields'] = [...p.query_root_fields];
+      if (p.subscription_root_fields) out['subscription_root_fields'] = [...p.subscription_root_fields];
       break;
     case 'update':
       out['columns'] = p.columns ?? [];

@@ -1,8 +1,8 @@
 import { parseFailed } from '../../errors.js';
 import { isObject, setOwn, sortKeysDeep, type Json, type JsonObject } from '../json.js';
-import { at, comment, exclusive, graphqlName, obj, oneOf, opt, qualifiedName, req, str } from '../reader.js';
+import { arr, at, comment, exclusive, graphqlName, idx, obj, oneOf, opt, qualifiedName, req, str } from '../reader.js';
 import { qnJson } from '../names.js';
-import type { ManualConfiguration, RelKind, Relationship } from '../types.js';
+import type { ManualConfiguration, ObjectForeignKey, RelKind, Relationship, RemoteForeignKey } from '../types.js';
 
 function manualConfiguration(v: unknown, path: string): ManualConfiguration {
   const o = obj(v, path);
@@ -16,7 +16,29 @@ function manualConfiguration(v: unknown, path: string): ManualConfiguration {
   return { remote_table, column_mapping, insertion_order: oneOf(io, at(path, 'insertion_order'), ['before_parent', 'after_parent']) as 'before_parent' | 'after_parent' };
 }
 
-/** Parses `using` of a relationship of the given kind (engine-api.md §4.2). */
+function columnNames(v: unknown, path: string): string[] {
+  const list = arr(v, path).map((c, i) => str(c, idx(path, i)));
+  if (list.length === 0) throw parseFailed(path, 'expected at least one column');
+  return list;
+}
+
+/** `{table, column}` or `{table, columns}`: a foreign key of the remote table referencing this one, kept as written. */
+function remoteForeignKey(v: unknown, path: string): RemoteForeignKey {
+  const o = obj(v, path);
+  const table = qualifiedName(req(o, 'table', path), at(path, 'table'));
+  return exclusive(o, 'column', 'columns', path) === 'column'
+    ? { table, column: str(o['column'], at(path, 'column')) }
+    : { table, columns: columnNames(o['columns'], at(path, 'columns')) };
+}
+
+/** The columns a foreign-key reference names: this table's (a string or list) or the remote table's. */
+export function foreignKeyColumns(fk: ObjectForeignKey): string[] {
+  if (typeof fk === 'string') return [fk];
+  if (Array.isArray(fk)) return fk;
+  return 'columns' in fk ? fk.columns : [fk.column];
+}
+
+/** Parses `using` of a relationship of the given kind (engine-api.md §4.2; the incumbent's forms, issue 29 point 5). */
 export function parseUsing(kind: RelKind, v: unknown, path: string): Relationship['using'] {
   const o = obj(v, path);
   const which = exclusive(o, 'foreign_key_constraint_on', 'manual_configuration', path);
@@ -26,16 +48,11 @@ export function parseUsing(kind: RelKind, v: unknown, path: string): Relationshi
   const fkPath = at(path, 'foreign_key_constraint_on');
   const fk = o['foreign_key_constraint_on'];
   if (kind === 'object') {
-    if (isObject(fk)) throw parseFailed(fkPath, 'expected String, encountered Object');
-    return { foreign_key_constraint_on: str(fk, fkPath) };
+    if (typeof fk === 'string') return { foreign_key_constraint_on: fk };
+    if (Array.isArray(fk)) return { foreign_key_constraint_on: columnNames(fk, fkPath) };
+    if (!isObject(fk)) throw parseFailed(fkPath, 'expected a column name, a list of column names or {table, columns}');
   }
-  const fo = obj(fk, fkPath);
-  return {
-    foreign_key_constraint_on: {
-      table: qualifiedName(req(fo, 'table', fkPath), at(fkPath, 'table')),
-      column: str(req(fo, 'column', fkPath), at(fkPath, 'column')),
-    },
-  };
+  return { foreign_key_constraint_on: remoteForeignKey(fk, fkPath) };
 }
 
 /** A relationship entry as stored in metadata: {"name","using","comment"?}. */
@@ -61,7 +78,10 @@ export function usingJson(u: Relationship['using']): JsonObject {
   }
   const fk = u.foreign_key_constraint_on;
   if (typeof fk === 'string') return { foreign_key_constraint_on: fk };
-  return { foreign_key_constraint_on: { table: qnJson(fk.table), column: fk.column } };
+  if (Array.isArray(fk)) return { foreign_key_constraint_on: [...fk] };
+  return {
+    foreign_key_constraint_on: 'columns' in fk ? { table: qnJson(fk.table), columns: [...fk.columns] } : { table: qnJson(fk.table), column: fk.column },
+  };
 }
 
 export function relationshipJson(r: Relationship): JsonObject {

@@ -2,7 +2,7 @@
  * Offline BoolExp checks (cli.md §4.13, engine-api.md §4.4): the grammar and operand shapes only — columns,
  * relationships and types need the database and are the engine's. Every problem is reported, not only the first.
  */
-import { isSessionRef, OPERATORS, type OperatorClass } from '../../server/bool-exp/operators.js';
+import { columnRef, isSessionRef, OPERATORS, type OperatorClass } from '../../server/bool-exp/operators.js';
 import { BOOL_EXP_LOGICAL } from './shapes-core.js';
 import { didYouMean, isObj, type Ctx, type Path } from './core.js';
 
@@ -24,7 +24,7 @@ const OPERANDS: Record<OperatorClass, [(v: unknown) => boolean, string]> = {
   in: [(v) => Array.isArray(v) || isSessionRef(v), 'a list or a session variable'],
   text: [(v) => typeof v === 'string', 'a string'],
   'is-null': [(v) => typeof v === 'boolean', 'a boolean'],
-  column: [(v) => typeof v === 'string' && v !== '', 'a column name'],
+  column: [(v) => (columnRef(v)?.column ?? '') !== '', 'a column name, [column] or ["$", column]'],
   'jsonb-value': [() => true, 'any value'],
   'jsonb-key': [(v) => typeof v === 'string', 'a string'],
   'jsonb-keys': [

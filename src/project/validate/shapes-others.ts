@@ -39,7 +39,8 @@ export const FUNCTION = union({
       naming: functionNaming((o) => o['function']),
       keys: {
         function: req(QNAME),
-        configuration: opt(object({ title: 'configuration', keys: { session_argument: opt(str()) } })),
+        configuration: opt(object({ title: 'configuration', keys: { session_argument: opt(str()), exposed_as: opt(oneOfValues(['query'])) } })),
+        permissions: opt(listOf(object({ title: 'function permission', keys: { role: req(str()) } })), 'Roles with a function permission.'),
       },
     }),
   ],

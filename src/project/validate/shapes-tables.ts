@@ -39,6 +39,20 @@ export const ROLE = nonEmptyStr({ hook: 'adminRole', schema: { not: { const: 'ad
 
 const name = (nameOf: string): Key => req(str({ format: 'graphqlName', nameOf }));
 
+/** A foreign key of the remote table referencing this one: its column, or its columns (the incumbent's newer form). */
+const REMOTE_FK = object({
+  title: 'foreign_key_constraint_on',
+  description: 'The table holding the foreign key to this one, and its column or columns.',
+  keys: { table: req(QNAME), column: opt(str()), columns: opt(listOf(str(), { nonEmpty: true })) },
+  oneOf: [['column', 'columns']],
+});
+const OBJECT_FK = union({
+  title: 'foreign_key_constraint_on',
+  description: 'The column or columns of this table holding the foreign key, or a foreign key of the remote table.',
+  options: [str(), listOf(str(), { nonEmpty: true }), REMOTE_FK],
+  pick: (v) => (typeof v === 'string' ? 0 : Array.isArray(v) ? 1 : 2),
+});
+
 const relationship = (kind: 'object' | 'array'): ObjectShape => object({
   id: `${kind === 'object' ? 'Object' : 'Array'}Relationship`,
   title: `${kind} relationship`,
@@ -48,13 +62,7 @@ const relationship = (kind: 'object' | 'array'): ObjectShape => object({
     using: req(object({
       title: 'using',
       keys: {
-        foreign_key_constraint_on: opt(kind === 'object'
-          ? str({ description: 'The column of this table holding the foreign key.' })
-          : object({
-            title: 'foreign_key_constraint_on',
-            description: 'The table holding the foreign key to this one, and its column.',
-            keys: { table: req(QNAME), column: req(str()) },
-          })),
+        foreign_key_constraint_on: opt(kind === 'object' ? OBJECT_FK : REMOTE_FK),
         manual_configuration: opt(object({
           title: 'manual_configuration',
           keys: {
@@ -116,6 +124,8 @@ const PERMISSION_KEYS: Record<PermKind, Record<string, Key>> = {
     filter: req(BOOL_EXP, 'Rows the role may select.'),
     limit: opt(int(1, { report: {} })),
     allow_aggregations: opt(bool()),
+    query_root_fields: opt(listOf(oneOfValues(['select', 'select_by_pk', 'select_aggregate'])), 'The query root fields the role gets (absent: all).'),
+    subscription_root_fields: opt(listOf(oneOfValues(['select', 'select_by_pk', 'select_aggregate', 'select_stream'])), 'The subscription root fields the role gets (absent: all).'),
   },
   update: {
     columns: { ...permColumns('Columns the role may update.'), required: true },

@@ -1,6 +1,6 @@
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qualifiedName } from '../../metadata/reader.js';
-import { canonicalKey, isSessionRef, operatorOf } from './operators.js';
+import { canonicalKey, columnRef, isSessionRef, operatorOf } from './operators.js';
 import type { BoolExpSchema, BoolExpTable } from './schema.js';
 
 /**
@@ -81,41 +81,45 @@ class Builder {
 
 export function compileBoolExp(exp: Json, table: BoolExpTable, alias: string, schema: BoolExpSchema, paramOffset = 0): Compiled {
   const b = new Builder(paramOffset);
-  const sql = expression(exp, table, quoteIdent(alias), schema, b);
+  const sql = expression(exp, table, quoteIdent(alias), schema, b, quoteIdent(alias));
   return { sql, params: b.params };
 }
 
-function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolExpSchema, b: Builder): string {
+/** `rootAlias`: the row of the table the whole expression applies to (`["$", column]` operands, issue 29). */
+function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolExpSchema, b: Builder, rootAlias: string): string {
   const o = (isObject(exp) ? exp : {}) as Record<string, Json>;
   const parts: string[] = [];
   for (const key of Object.keys(o).sort(compareCodePoints)) {
     const value = o[key] as Json;
     const k = canonicalKey(key);
     if (k === '_and' || k === '_or') {
-      const subs = (value as Json[]).map((s) => expression(s, table, alias, schema, b));
+      const subs = (value as Json[]).map((s) => expression(s, table, alias, schema, b, rootAlias));
       parts.push(subs.length === 0 ? (k === '_and' ? 'true' : 'false') : `(${subs.join(k === '_and' ? ' AND ' : ' OR ')})`);
     } else if (k === '_not') {
-      parts.push(`(NOT ${expression(value, table, alias, schema, b)})`);
+      parts.push(`(NOT ${expression(value, table, alias, schema, b, rootAlias)})`);
     } else if (k === '_exists') {
       const e = value as Record<string, Json>;
       const target = schema.table(qualifiedName(e['_table'], '$')) as BoolExpTable;
       const a = b.alias();
-      parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(target.name)} AS ${a} WHERE ${expression(e['_where'] as Json, target, a, schema, b)})`);
+      parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(target.name)} AS ${a} WHERE ${expression(e['_where'] as Json, target, a, schema, b, rootAlias)})`);
     } else if (table.columns.has(key)) {
-      parts.push(column(`${alias}.${quoteIdent(key)}`, castTypeOf(table.columns.get(key)), value, alias, b));
+      parts.push(column(`${alias}.${quoteIdent(key)}`, castTypeOf(table.columns.get(key)), value, alias, b, rootAlias));
+    } else if (!table.relationships.has(key) && table.computedFields?.has(key)) {
+      const cf = table.computedFields.get(key) as { fn: { schema: string; name: string }; typeName: string };
+      parts.push(column(`${quoteTable(cf.fn)}(${alias})`, cf.typeName, value, alias, b, rootAlias));
     } else {
       const rel = table.relationships.get(key);
       const remote = rel && schema.table(rel.remote);
       if (!rel || !remote) throw new Error(`BoolExp was not validated: unknown key ${key}`);
       const a = b.alias();
       const join = rel.mapping.map(([l, r]) => `${a}.${quoteIdent(r)} = ${alias}.${quoteIdent(l)}`).join(' AND ');
-      parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(remote.name)} AS ${a} WHERE ${join} AND ${expression(value, remote, a, schema, b)})`);
+      parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(remote.name)} AS ${a} WHERE ${join} AND ${expression(value, remote, a, schema, b, rootAlias)})`);
     }
   }
   return parts.length === 0 ? 'true' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
 }
 
-function column(col: string, typeName: string, value: Json, alias: string, b: Builder): string {
+function column(col: string, typeName: string, value: Json, alias: string, b: Builder, rootAlias: string): string {
   if (!isObject(value)) return value === null ? `${col} IS NULL` : `${col} IS NOT DISTINCT FROM ${b.operand(value, typeName)}`;
   const parts: string[] = [];
   for (const opKey of Object.keys(value).sort(compareCodePoints)) {
@@ -138,9 +142,11 @@ function column(col: string, typeName: string, value: Json, alias: string, b: Bu
       case 'is-null':
         parts.push(`${col} ${operand === true ? 'IS NULL' : 'IS NOT NULL'}`);
         break;
-      case 'column':
-        parts.push(`${col} ${op.sql} ${alias}.${quoteIdent(operand as string)}`);
+      case 'column': {
+        const ref = columnRef(operand) as { column: string; root: boolean };
+        parts.push(`${col} ${op.sql} ${ref.root ? rootAlias : alias}.${quoteIdent(ref.column)}`);
         break;
+      }
       case 'jsonb-value':
         parts.push(`${col} ${op.sql} ${b.operand(operand, 'jsonb')}`);
         break;

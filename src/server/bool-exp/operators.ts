@@ -84,3 +84,15 @@ export function valueFits(v: unknown, typeName: string): boolean {
   if (TEXT_LIKE.has(typeName)) return typeof v === 'string';
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 }
+
+/**
+ * The operand of a `_c*` operator: a column of the table being compared (`"col"` or `["col"]`) or, the incumbent's
+ * form, of the root table of the whole expression (`["$", "col"]`). Null when it is neither.
+ */
+export function columnRef(v: unknown): { column: string; root: boolean } | null {
+  if (typeof v === 'string') return { column: v, root: false };
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return null;
+  if (v.length === 1) return { column: v[0] as string, root: false };
+  if (v.length === 2 && v[0] === '$') return { column: v[1] as string, root: true };
+  return null;
+}

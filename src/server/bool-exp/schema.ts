@@ -9,6 +9,11 @@ export interface BoolExpTable {
    */
   columns: Map<string, { typeName: string; castType?: string }>;
   relationships: Map<string, { remote: QualifiedName; mapping: [string, string][] }>;
+  /**
+   * Computed fields usable as BoolExp keys (issue 29): a scalar one of the row alone is compared like a column of
+   * its return type; `unusable` says why another one cannot be.
+   */
+  computedFields?: Map<string, { fn: QualifiedName; typeName: string } | { unusable: string }>;
 }
 
 export interface BoolExpSchema {
@@ -21,6 +26,7 @@ export interface BoolExpRefs {
   columns: { table: QualifiedName; column: string }[];
   relationships: { table: QualifiedName; name: string }[];
   tables: QualifiedName[];
+  computedFields: { table: QualifiedName; name: string }[];
 }
 
-export const emptyRefs = (): BoolExpRefs => ({ columns: [], relationships: [], tables: [] });
+export const emptyRefs = (): BoolExpRefs => ({ columns: [], relationships: [], tables: [], computedFields: [] });

@@ -1,7 +1,7 @@
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qnQuoted } from '../../metadata/names.js';
 import { qualifiedName } from '../../metadata/reader.js';
-import { appliesTo, canonicalKey, isSessionRef, operatorOf, valueFits } from './operators.js';
+import { appliesTo, canonicalKey, columnRef, isSessionRef, operatorOf, valueFits } from './operators.js';
 import { emptyRefs, type BoolExpRefs, type BoolExpSchema, type BoolExpTable } from './schema.js';
 
 /** A validation failure: its reason is one of §4.4.4's, to be prefixed with the owning object's context. */
@@ -19,7 +19,7 @@ const show = (v: unknown): string => JSON.stringify(v);
 export function validateBoolExp(exp: Json, table: BoolExpTable, schema: BoolExpSchema): { reason: string } | { refs: BoolExpRefs } {
   const refs = emptyRefs();
   try {
-    expression(exp, table, schema, refs);
+    expression(exp, table, schema, refs, table);
     return { refs };
   } catch (e) {
     if (e instanceof Invalid) return { reason: e.message };
@@ -27,7 +27,8 @@ export function validateBoolExp(exp: Json, table: BoolExpTable, schema: BoolExpS
   }
 }
 
-function expression(exp: Json, table: BoolExpTable, schema: BoolExpSchema, refs: BoolExpRefs): void {
+/** `root`: the table the whole expression applies to, which `_c*` operands `["$", column]` name (issue 29). */
+function expression(exp: Json, table: BoolExpTable, schema: BoolExpSchema, refs: BoolExpRefs, root: BoolExpTable): void {
   if (!isObject(exp)) fail('expecting an object for boolean expression');
   const o = exp as Record<string, Json>;
   for (const key of Object.keys(o).sort(compareCodePoints)) {
@@ -36,20 +37,20 @@ function expression(exp: Json, table: BoolExpTable, schema: BoolExpSchema, refs:
       case '_and':
       case '_or':
         if (!Array.isArray(value)) fail(`expecting an array for "${key}"`);
-        for (const sub of value as Json[]) expression(sub, table, schema, refs);
+        for (const sub of value as Json[]) expression(sub, table, schema, refs, root);
         continue;
       case '_not':
         if (!isObject(value)) fail(`expecting an object for "${key}"`);
-        expression(value, table, schema, refs);
+        expression(value, table, schema, refs, root);
         continue;
       case '_exists':
-        exists(key, value, schema, refs);
+        exists(key, value, schema, refs, root);
         continue;
     }
     const column = table.columns.get(key);
     if (column) {
       refs.columns.push({ table: table.name, column: key });
-      columnExpression(key, column.typeName, value, table, refs);
+      columnExpression(key, column.typeName, value, table, refs, root);
       continue;
     }
     const rel = table.relationships.get(key);
@@ -58,14 +59,21 @@ function expression(exp: Json, table: BoolExpTable, schema: BoolExpSchema, refs:
       refs.relationships.push({ table: table.name, name: key });
       const remote = schema.table(rel.remote);
       if (!remote) fail(`table ${qnQuoted(rel.remote)} does not exist`);
-      expression(value, remote as BoolExpTable, schema, refs);
+      expression(value, remote as BoolExpTable, schema, refs, root);
+      continue;
+    }
+    const cf = table.computedFields?.get(key);
+    if (cf) {
+      if ('unusable' in cf) return fail(cf.unusable);
+      refs.computedFields.push({ table: table.name, name: key });
+      columnExpression(key, cf.typeName, value, table, refs, root);
       continue;
     }
     fail(`column or relationship "${key}" does not exist in table ${qnQuoted(table.name)}`);
   }
 }
 
-function exists(key: string, value: Json, schema: BoolExpSchema, refs: BoolExpRefs): void {
+function exists(key: string, value: Json, schema: BoolExpSchema, refs: BoolExpRefs, root: BoolExpTable): void {
   const shape = `expecting an object with keys "_table" and "_where" for "${key}"`;
   if (!isObject(value)) fail(shape);
   const o = value as Record<string, Json>;
@@ -80,10 +88,10 @@ function exists(key: string, value: Json, schema: BoolExpSchema, refs: BoolExpRe
   const target = schema.table(name);
   if (!target) fail(`table ${qnQuoted(name)} does not exist`);
   refs.tables.push(name);
-  expression(o['_where'] as Json, target as BoolExpTable, schema, refs);
+  expression(o['_where'] as Json, target as BoolExpTable, schema, refs, root);
 }
 
-function columnExpression(column: string, typeName: string, value: Json, table: BoolExpTable, refs: BoolExpRefs): void {
+function columnExpression(column: string, typeName: string, value: Json, table: BoolExpTable, refs: BoolExpRefs, root: BoolExpTable): void {
   if (!isObject(value)) {
     // Shorthand for {"_eq": value}.
     if (value !== null && !valueFits(value, typeName)) invalidValue(column, typeName, value);
@@ -91,14 +99,14 @@ function columnExpression(column: string, typeName: string, value: Json, table: 
     return;
   }
   for (const opKey of Object.keys(value).sort(compareCodePoints)) {
-    operator(column, typeName, opKey, value[opKey] as Json, table, refs);
+    operator(column, typeName, opKey, value[opKey] as Json, table, refs, root);
   }
 }
 
 const invalidValue = (column: string, typeName: string, v: unknown): never =>
   fail(`invalid value for column "${column}" of type "${typeName}": ${show(v)}`);
 
-function operator(column: string, typeName: string, opKey: string, operand: Json, table: BoolExpTable, refs: BoolExpRefs): void {
+function operator(column: string, typeName: string, opKey: string, operand: Json, table: BoolExpTable, refs: BoolExpRefs, root: BoolExpTable): void {
   const op = operatorOf(opKey);
   if (!op) return fail(`unknown operator "${opKey}" for column "${column}"`);
   if (!appliesTo(op, typeName)) fail(`operator "${opKey}" cannot be used with column "${column}" of type "${typeName}"`);
@@ -122,13 +130,15 @@ function operator(column: string, typeName: string, opKey: string, operand: Json
       return;
     case 'column': {
       if (operand === null) fail(`null is not allowed for operator "${opKey}"`);
-      if (typeof operand !== 'string') fail(`expecting a column name for operator "${opKey}"`);
-      const other = table.columns.get(operand as string);
-      if (!other) fail(`column "${operand as string}" does not exist in table ${qnQuoted(table.name)}`);
+      const ref = columnRef(operand);
+      if (!ref) return fail(`expecting a column name, [column] or ["$", column] for operator "${opKey}"`);
+      const on = ref.root ? root : table;
+      const other = on.columns.get(ref.column);
+      if (!other) fail(`column "${ref.column}" does not exist in table ${qnQuoted(on.name)}`);
       if (other && other.typeName !== typeName) {
-        fail(`incompatible column types: "${column}" is of type "${typeName}", "${operand as string}" is of type "${other.typeName}"`);
+        fail(`incompatible column types: "${column}" is of type "${typeName}", "${ref.column}" is of type "${other.typeName}"`);
       }
-      refs.columns.push({ table: table.name, column: operand as string });
+      refs.columns.push({ table: on.name, column: ref.column });
       return;
     }
     case 'jsonb-value':

@@ -3,7 +3,7 @@ import { qnQuoted } from '../../metadata/names.js';
 import type { Json } from '../../metadata/json.js';
 import type { PermKind, Permission, QualifiedName } from '../../metadata/types.js';
 import { isSessionRef, valueFits } from '../bool-exp/operators.js';
-import type { BoolExpRefs, BoolExpSchema } from '../bool-exp/schema.js';
+import type { BoolExpRefs, BoolExpSchema, BoolExpTable } from '../bool-exp/schema.js';
 import { validateBoolExp } from '../bool-exp/validate.js';
 import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
 import type { ResolvedPermission, ResolvedTable } from './resolved.js';
@@ -46,7 +46,7 @@ export function resolvePermission(kind: PermKind, p: Permission, rt: ResolvedTab
     const [bit, word] = WRITE_BIT[kind];
     if ((rt.db.updatable & bit) === 0) return `view ${qnQuoted(t)} is not ${word}`;
   }
-  const refs: BoolExpRefs = { columns: [], relationships: [], tables: [] };
+  const refs: BoolExpRefs = { columns: [], relationships: [], tables: [], computedFields: [] };
   const missing = (c: string) => `column "${c}" does not exist in table ${qnQuoted(t)}`;
   if (Array.isArray(def.columns)) {
     for (const c of def.columns) {
@@ -76,12 +76,25 @@ export function resolvePermission(kind: PermKind, p: Permission, rt: ResolvedTab
     if ('reason' in r) return r.reason;
     refs.columns.push(...r.refs.columns);
     refs.relationships.push(...r.refs.relationships);
+    refs.computedFields.push(...r.refs.computedFields);
     refs.tables.push(...r.refs.tables);
   }
   return { kind, role: p.role, refs, computedFields };
 }
 
-/** The BoolExp view of a resolved table: its columns and consistent relationships. */
-export function boolExpTable(rt: ResolvedTable) {
-  return { name: rt.entry.table, columns: rt.db.columns, relationships: rt.relationships };
+/** The BoolExp view of a resolved table: its columns, consistent relationships and computed fields. */
+export function boolExpTable(rt: ResolvedTable): BoolExpTable {
+  const computedFields: NonNullable<BoolExpTable['computedFields']> = new Map();
+  for (const [name, cf] of rt.computedFields) {
+    const def = rt.entry.computed_fields.find((c) => c.name === name)?.definition;
+    const extra = cf.fn.inputs.length - 1 - (def?.session_argument === undefined ? 0 : 1);
+    computedFields.set(name, cf.returnsTable
+      ? { unusable: `computed field "${name}" returns rows of a table; only scalar computed fields can be used in a boolean expression` }
+      : def?.session_argument !== undefined
+        ? { unusable: `computed field "${name}" takes the session argument "${def.session_argument}"; it cannot be used in a boolean expression` }
+        : extra > 0
+          ? { unusable: `computed field "${name}" takes arguments besides the row; it cannot be used in a boolean expression` }
+          : { fn: { schema: cf.fn.schema, name: cf.fn.name }, typeName: cf.fn.returnTypeName });
+  }
+  return { name: rt.entry.table, columns: rt.db.columns, relationships: rt.relationships, computedFields };
 }

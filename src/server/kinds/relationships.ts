@@ -1,6 +1,6 @@
 import { compareCodePoints } from '../../metadata/json.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
-import { relationshipJson } from '../../metadata/kinds/relationships.js';
+import { foreignKeyColumns, relationshipJson } from '../../metadata/kinds/relationships.js';
 import type { QualifiedName, RelKind, Relationship } from '../../metadata/types.js';
 import { objectId, tablePrefix, withTable, type InconsistentObject } from '../inconsistency.js';
 import type { ResolvedRelationship, ResolvedTable } from './resolved.js';
@@ -32,23 +32,27 @@ export function resolveRelationship(
     return { kind, remote: m.remote_table, mapping: pairs };
   }
   const fk = u.foreign_key_constraint_on;
-  if (typeof fk === 'string') {
-    if (!rt.db.columns.has(fk)) return missingColumn(fk, t);
-    const con = rt.db.fks.find((c) => c.columns.length === 1 && c.columns[0] === fk);
-    if (!con) return 'no foreign constraint exists on the given column';
+  const columns = foreignKeyColumns(fk);
+  const noConstraint = `no foreign constraint exists on the given ${columns.length === 1 ? 'column' : 'columns'}`;
+  if (typeof fk === 'string' || Array.isArray(fk)) {
+    for (const c of columns) if (!rt.db.columns.has(c)) return missingColumn(c, t);
+    const con = rt.db.fks.find((c) => sameColumns(c.columns, columns));
+    if (!con) return noConstraint;
     const refDb = catalog.tablesByOid.get(con.refOid);
     const remote = refDb ? tables.get(qnKey(refDb)) : undefined;
     if (!refDb || !remote) return `table ${qnQuoted(refDb ?? { schema: 'public', name: con.refOid })} does not exist`;
-    return { kind, remote: remote.entry.table, mapping: [[fk, con.refColumns[0] ?? '']] };
+    return { kind, remote: remote.entry.table, mapping: con.columns.map((c, i) => [c, con.refColumns[i] ?? '']) };
   }
   const remote = tables.get(qnKey(fk.table));
   if (!remote) return `table ${qnQuoted(fk.table)} does not exist`;
-  if (!remote.db.columns.has(fk.column)) return missingColumn(fk.column, fk.table);
-  const con = remote.db.fks.find((c) => c.columns.length === 1 && c.columns[0] === fk.column && c.refOid === rt.db.oid);
-  if (!con) return 'no foreign constraint exists on the given column';
-  return { kind, remote: fk.table, mapping: [[con.refColumns[0] ?? '', fk.column]] };
+  for (const c of columns) if (!remote.db.columns.has(c)) return missingColumn(c, fk.table);
+  const con = remote.db.fks.find((c) => sameColumns(c.columns, columns) && c.refOid === rt.db.oid);
+  if (!con) return noConstraint;
+  return { kind, remote: fk.table, mapping: con.columns.map((c, i) => [con.refColumns[i] ?? '', c]) };
 }
 
+/** A foreign key is named by its set of columns, in any order (the incumbent matches it so). */
+const sameColumns = (a: string[], b: string[]): boolean => a.length === b.length && new Set([...a, ...b]).size === a.length && b.every((c) => a.includes(c));
 export function relationshipRecord(kind: RelKind, t: QualifiedName, rel: Relationship, reason: string): InconsistentObject {
   return {
     id: relId(kind, t, rel.name), type: relType(kind),

@@ -15,6 +15,9 @@ import { cronTriggerOperations } from './cron-triggers.js';
 import { queryCollectionOperations } from './query-collections.js';
 import { restEndpointOperations } from './rest-endpoints.js';
 import { op, type Operation } from './operation.js';
+import { checkSource, tableSettingOperations } from './table-settings.js';
+import { dataOperations } from './data.js';
+import { functionPermissionOperations } from './function-permissions.js';
 
 export interface Envelope {
   type: string;
@@ -57,9 +60,36 @@ const bulk: Operation<Json[]> = {
   },
 };
 
+/** The operations the incumbent's metadata API also names `pg_<name>` (its PostgreSQL source), with `source` in args. */
+const PG_NAMES = [
+  'track_table', 'untrack_table', 'set_table_is_enum', 'set_table_customization', 'track_function', 'untrack_function',
+  'create_function_permission', 'drop_function_permission',
+  'create_object_relationship', 'create_array_relationship', 'drop_relationship',
+  ...['insert', 'select', 'update', 'delete'].flatMap((k) => [`create_${k}_permission`, `drop_${k}_permission`]), 'set_permission_comment',
+  'add_computed_field', 'drop_computed_field', 'create_event_trigger', 'delete_event_trigger', 'redeliver_event', 'invoke_event_trigger',
+  'get_event_logs', 'get_event_invocation_logs',
+];
+
+/** `pg_<name>`: the operation `<name>`, once `source` is known to be the one database (issue 29 point 6). */
+function pgAlias(o: Operation<unknown>): Operation<unknown> {
+  return {
+    ...o,
+    parse(args, path) {
+      if (!isObject(args) || !Object.hasOwn(args, 'source')) return o.parse(args, path);
+      checkSource(args, path);
+      const rest = { ...args };
+      delete rest['source'];
+      return o.parse(rest, path);
+    },
+  };
+}
+
+const withPgNames = (ops: Record<string, Operation<unknown>>): Record<string, Operation<unknown>> =>
+  Object.fromEntries([...Object.entries(ops), ...PG_NAMES.flatMap((n) => (ops[n] ? [[`pg_${n}`, pgAlias(ops[n])] as const] : []))]);
+
 /** A Map, not an object: a `type` such as "constructor" or "__proto__" must not find Object.prototype's members. */
 export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
-  Object.entries({
+  Object.entries(withPgNames({
     ...sqlOperations,
     ...tableOperations,
     ...relationshipOperations,
@@ -73,8 +103,11 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...queryCollectionOperations,
     ...restEndpointOperations,
     ...metadataOperations,
+    ...tableSettingOperations,
+    ...dataOperations,
+    ...functionPermissionOperations,
     bulk: op(bulk),
-  }),
+  })),
 );
 
 /** Does the request need the metadata lock? Writing operations do, bulks holding one, and reads declaring `locks`. */

@@ -2,10 +2,12 @@ import { badRequest } from '../../errors.js';
 import { at, comment, graphqlName, obj, optBool, qualifiedName, req, reqStr } from '../../metadata/reader.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
 import { parseUsing } from '../../metadata/kinds/relationships.js';
-import type { QualifiedName, RelKind, Relationship } from '../../metadata/types.js';
+import type { ObjectForeignKey, QualifiedName, RelKind, Relationship } from '../../metadata/types.js';
 import { relId, relPrefix, relationshipRecord } from '../kinds/relationships.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 import { addField, removeWithDependents, requireTracked } from './table-objects.js';
+
+const remoteTableOf = (fk: ObjectForeignKey): QualifiedName[] => (typeof fk === 'string' || Array.isArray(fk) ? [] : [fk.table]);
 
 interface CreateArgs {
   table: QualifiedName;
@@ -29,7 +31,7 @@ function createRelationship(kind: RelKind): Operation<CreateArgs> {
     async run(ctx, { table, rel }) {
       const remote = 'manual_configuration' in rel.using
         ? [rel.using.manual_configuration.remote_table]
-        : typeof rel.using.foreign_key_constraint_on === 'string' ? [] : [rel.using.foreign_key_constraint_on.table];
+        : remoteTableOf(rel.using.foreign_key_constraint_on);
       await addField(ctx, {
         table, list: kind === 'object' ? 'object_relationships' : 'array_relationships', field: rel,
         refers: { tables: remote, functions: [] },

@@ -8,14 +8,20 @@ import { tableId } from '../schema-cache.js';
 import { functionId, functionPrefix, resolveFunction } from '../kinds/functions.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 import { removeWithDependents } from './table-objects.js';
+import { onlyKeys, parseSettings } from './table-settings.js';
+import type { TableExtras } from '../../metadata/kinds/unsupported.js';
 
 const SYSTEM_SCHEMAS = ['engine_catalog', 'pg_catalog', 'information_schema'];
 
-const trackTable: Operation<QualifiedName> = {
+const trackTable: Operation<{ table: QualifiedName; extras: TableExtras }> = {
   write: true,
-  parse: (args, path) =>
-    isFunctionArgsObject(args, 'table') ? qualifiedName(req(obj(args, path), 'table', path), at(path, 'table')) : qualifiedName(args, path),
-  async run(ctx, table) {
+  parse(args, path) {
+    if (!isFunctionArgsObject(args, 'table')) return { table: qualifiedName(args, path), extras: {} };
+    const o = obj(args, path);
+    onlyKeys(o, path, ['table', 'is_enum', 'configuration', 'source']);
+    return { table: qualifiedName(req(o, 'table', path), at(path, 'table')), extras: parseSettings(o, path) };
+  },
+  async run(ctx, { table, extras }) {
     const t = qnQuoted(table);
     if (SYSTEM_SCHEMAS.includes(table.schema)) {
       throw badRequest('not-supported', '$.args', `table ${t} belongs to a system schema and cannot be tracked`);
@@ -24,7 +30,7 @@ const trackTable: Operation<QualifiedName> = {
     await ctx.refreshTables([table]);
     if (!ctx.cache.catalog.tables.has(qnKey(table))) throw badRequest('not-exists', '$.args', `no such table/view exists in postgres : ${t}`);
     const md = cloneMetadata(ctx.metadata);
-    md.tables.set(qnKey(table), newTableEntry(table));
+    md.tables.set(qnKey(table), Object.keys(extras).length > 0 ? { ...newTableEntry(table), extras } : newTableEntry(table));
     ctx.apply(md, 'incremental', {
       id: tableId(table), prefix: '',
       record: () => ({ id: tableId(table), type: 'table', definition: qnJson(table), reason: '' }),

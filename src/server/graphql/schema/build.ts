@@ -43,10 +43,11 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
     if (!rt) continue;
     const n = tableNames(rt.entry);
     if (v) {
+      const root = (f: string): boolean => v.queryRoots?.has(f) ?? true;
       // §2.10: a table's comment describes its type T, not its root fields.
-      query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
-      if (v.aggregates) query[n.select_aggregate] = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
-      if (v.pk) {
+      if (root('select')) query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
+      if (v.aggregates && root('select_aggregate')) query[n.select_aggregate] = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
+      if (v.pk && root('select_by_pk')) {
         const args: GraphQLFieldConfigArgumentMap = {};
         for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.scalars.column(col.typeName)), extensions: NO_EXTENSIONS };
         query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };

@@ -25,6 +25,8 @@ export interface TableView {
   objRels: RelView[];
   arrRels: RelView[];
   aggregates: boolean;
+  /** The query root fields the role gets (`query_root_fields`, issue 29): null for all. */
+  queryRoots: ReadonlySet<string> | null;
   /** The select filter; null for admin. */
   filter: Json | null;
   limit: number | null;
@@ -97,6 +99,7 @@ function unionOfSelects(perms: PermissionDef[]): PermissionDef {
     computed_fields: [...new Set(perms.flatMap((p) => p.computed_fields ?? []))],
     filter: { _or: perms.map((p) => p.filter ?? {}) },
     allow_aggregations: perms.some((p) => p.allow_aggregations === true),
+    ...(perms.every((p) => p.query_root_fields) ? { query_root_fields: [...new Set(perms.flatMap((p) => p.query_root_fields ?? []))] } : {}),
     ...(limits.every((l): l is number => l !== undefined) ? { limit: Math.max(...limits) } : {}),
   };
 }
@@ -182,6 +185,7 @@ export class RoleView {
     const view: TableView = {
       key, rt, name, columns, scalarCfs: [], tableCfs: [], objRels: [], arrRels: [],
       aggregates: this.admin || perm?.allow_aggregations === true,
+      queryRoots: this.admin || !perm?.query_root_fields ? null : new Set(perm.query_root_fields),
       filter: this.admin ? null : (perm?.filter ?? {}),
       limit: this.admin ? null : (perm?.limit ?? null),
       pk: pk && pk.every((c) => c !== undefined) ? (pk as GqlColumn[]) : null,
