@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isScalar, type Node } from 'yaml';
 import { CliError } from '../../errors.js';
 import {
@@ -9,6 +9,7 @@ import {
   configNode, interpolate, openProject, readConfigDocument, scalarText, shownPath, type ConfigDocument, type IncumbentFallback,
 } from './environment.js';
 import type { Position, Problem } from '../problems.js';
+import { statProjectPath } from '../project-file.js';
 
 export type { ActionKind, LogLevel } from './config-validate.js';
 
@@ -230,7 +231,7 @@ export function loadConfig(opts: LoadConfigOptions): ProjectConfig {
   const endpoint = value('endpoint', checkEndpoint, DEFAULTS.endpoint, opts.endpoint);
   const adminSecret = value('admin_secret', text, undefined, opts.adminSecret);
   const metadataDirectory = value('metadata_directory', directory, resolve(src.baseDir, DEFAULTS.metadataDirectory));
-  const migrationsDirectory = value('migrations_directory', directory, resolve(src.baseDir, DEFAULTS.migrationsDirectory));
+  const migrationsDirectory = databaseLevel(value('migrations_directory', directory, resolve(src.baseDir, DEFAULTS.migrationsDirectory)));
   const kind = value('actions.kind', checkKind, DEFAULTS.actionsKind);
   const handlerWebhookBaseurl = value('actions.handler_webhook_baseurl', checkHandlerBaseUrl, DEFAULTS.handlerWebhookBaseurl);
   const framework = value('actions.codegen.framework', text, undefined);
@@ -260,4 +261,14 @@ export function loadConfig(opts: LoadConfigOptions): ProjectConfig {
     variable: src.variable,
     fallbacks: src.fallbacks,
   };
+}
+
+/**
+ * The incumbent's config v3 keeps a project's migrations (and seeds) one level down, per database: `migrations/default/`.
+ * A project here has the one database `default`, so that folder, when present, is the directory itself (issue 29); a
+ * migration folder is never named `default` (it starts with its version), so the two layouts cannot be confused.
+ */
+export function databaseLevel(dir: string): string {
+  const inner = join(dir, 'default');
+  return statProjectPath(inner)?.isDirectory() === true ? inner : dir;
 }

@@ -5,18 +5,19 @@ import type { EngineClient } from '../../client/engine-client.js';
 import { EngineRequestError } from '../../client/errors.js';
 import { isObject } from '../../metadata/json.js';
 import { shownPath } from '../config/environment.js';
+import { databaseLevel } from '../config/config.js';
 import { readProjectFile, statProjectPath } from '../project-file.js';
 
 /**
  * Seed files (issue 19 item 5), laid out as the incumbent does: `seeds/<timestamp>_<name>.sql` beside config.yaml
- * (its config v3 adds a `<database>/` level; a project here has one database, so its files sit in `seeds/` itself).
+ * (its config v3 adds a `<database>/` level: `seeds/default/` is then the directory, see `databaseLevel`).
  * `apply` runs every file in name order — the timestamp prefix makes that creation order —, each in one `run_sql`,
  * which is one transaction (engine-api.md §4.1.1): a failing file leaves nothing of itself behind.
  */
 
 export const SEED_NAME = /^[A-Za-z0-9_-]+$/;
 
-export const seedsDirectory = (projectDir: string): string => join(projectDir, 'seeds');
+export const seedsDirectory = (projectDir: string): string => databaseLevel(join(projectDir, 'seeds'));
 
 /** The seed files, by name; none when the directory does not exist. */
 export function seedFiles(dir: string): string[] {
