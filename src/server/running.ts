@@ -3,7 +3,7 @@ import { CliError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
-import { createHttpServer, listen } from './http.js';
+import { createHttpServer, listen } from './http/index.js';
 import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
 import { GraphqlService } from './graphql/service.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './graphql/doc-limits.js';

@@ -6,7 +6,7 @@ import type { Database } from '../../src/db/database.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { Engine } from '../../src/server/engine.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, listen } from '../../src/server/http/index.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { Authenticator, type AuthSettings } from '../../src/server/auth/index.js';
 import type { Env } from '../../src/server/outbound/index.js';
