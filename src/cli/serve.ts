@@ -20,7 +20,11 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--alias-limit <n>', 'most aliases in one GraphQL operation, fragments expanded (default 1000, env ENGINE_GRAPHQL_ALIAS_LIMIT)')
     .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)')
     .option('--query-timeout <seconds>', 'time limit of a GraphQL request, its statements cancelled after it; 0 for none (default 60, env ENGINE_GRAPHQL_QUERY_TIMEOUT)')
-    .option('--graceful-shutdown-timeout <seconds>', 'on SIGTERM/SIGINT, how long requests may finish before their statements are cancelled (default 10, env ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT)');
+    .option('--graceful-shutdown-timeout <seconds>', 'on SIGTERM/SIGINT, how long requests may finish before their statements are cancelled (default 10, env ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT)')
+    .option('--cors-domain <origins>', 'origins browsers may call from: * (default) or a comma list of scheme://host[:port], host may start with *. (env ENGINE_GRAPHQL_CORS_DOMAIN)')
+    .option('--disable-cors', 'no CORS headers and no preflight answers (env ENGINE_GRAPHQL_DISABLE_CORS=true)')
+    .option('--enabled-log-types <types>', 'comma list of startup, http-log, query-log, webhook-log, websocket-log, event-trigger, health-check (default startup,http-log,webhook-log,websocket-log; env ENGINE_GRAPHQL_ENABLED_LOG_TYPES)')
+    .option('--log-format <format>', 'json: one JSON object per line on stdout; text (default): the events at --log-level debug on stderr (env ENGINE_GRAPHQL_LOG_FORMAT)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
     const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }] = await Promise.all([

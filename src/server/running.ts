@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http/index.js';
+import { StructuredLog } from './http/logs.js';
 import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
 import { GraphqlService } from './graphql/service.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './graphql/doc-limits.js';
@@ -43,7 +44,8 @@ export async function runEngine(
       nodes: opts.nodeLimit ?? DEFAULT_DOCUMENT_LIMITS.nodes, aliases: opts.aliasLimit ?? DEFAULT_DOCUMENT_LIMITS.aliases,
     }, undefined, opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
-    server = createHttpServer(engine, { auth, logger, env, graphql });
+    const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
+    server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(opts.cors ? { cors: opts.cors } : {}) });
     let address;
     try {
       address = await listen(server, opts.port, opts.host);
@@ -54,6 +56,10 @@ export async function runEngine(
       throw e;
     }
     logger.debug(`start-up: listening after ${since()}`);
+    log.emit('info', 'startup', {
+      kind: 'server', address: address.address, port: address.port, database: db.kind, cors: opts.cors ?? { origins: '*' },
+      enabled_log_types: opts.logTypes ?? null, allowlist: opts.enableAllowlist ?? false,
+    });
     // Their first claims wait for the first poll (≤ 1 s): they would hold the database while the first requests come.
     const claimOnStart = false;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env, claimOnStart });

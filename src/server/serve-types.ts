@@ -2,6 +2,8 @@ import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import type { Engine } from './engine.js';
+import type { CorsSetting } from './http/cors.js';
+import type { LogFormat, LogType } from './http/logs.js';
 
 export interface ServeOptions {
   /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
@@ -31,6 +33,11 @@ export interface ServeOptions {
   queryTimeoutMs?: number;
   /** `--graceful-shutdown-timeout`: how long a stop lets requests finish before cancelling them, in ms (default 10 s). */
   shutdownGraceMs?: number;
+  /** `--cors-domain` / `--disable-cors` (issue 31.1); default any origin. */
+  cors?: CorsSetting;
+  /** `--enabled-log-types` and `--log-format` (issue 31.2); default the DEFAULT_LOG_TYPES in text. */
+  logTypes?: LogType[];
+  logFormat?: LogFormat;
 }
 
 export interface RunningServer {

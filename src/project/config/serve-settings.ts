@@ -1,8 +1,9 @@
 import { CliError } from '../../errors.js';
 import type { ServeOptions } from '../../server/index.js';
 import { setting, type Environment } from './environment.js';
+import { resolveHttpSettings, type HttpFlags } from './serve-http-settings.js';
 
-export interface ServeFlags {
+export interface ServeFlags extends HttpFlags {
   port?: string;
   host?: string;
   databaseUrl?: string;
@@ -106,6 +107,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const shutdownGraceMs = seconds(flags.gracefulShutdownTimeout, '--graceful-shutdown-timeout', env, 'ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', 'graceful_shutdown_timeout');
   return {
     port, host, dataDir,
+    ...resolveHttpSettings(flags, env),
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),
     ...(aliasLimit !== undefined ? { aliasLimit } : {}),
     ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}),
