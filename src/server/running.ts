@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
 import { createHttpServer, listen } from './http/index.js';
-import { StructuredLog } from './http/logs.js';
+import { logWebhooks, StructuredLog } from './http/logs.js';
 import { asyncTargets, type AsyncTarget } from './graphql/async-action.js';
 import { GraphqlService } from './graphql/service.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './graphql/doc-limits.js';
@@ -34,6 +34,7 @@ export async function runEngine(
   let processor: EventProcessor | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
   let worker: ActionWorker | undefined;
+  let stopLogging = (): void => {};
   try {
     const engine = await Engine.start(db, logger, opts.clock);
     logger.debug(`start-up: catalog and schema cache ready after ${since()}`);
@@ -46,6 +47,7 @@ export async function runEngine(
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
     const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
     server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(opts.cors ? { cors: opts.cors } : {}) });
+    stopLogging = logWebhooks(log);
     let address;
     try {
       address = await listen(server, opts.port, opts.host);
@@ -106,6 +108,7 @@ export async function runEngine(
           clearTimeout(cancel);
           clearTimeout(last);
         }
+        stopLogging();
         await db.close();
         release();
       },
@@ -115,6 +118,7 @@ export async function runEngine(
     await processor?.stop().catch(() => {});
     await scheduler?.stop().catch(() => {});
     await worker?.stop().catch(() => {});
+    stopLogging();
     await db.close().catch(() => {});
     release();
     throw e;

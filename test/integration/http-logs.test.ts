@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StructuredLog, LOG_TYPES } from '../../src/server/http/logs.js';
+import { logWebhooks, StructuredLog, LOG_TYPES } from '../../src/server/http/logs.js';
 import { createTestDatabase, post, startOn } from '../helpers/engine.js';
 import { HS_SECRET, NS, claims, sign, HS_KEY } from '../helpers/jwt.js';
 
@@ -37,7 +37,9 @@ beforeAll(async () => {
     http: { log },
   });
   url = s.url;
+  const stopLogging = logWebhooks(log);
   close = async () => {
+    stopLogging();
     await new Promise<void>((r) => s.server.close(() => r()));
     await t.db.close();
     await t.drop();
@@ -144,6 +146,9 @@ describe('no secret in any log (issue 31.2)', () => {
     await post(`${url}/v1/graphql`, { query: '{ __typename }' }, { authorization: `Bearer ${jwt}x`, 'x-request-id': 'secret-3' });
     await post(`${url}/v1/query`, { type: 'export_metadata', args: {} }, { 'x-engine-admin-secret': `${ADMIN}-wrong`, 'x-request-id': 'secret-4' });
     for (const id of ['secret-1', 'secret-2', 'secret-3', 'secret-4']) await lineWhere('http-log', (d) => d['request_id'] === id);
+    // The action's call is logged: purpose, name, URL, status; its header value is not.
+    const call = await lineWhere('webhook-log', (d) => d['name'] === 'ping');
+    expect(call.detail).toEqual({ purpose: 'action', name: 'ping', method: 'POST', url: `${handlerUrl}/`, status: 200, duration_ms: expect.any(Number) });
     const all = lines.join('') + messages.join('\n');
     for (const secret of [ADMIN, JWT_KEY, HEADER_SECRET, jwt, jwt.split('.')[2] as string]) expect(all).not.toContain(secret);
   });

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger as Pino } from 'pino';
 import type { Logger } from '../../logger.js';
+import { observeCalls } from '../outbound/index.js';
 
 /**
  * Structured logs (issue 31.2): one JSON object per line, `{"level","timestamp","type","detail"}`, of the types
@@ -50,6 +51,15 @@ export class StructuredLog {
     if (this.json) this.json[level]({ type, detail });
     else this.opts.logger?.debug(`${type} ${JSON.stringify(detail)}`);
   }
+}
+
+/**
+ * Outbound calls (actions, triggers, the auth hook, JWKS) as `webhook-log` lines, until the returned function is
+ * called. Failed calls and 5xx answers are errors.
+ */
+export function logWebhooks(log: StructuredLog): () => void {
+  if (!log.has('webhook-log')) return () => {};
+  return observeCalls((r) => log.emit(r.error !== undefined || (r.status ?? 0) >= 500 ? 'error' : 'info', 'webhook-log', r));
 }
 
 /** Nothing is logged: tests and library callers that do not ask for logs. */
