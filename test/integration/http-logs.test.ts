@@ -153,3 +153,25 @@ describe('no secret in any log (issue 31.2)', () => {
     for (const secret of [ADMIN, JWT_KEY, HEADER_SECRET, jwt, jwt.split('.')[2] as string]) expect(all).not.toContain(secret);
   });
 });
+
+describe('webhook-log and event-trigger lines of outbound calls', () => {
+  it('a trigger delivery: both lines; a refused connection is an error with its reason', async () => {
+    const { callHttp } = await import('../../src/server/outbound/index.js');
+    const before = lines.length;
+    const base = { headers: [{ name: 'x-secret', value: HEADER_SECRET }], body: '{}', timeoutSec: 5, maxBodyBytes: 1000, overflow: 'fail' as const };
+    await callHttp({ ...base, url: `${handlerUrl}/hook?key=${HEADER_SECRET}`, purpose: 'trigger', name: 'orders' });
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    await callHttp({ ...base, url: `http://user:${HEADER_SECRET}@127.0.0.1:${port}/gone`, purpose: 'trigger', name: 'orders' });
+    const got = parsed().slice(before).filter((l) => l.type === 'webhook-log' || l.type === 'event-trigger');
+    expect(got.map((l) => [l.type, l.level, l.detail])).toEqual([
+      ['webhook-log', 'info', { purpose: 'trigger', name: 'orders', method: 'POST', url: `${handlerUrl}/hook`, status: 200, duration_ms: expect.any(Number) }],
+      ['event-trigger', 'info', { trigger: 'orders', delivered: true, status: 200, duration_ms: expect.any(Number) }],
+      ['webhook-log', 'error', { purpose: 'trigger', name: 'orders', method: 'POST', url: `http://127.0.0.1:${port}/gone`, error: 'connection refused', duration_ms: expect.any(Number) }],
+      ['event-trigger', 'warn', { trigger: 'orders', delivered: false, error: 'connection refused', duration_ms: expect.any(Number) }],
+    ]);
+    expect(lines.join('')).not.toContain(HEADER_SECRET);
+  });
+});

@@ -54,12 +54,20 @@ export class StructuredLog {
 }
 
 /**
- * Outbound calls (actions, triggers, the auth hook, JWKS) as `webhook-log` lines, until the returned function is
- * called. Failed calls and 5xx answers are errors.
+ * Outbound calls (actions, triggers, the auth hook, JWKS) as `webhook-log` lines, and trigger deliveries as
+ * `event-trigger` lines, until the returned function is called. Failed calls and 5xx answers are errors.
  */
 export function logWebhooks(log: StructuredLog): () => void {
-  if (!log.has('webhook-log')) return () => {};
-  return observeCalls((r) => log.emit(r.error !== undefined || (r.status ?? 0) >= 500 ? 'error' : 'info', 'webhook-log', r));
+  if (!log.has('webhook-log') && !log.has('event-trigger')) return () => {};
+  return observeCalls((r) => {
+    const failed = r.error !== undefined || (r.status ?? 0) >= 500;
+    log.emit(failed ? 'error' : 'info', 'webhook-log', r);
+    if (r.purpose !== 'trigger') return;
+    // Event and scheduled triggers' deliveries: whether this attempt delivered (2xx) or will be retried.
+    const delivered = r.status !== undefined && r.status >= 200 && r.status < 300;
+    const { name, status, error, duration_ms } = r;
+    log.emit(delivered ? 'info' : 'warn', 'event-trigger', { trigger: name, delivered, ...(status !== undefined ? { status } : {}), ...(error !== undefined ? { error } : {}), duration_ms });
+  });
 }
 
 /** Nothing is logged: tests and library callers that do not ask for logs. */
