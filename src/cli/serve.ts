@@ -24,7 +24,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--cors-domain <origins>', 'origins browsers may call from: * (default) or a comma list of scheme://host[:port], host may start with *. (env ENGINE_GRAPHQL_CORS_DOMAIN)')
     .option('--disable-cors', 'no CORS headers and no preflight answers (env ENGINE_GRAPHQL_DISABLE_CORS=true)')
     .option('--enabled-log-types <types>', 'comma list of startup, http-log, query-log, webhook-log, websocket-log, event-trigger, health-check (default startup,http-log,webhook-log,websocket-log; env ENGINE_GRAPHQL_ENABLED_LOG_TYPES)')
-    .option('--log-format <format>', 'json: one JSON object per line on stdout; text (default): the events at --log-level debug on stderr (env ENGINE_GRAPHQL_LOG_FORMAT)');
+    .option('--log-format <format>', 'json: one JSON object per line on stdout; text (default): the events as debug messages on stderr (env ENGINE_GRAPHQL_LOG_FORMAT)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
     const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }] = await Promise.all([
