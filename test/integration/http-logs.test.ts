@@ -94,6 +94,8 @@ describe('http-log', () => {
     expect(line.detail).toMatchObject({ path: '/v1/graphql', status: 200, role: 'admin', operation_name: 'Named', query_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(JSON.stringify(line)).not.toContain('424242');
     expect(JSON.stringify(line)).not.toContain('token');
+    await post(`${url}/v1/graphql`, { query: '{ nope }' }, { ...admin, 'x-request-id': 'gql-bad' });
+    expect((await lineWhere('http-log', (d) => d['request_id'] === 'gql-bad')).detail).toMatchObject({ status: 200, error_code: 'validation-failed' });
     await post(`${url}/v1/query`, { type: 'nope', args: {} }, { ...admin, 'x-request-id': 'bad-1' });
     expect((await lineWhere('http-log', (d) => d['request_id'] === 'bad-1')).detail).toMatchObject({ status: 400, error_code: expect.any(String) });
     await post(`${url}/v1/query`, { type: 'export_metadata', args: {} }, { 'x-engine-admin-secret': 'wrong', 'x-request-id': 'denied-1' });

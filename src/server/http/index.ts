@@ -117,7 +117,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
   const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   registerHealth(app, engine, log);
-  registerRoutes(app, { engine, graphql, auth, logger: opts.logger, version: opts.version ?? VERSION, bodyIdleMs: t.bodyIdle });
+  registerRoutes(app, { engine, graphql, auth, logger: opts.logger, version: opts.version ?? VERSION, bodyIdleMs: t.bodyIdle, logged: log.has('http-log') });
   opts.extraRoutes?.(app);
   app.setNotFoundHandler((request, reply) => sendError(request.raw, reply, notFound(), false));
   app.setErrorHandler((e, request, reply) => {

@@ -22,6 +22,8 @@ export interface RouteContext {
   logger: Logger;
   version: string;
   bodyIdleMs: number;
+  /** `http-log` is on: GraphQL answers are scanned for their first error code. */
+  logged: boolean;
 }
 
 /** What a POST auth hook receives of a GraphQL body: its query, variables and operationName, or null. */
@@ -46,7 +48,16 @@ function whileConnected(res: ServerResponse): AbortSignal {
   return gone.signal;
 }
 
-function sendGraphql(reply: FastifyReply, body: string | Buffer, setCookies: string[]): void {
+const ERROR_CODE = /"extensions":\{[^{}]*"code":"([^"\\]+)"/;
+
+/** The first error code of a GraphQL answer that starts with its errors (the engine's errors-only answers). */
+function graphqlErrorCode(body: string | Buffer): string {
+  if (typeof body !== 'string' || !body.startsWith('{"errors"')) return '';
+  return ERROR_CODE.exec(body)?.[1] ?? '';
+}
+
+function sendGraphql(reply: FastifyReply, body: string | Buffer, setCookies: string[], logged: boolean): void {
+  if (logged) reply.request.errorCode = graphqlErrorCode(body);
   if (setCookies.length > 0) reply.header('set-cookie', setCookies);
   send(reply, 200, body);
 }
@@ -123,7 +134,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
       const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw) };
-      sendGraphql(reply, await graphql.handle(input, caller, http), http.setCookies);
+      sendGraphql(reply, await graphql.handle(input, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       request.errorCode = 'unexpected';
@@ -150,7 +161,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
       request.graphqlText = text;
       const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw) };
-      sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies);
+      sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       sendError(req, reply, e, isAdmin);
