@@ -78,6 +78,23 @@ describe('X-Request-Id', () => {
   });
 });
 
+describe('the framework keeps the envelope', () => {
+  it.each(['/v1/query%', '/api/rest/%zz', '/%E0%A4%A'])('a path that does not decode (%s) is the 404 envelope', async (path) => {
+    const { request } = await import('node:http');
+    const port = Number(new URL(url).port);
+    const answer = await new Promise<{ status: number | undefined; text: string; id: unknown }>((resolve, reject) => {
+      const q = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode, text, id: res.headers['x-request-id'] }));
+      });
+      q.on('error', reject);
+      q.end('{}');
+    });
+    expect(answer).toEqual({ status: 404, text: '{"path":"$","error":"resource does not exist","code":"not-found"}', id: expect.any(String) });
+  });
+});
+
 describe('http-log', () => {
   it('one JSON line per answer with timestamp, level, type and detail', async () => {
     await post(`${url}/v1/query`, { type: 'export_metadata', args: {} }, { ...admin, 'x-request-id': 'log-1' });
