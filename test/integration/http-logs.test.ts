@@ -95,6 +95,13 @@ describe('the framework keeps the envelope', () => {
   });
 });
 
+describe('the Content-Type header stays ignored (engine-api.md §1.2)', () => {
+  it.each(['garbage', 'text/plain', 'multipart/form-data; boundary=x'])('%s: the JSON body is read all the same', async (type) => {
+    const r = await post(`${url}/v1/query`, { type: 'run_sql', args: { sql: 'select 1 as one' } }, { ...admin, 'content-type': type });
+    expect([r.status, r.text]).toEqual([200, '{"result_type":"TuplesOk","result":[["one"],["1"]]}']);
+  });
+});
+
 describe('http-log', () => {
   it('one JSON line per answer with timestamp, level, type and detail', async () => {
     await post(`${url}/v1/query`, { type: 'export_metadata', args: {} }, { ...admin, 'x-request-id': 'log-1' });

@@ -116,6 +116,10 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   app.decorateRequest('graphqlText', '');
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // engine-api.md §1.2: the Content-Type header is ignored. Hidden from fastify, which would refuse a malformed one
+    // (415) and parse a well-formed one for nothing; no route reads it, and the auth hook and actions never forward it.
+    const headers = request.raw.headers;
+    if (headers['content-type'] !== undefined) headers['content-type'] = undefined;
     done();
   });
   if (log.has('http-log')) registerHttpLog(app, log);
