@@ -109,6 +109,7 @@ export async function runEngine(
           clearTimeout(last);
         }
         stopLogging();
+        await log.flush();
         await db.close();
         release();
       },

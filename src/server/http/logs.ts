@@ -36,7 +36,8 @@ export class StructuredLog {
           timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
           formatters: { level: (label) => ({ level: label }) },
         },
-        opts.stream ?? pino.destination({ dest: 1, sync: true }),
+        // Written asynchronously (a request does not wait for stdout); flush() at the stop writes what is pending.
+        opts.stream ?? pino.destination({ dest: 1, sync: false }),
       );
     }
   }
@@ -44,6 +45,13 @@ export class StructuredLog {
   /** Whether `type` is enabled: callers test it before building a detail that costs something. */
   has(type: LogType): boolean {
     return this.types.has(type);
+  }
+
+  /** Writes the lines still buffered (before the process ends). */
+  flush(): Promise<void> {
+    const json = this.json;
+    if (!json) return Promise.resolve();
+    return new Promise((resolve) => json.flush(() => resolve()));
   }
 
   emit(level: LogLevel, type: LogType, detail: object): void {
