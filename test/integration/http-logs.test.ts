@@ -75,6 +75,8 @@ describe('X-Request-Id', () => {
     expect(b.status).toBe(404);
     expect(b.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(b.headers.get('x-request-id')).not.toBe(a.headers.get('x-request-id'));
+    const long = await fetch(`${url}/v1/version`, { headers: { 'x-request-id': 'x'.repeat(201) } });
+    expect(long.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 

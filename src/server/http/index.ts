@@ -75,6 +75,9 @@ export interface HttpOptions {
   extraRoutes?: (app: FastifyInstance) => void;
 }
 
+/** The longest client X-Request-Id echoed. */
+const MAX_REQUEST_ID = 200;
+
 /** The fastify instance behind each server, made ready by listen(). */
 const apps = new WeakMap<Server, FastifyInstance>();
 
@@ -94,9 +97,12 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     logger: false,
     // engine-api.md §1.1: a HEAD is another method (404), as before.
     exposeHeadRoutes: false,
-    // The client's id is echoed, so that its logs and ours name the same request.
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const own = req.headers['x-request-id'];
+      return typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? own : randomUUID();
+    },
     // Bodies are limited while body.ts reads them.
     bodyLimit: Number.MAX_SAFE_INTEGER,
     // A path fastify cannot decode (`/v1/query%`) names no resource: the §1.4 404, as before fastify.
