@@ -9,7 +9,7 @@ import { PgliteDatabase } from '../dist/db/pglite.js';
 import { maskUrl } from '../dist/db/database.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { Engine } from '../dist/server/engine.js';
-import { createHttpServer, listen } from '../dist/server/http.js';
+import { createHttpServer, listen } from '../dist/server/http/index.js';
 import { silentLogger } from '../dist/logger.js';
 
 export const EXTERNAL_URL = process.env.ENGINE_TEST_DATABASE_URL || process.env.ENGINE_BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';

@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { PostgresDatabase } from '../../dist/db/postgres.js';
 import { beginTransaction } from '../../dist/db/database.js';
 import { Engine } from '../../dist/server/engine.js';
-import { createHttpServer, listen } from '../../dist/server/http.js';
+import { createHttpServer, listen } from '../../dist/server/http/index.js';
 import { silentLogger } from '../../dist/logger.js';
 import { p50, progress } from '../lib.mjs';
 

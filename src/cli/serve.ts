@@ -28,7 +28,12 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--pg-conn-lifetime <seconds>', 'a connection is closed once this old, when next idle; 0 for never (default 600, env ENGINE_GRAPHQL_PG_CONN_LIFETIME; ignored by the embedded database)')
     .option('--pg-pool-timeout <seconds>', 'how long a request waits for a connection; 0 for no limit (default 10, env ENGINE_GRAPHQL_PG_POOL_TIMEOUT; ignored by the embedded database)')
     .option('--no-prepared-statements', 'for PgBouncer in transaction mode: no named prepared statements, no session settings (env ENGINE_GRAPHQL_USE_PREPARED_STATEMENTS=false; ignored by the embedded database)')
-    .option('--read-replica-urls <urls>', 'comma-separated PostgreSQL URLs: GraphQL queries go to them in turn; mutations, metadata and events to --database-url (env ENGINE_GRAPHQL_READ_REPLICA_URLS)');
+    .option('--read-replica-urls <urls>', 'comma-separated PostgreSQL URLs: GraphQL queries go to them in turn; mutations, metadata and events to --database-url (env ENGINE_GRAPHQL_READ_REPLICA_URLS)')
+    .option('--cors-domain <origins>', 'origins browsers may call from: * (default) or a comma list of scheme://host[:port], host may start with *. (env ENGINE_GRAPHQL_CORS_DOMAIN)')
+    .option('--enable-console', 'serve the web console at /console (default: on for the embedded database, off with --database-url; env ENGINE_GRAPHQL_ENABLE_CONSOLE=true|false)')
+    .option('--disable-cors', 'no CORS headers and no preflight answers (env ENGINE_GRAPHQL_DISABLE_CORS=true)')
+    .option('--enabled-log-types <types>', 'comma list of startup, http-log, query-log, webhook-log, websocket-log, event-trigger, health-check (default startup,http-log,webhook-log,websocket-log; env ENGINE_GRAPHQL_ENABLED_LOG_TYPES)')
+    .option('--log-format <format>', 'json: one JSON object per line on stdout; text (default): the events as debug messages on stderr (env ENGINE_GRAPHQL_LOG_FORMAT)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
     const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }] = await Promise.all([

@@ -3,7 +3,9 @@ import { CliError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
-import { createHttpServer, listen } from './http.js';
+import { createHttpServer, listen } from './http/index.js';
+import { logWebhooks, StructuredLog } from './http/logs.js';
+import { registerConsole } from './http/console.js';
 import { asyncTargets, type AsyncTarget } from './graphql/actions/index.js';
 import { GraphqlService } from './graphql/service.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './graphql/request/index.js';
@@ -33,6 +35,7 @@ export async function runEngine(
   let processor: EventProcessor | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
   let worker: ActionWorker | undefined;
+  let stopLogging = (): void => {};
   try {
     const engine = await Engine.start(db, logger, opts.clock);
     logger.debug(`start-up: catalog and schema cache ready after ${since()}`);
@@ -45,7 +48,9 @@ export async function runEngine(
       nodes: opts.nodeLimit ?? DEFAULT_DOCUMENT_LIMITS.nodes, aliases: opts.aliasLimit ?? DEFAULT_DOCUMENT_LIMITS.aliases,
     }, undefined, opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
-    server = createHttpServer(engine, { auth, logger, env, graphql });
+    const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
+    server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(opts.cors ? { cors: opts.cors } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
+    stopLogging = logWebhooks(log);
     let address;
     try {
       address = await listen(server, opts.port, opts.host);
@@ -56,6 +61,10 @@ export async function runEngine(
       throw e;
     }
     logger.debug(`start-up: listening after ${since()}`);
+    log.emit('info', 'startup', {
+      kind: 'server', address: address.address, port: address.port, database: db.kind, cors: opts.cors ?? { origins: '*' },
+      enabled_log_types: opts.logTypes ?? null, allowlist: opts.enableAllowlist ?? false,
+    });
     // Their first claims wait for the first poll (≤ 1 s): they would hold the database while the first requests come.
     const claimOnStart = false;
     processor = await EventProcessor.start(db, { triggers: () => engine.consistentEventTriggers(TRIGGERS_MAX_AGE_MS), logger, env, claimOnStart });
@@ -103,6 +112,8 @@ export async function runEngine(
           clearTimeout(cancel);
           clearTimeout(last);
         }
+        stopLogging();
+        await log.flush();
         await db.close();
         await replicas?.close();
         release();
@@ -113,6 +124,7 @@ export async function runEngine(
     await processor?.stop().catch(() => {});
     await scheduler?.stop().catch(() => {});
     await worker?.stop().catch(() => {});
+    stopLogging();
     await db.close().catch(() => {});
     await replicas?.close().catch(() => {});
     release();

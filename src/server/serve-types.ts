@@ -4,6 +4,8 @@ import type { Logger } from '../logger.js';
 import type { SessionPrefix } from './auth/session-names.js';
 import type { Clock } from './clock.js';
 import type { Engine } from './engine.js';
+import type { CorsSetting } from './http/cors.js';
+import type { LogFormat, LogType } from './http/logs.js';
 
 export interface ServeOptions {
   /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
@@ -39,6 +41,13 @@ export interface ServeOptions {
   pool?: PoolSettings;
   /** `--read-replica-urls`: GraphQL queries go to these in turn, everything else to `databaseUrl`. */
   readReplicaUrls?: string[];
+  /** `--cors-domain` / `--disable-cors` (issue 31.1); default any origin. */
+  cors?: CorsSetting;
+  /** `--enabled-log-types` and `--log-format` (issue 31.2); default the DEFAULT_LOG_TYPES in text. */
+  logTypes?: LogType[];
+  logFormat?: LogFormat;
+  /** Serve the web console at /console (issue 34). */
+  enableConsole?: boolean;
 }
 
 export interface RunningServer {

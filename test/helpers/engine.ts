@@ -6,7 +6,7 @@ import type { Database } from '../../src/db/database.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { Engine } from '../../src/server/engine.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, listen, type HttpOptions } from '../../src/server/http/index.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { Authenticator, type AuthSettings } from '../../src/server/auth/index.js';
 import type { Env } from '../../src/server/outbound/index.js';
@@ -22,6 +22,8 @@ export interface AuthOptions {
   enableAllowlist?: boolean;
   /** The node and alias limits of `/v1/graphql` (issue 28). */
   graphqlLimits?: DocumentLimits;
+  /** CORS and structured logs of the HTTP layer (issue 31). */
+  http?: Pick<HttpOptions, 'cors' | 'log'>;
 }
 
 export const EXTERNAL_URL = process.env['ENGINE_TEST_DATABASE_URL'] || undefined;
@@ -84,7 +86,7 @@ export async function startOn(db: Database, adminSecret?: string, opts: AuthOpti
   // Internal failures are bugs: show their detail in the test output.
   const logger = opts.logger ?? { ...silentLogger, error: (m: string) => console.error(m) };
   const auth = await Authenticator.create({ ...opts.auth, adminSecret }, logger);
-  const server = createHttpServer(engine, { auth, logger, env: opts.env, enableAllowlist: opts.enableAllowlist, graphqlLimits: opts.graphqlLimits });
+  const server = createHttpServer(engine, { auth, logger, env: opts.env, enableAllowlist: opts.enableAllowlist, graphqlLimits: opts.graphqlLimits, ...opts.http });
   const addr = await listen(server, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${addr.port}`, engine, server, auth };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GraphqlService } from '../../src/server/graphql/service.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, listen } from '../../src/server/http/index.js';
 import { silentLogger } from '../../src/logger.js';
 import type { Database } from '../../src/db/database.js';
 import { post } from '../helpers/engine.js';

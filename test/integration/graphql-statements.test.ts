@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/server/engine.js';
 import { GraphqlService } from '../../src/server/graphql/service.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, listen } from '../../src/server/http/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { post } from '../helpers/engine.js';
 import { countingDatabase } from '../helpers/counting-db.js';

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pool } from 'undici';
 import { silentLogger } from '../../src/logger.js';
-import { createHttpServer, DEFAULT_TIMEOUTS, listen, MAX_BODY_BYTES, type HttpTimeouts } from '../../src/server/http.js';
+import { createHttpServer, DEFAULT_TIMEOUTS, listen, MAX_BODY_BYTES, type HttpTimeouts } from '../../src/server/http/index.js';
 import { useTestEngine } from '../helpers/engine.js';
 
 // Issue 11 items 6 and 8: the body limit is enforced while reading, stalled clients are timed out, and idle

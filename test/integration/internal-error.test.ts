@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import { createTestDatabase, post } from '../helpers/engine.js';
 import { Engine } from '../../src/server/engine.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, listen } from '../../src/server/http/index.js';
 import type { Database } from '../../src/db/database.js';
 
 /* An internal failure (here: the database gone mid-flight) answers exactly the 500 body of engine-api.md §1.4,

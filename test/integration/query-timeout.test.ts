@@ -7,7 +7,7 @@ import type { Database } from '../../src/db/database.js';
 import { PgliteWorkerDatabase } from '../../src/db/pglite-remote.js';
 import { silentLogger } from '../../src/logger.js';
 import { Engine } from '../../src/server/engine.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, listen } from '../../src/server/http/index.js';
 import { GraphqlService } from '../../src/server/graphql/service.js';
 import { createTestDatabase, EXTERNAL_URL, post } from '../helpers/engine.js';
 import { eventually } from '../helpers/webhook.js';

@@ -20,7 +20,7 @@ import {
   nonPrintableIndex, projectFileSize, readProjectBytes, readProjectFile, unreadableReason,
 } from '../../src/project/project-file.js';
 import { parseYaml, positionAt } from '../../src/project/yaml-source.js';
-import { MAX_BODY_BYTES } from '../../src/server/http.js';
+import { MAX_BODY_BYTES } from '../../src/server/http/index.js';
 
 let dir: string;
 beforeEach(() => {

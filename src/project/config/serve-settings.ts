@@ -4,8 +4,9 @@ import { maskUrl } from '../../db/database.js';
 import type { PoolSettings } from '../../db/postgres-config.js';
 import { setting, type Environment } from './environment.js';
 import { parseSessionPrefix, type SessionPrefix } from '../../server/auth/session-names.js';
+import { consoleEnabled, resolveHttpSettings, type HttpFlags, type HttpSettings } from './serve-http-settings.js';
 
-export interface ServeFlags {
+export interface ServeFlags extends HttpFlags {
   port?: string;
   host?: string;
   databaseUrl?: string;
@@ -184,6 +185,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   return {
     port, host, dataDir,
     ...(sessionVariablePrefix !== undefined ? { sessionVariablePrefix } : {}),
+    ...withConsole(resolveHttpSettings(flags, env), databaseUrl !== undefined && databaseUrl !== ''),
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),
     ...(aliasLimit !== undefined ? { aliasLimit } : {}),
     ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}),
@@ -199,3 +201,5 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
     ...(unauthorizedRole ? { unauthorizedRole } : {}),
   };
 }
+
+const withConsole = (s: HttpSettings, external: boolean): HttpSettings => ({ ...s, enableConsole: consoleEnabled(s, external) });

@@ -92,7 +92,7 @@ export class AuthHook {
     if (body !== undefined) list.push({ name: 'content-type', value: 'application/json' });
     const res = await callHttp({
       url: this.config.url, method: this.config.mode, headers: list, ...(body !== undefined ? { body } : {}),
-      timeoutSec: this.config.timeoutSec, maxBodyBytes: MAX_BODY_BYTES, overflow: 'fail',
+      timeoutSec: this.config.timeoutSec, maxBodyBytes: MAX_BODY_BYTES, overflow: 'fail', purpose: 'auth-hook',
     });
     if (res.kind === 'error') throw refused(`the authentication hook did not answer: ${res.message}`);
     if (res.status === 401) throw refused('the authentication hook refused the request (status 401)');

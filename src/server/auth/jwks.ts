@@ -82,7 +82,7 @@ export class JwksCache {
   private async fetch(): Promise<void> {
     this.lastAttempt = this.now();
     this.fetches++;
-    const [{ createLocalJWKSet }, res] = await Promise.all([jose(), callHttp({ url: this.url, method: 'GET', headers: [{ name: 'Accept', value: 'application/json' }], timeoutSec: TIMEOUT_SEC, maxBodyBytes: MAX_BYTES, overflow: 'fail' })]);
+    const [{ createLocalJWKSet }, res] = await Promise.all([jose(), callHttp({ url: this.url, method: 'GET', headers: [{ name: 'Accept', value: 'application/json' }], timeoutSec: TIMEOUT_SEC, maxBodyBytes: MAX_BYTES, overflow: 'fail', purpose: 'jwks' })]);
     let problem: string;
     if (res.kind === 'error') problem = res.message;
     else if (res.status !== 200) problem = `status ${res.status}`;

@@ -21,6 +21,54 @@ export interface CallOptions {
   overflow: 'truncate' | 'fail';
   /** Cancels the call (a stopping engine); it then fails with the signal's reason. */
   signal?: AbortSignal;
+  /** What the call is for, in the `webhook-log` line (issue 31.2), and the object's name. */
+  purpose?: CallPurpose;
+  name?: string;
+}
+
+export type CallPurpose = 'action' | 'trigger' | 'auth-hook' | 'jwks';
+
+/** One finished call as the `webhook-log` line shows it: the URL without credentials, query or fragment. */
+export interface CallRecord {
+  purpose: CallPurpose | 'webhook';
+  name?: string;
+  method: 'GET' | 'POST';
+  url: string;
+  status?: number;
+  duration_ms: number;
+  error?: string;
+}
+
+/** Where finished calls are reported; one per process (the serving engine's log), none by default. */
+let observer: ((r: CallRecord) => void) | undefined;
+
+/** Reports each finished call to `fn` until the returned function is called. */
+export function observeCalls(fn: (r: CallRecord) => void): () => void {
+  observer = fn;
+  return () => {
+    if (observer === fn) observer = undefined;
+  };
+}
+
+/** Origin and path only: user info and query strings often carry keys. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+function record(opts: CallOptions, res: CallResult, ms: number): CallRecord {
+  return {
+    purpose: opts.purpose ?? 'webhook',
+    ...(opts.name !== undefined ? { name: opts.name } : {}),
+    method: opts.method ?? 'POST',
+    url: shownUrl(opts.url),
+    ...(res.kind === 'response' ? { status: res.status } : { error: res.message }),
+    duration_ms: Math.round(ms * 1000) / 1000,
+  };
 }
 
 export type CallResult =
@@ -178,5 +226,9 @@ class Call implements Dispatcher.DispatchHandler {
 export async function callHttp(opts: CallOptions): Promise<CallResult> {
   // Loaded before the call's timer starts: the first call's import is not part of the exchange its timeout bounds.
   const agent = await loadAgent();
-  return new Promise((resolve) => new Call(opts, agent, resolve).start());
+  if (!observer) return new Promise((resolve) => new Call(opts, agent, resolve).start());
+  const started = performance.now();
+  const res = await new Promise<CallResult>((resolve) => new Call(opts, agent, resolve).start());
+  observer?.(record(opts, res, performance.now() - started));
+  return res;
 }

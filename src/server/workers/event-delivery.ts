@@ -84,7 +84,7 @@ async function deliverOnce(d: Delivery, env: Env, signal?: AbortSignal): Promise
   const request = requestJson(d.body, target.headers);
   const res = await callHttp({
     url: target.url, headers: target.headers, body: d.body, timeoutSec: d.timeoutSec,
-    maxBodyBytes: MAX_LOGGED_BODY, overflow: 'truncate', signal,
+    maxBodyBytes: MAX_LOGGED_BODY, overflow: 'truncate', signal, purpose: 'trigger', name: d.trigger,
   });
   if (res.kind === 'error') return failure(d, null, request, { type: 'client_error', data: { message: res.message } }, null);
   const response: Json = { type: 'webhook_response', data: { status: res.status, body: storable(res.body), headers: res.headers.map((h) => ({ name: h.name, value: h.value })) } };

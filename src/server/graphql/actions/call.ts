@@ -80,7 +80,7 @@ export async function callAction(action: Action, inputText: string, req: ActionR
   const body = actionBody(action, inputText, req);
   const request: Json = { url: target.url, body: JSON.parse(body) as Json, headers: loggedHeaders(target.headers) };
   const res = await callHttp({
-    url: target.url, headers: target.headers, body, timeoutSec: d.timeout, maxBodyBytes: ACTION_MAX_RESPONSE_BYTES, overflow: 'fail', signal: req.signal,
+    url: target.url, headers: target.headers, body, timeoutSec: d.timeout, maxBodyBytes: ACTION_MAX_RESPONSE_BYTES, overflow: 'fail', signal: req.signal, purpose: 'action', name: action.name,
   });
   if (res.kind === 'error') throw unexpected('http exception when calling webhook', { error: res.message, request });
   const parsed = parseJson(res.body);

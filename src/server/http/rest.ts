@@ -1,7 +1,7 @@
 import { Kind, parse, type OperationDefinitionNode, type TypeNode } from 'graphql';
-import { ApiError } from '../errors.js';
-import type { RestEndpoint } from '../metadata/kinds/rest-endpoints.js';
-import type { Metadata } from '../metadata/types.js';
+import { ApiError } from '../../errors.js';
+import type { RestEndpoint } from '../../metadata/kinds/rest-endpoints.js';
+import type { Metadata } from '../../metadata/types.js';
 
 /**
  * REST endpoints (issue 20): `/api/rest/<url>` runs the endpoint's stored query through the GraphQL service, with

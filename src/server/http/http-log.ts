@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StructuredLog } from './logs.js';
+
+/**
+ * The `http-log` line of each answer (issue 31.2), written once the answer is sent: method, path (no query string:
+ * it may carry values), status, duration, request id, role, and for GraphQL the operation name, the query's hash
+ * and the first error code. No header or variable value is logged.
+ */
+
+/** The operation name and query hash of a GraphQL body; only parsed when the line is written. */
+function graphqlFields(text: string): { operation_name?: string; query_hash?: string } {
+  try {
+    const body = JSON.parse(text) as { query?: unknown; operationName?: unknown };
+    return {
+      ...(typeof body.operationName === 'string' ? { operation_name: body.operationName } : {}),
+      ...(typeof body.query === 'string' ? { query_hash: createHash('sha256').update(body.query).digest('hex') } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+function line(request: FastifyRequest, reply: FastifyReply): object {
+  const url = request.raw.url ?? '/';
+  const q = url.indexOf('?');
+  return {
+    request_id: request.id,
+    method: request.raw.method,
+    path: q < 0 ? url : url.slice(0, q),
+    status: reply.statusCode,
+    duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
+    ...(request.role ? { role: request.role } : {}),
+    ...(request.graphqlText ? graphqlFields(request.graphqlText) : {}),
+    ...(request.errorCode ? { error_code: request.errorCode } : {}),
+  };
+}
+
+export function registerHttpLog(app: FastifyInstance, log: StructuredLog): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    log.emit(reply.statusCode >= 500 ? 'error' : 'info', 'http-log', line(request, reply));
+    done();
+  });
+}

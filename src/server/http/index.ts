@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fastify, type FastifyInstance } from 'fastify';
+import { fastifyCors } from '@fastify/cors';
+import type { Logger } from '../../logger.js';
+import { Authenticator } from '../auth/index.js';
+import type { Engine } from '../engine.js';
+import { GraphqlService } from '../graphql/service.js';
+import type { DocumentLimits } from '../graphql/request/index.js';
+import type { Env } from '../outbound/index.js';
+import { VERSION } from '../../version.js';
+import { corsDelegator, DEFAULT_CORS, type CorsSetting } from './cors.js';
+import { INTERNAL, notFound, send, sendError } from './envelope.js';
+import { registerHealth } from './health.js';
+import { noStructuredLog, type StructuredLog } from './logs.js';
+import { registerHttpLog } from './http-log.js';
+import { registerRoutes } from './routes.js';
+import './request-info.js';
+
+export { MAX_BODY_BYTES, MAX_NESTING, readJson } from './body.js';
+export { errorBody, sendError } from './envelope.js';
+
+/**
+ * The HTTP layer of engine-api.md §1 on fastify (issue 31.0): routes, CORS, request ids, logs. Bodies are read by
+ * body.ts, not by fastify's parsers, and the Node server is made here, so that its limits and timeouts stay ours.
+ */
+
+/**
+ * Node's default of 16 KB would answer a long token with a bare 431; above the longest token the engine reads
+ * (64 KB, auth/jwt.ts) such a token gets the invalid-jwt 401 of issue 17.
+ */
+export const MAX_HEADER_BYTES = 128 * 1024;
+
+/**
+ * Connection timeouts, in ms. keepAlive is above the idle timeouts of common client pools (undici 4 s, Node's agent
+ * 5 s, load balancers 60 s), so a client never reuses a socket the server is closing at that instant; headers is above
+ * keepAlive (Node requires request ≥ headers). bodyIdle closes an upload that goes quiet; request caps the whole read
+ * of headers and body, so a stalled client cannot hold a connection for Node's default 300 s.
+ */
+export interface HttpTimeouts {
+  keepAlive: number;
+  headers: number;
+  request: number;
+  bodyIdle: number;
+  /** How often Node checks the headers and request timeouts. */
+  checkInterval: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = { keepAlive: 65_000, headers: 66_000, request: 120_000, bodyIdle: 30_000, checkInterval: 10_000 };
+
+export interface HttpOptions {
+  adminSecret?: string;
+  /** Resolves callers (JWT, unauthorized role); when absent, the admin secret alone (engine-api.md §2.2). */
+  auth?: Authenticator;
+  logger: Logger;
+  version?: string;
+  timeouts?: Partial<HttpTimeouts>;
+  /** The GraphQL endpoint's service; one is created when absent (tests pass their own to read its statistics). */
+  graphql?: GraphqlService;
+  /** Variables of action handler templates and headers, read at each call; default: the process environment. */
+  env?: Env;
+  /** Non-admin GraphQL requests must send allow-listed documents (issue 20). */
+  enableAllowlist?: boolean;
+  /** The node and alias limits of `/v1/graphql` (issue 28); default DEFAULT_DOCUMENT_LIMITS. */
+  graphqlLimits?: DocumentLimits;
+  /** `--cors-domain` / `--disable-cors`; default any origin. */
+  cors?: CorsSetting;
+  /** Structured logs (issue 31.2); default none. */
+  log?: StructuredLog;
+  /**
+   * More routes on the same server: the place for static files (the web console at /console) and later WebSocket
+   * endpoints. Called after the API routes, before the server listens.
+   */
+  extraRoutes?: (app: FastifyInstance) => void;
+}
+
+/** The longest client X-Request-Id echoed. */
+const MAX_REQUEST_ID = 200;
+
+/** The fastify instance behind each server, made ready by listen(). */
+const apps = new WeakMap<Server, FastifyInstance>();
+
+/** The engine's HTTP server; call listen() to start it. */
+export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const log = opts.log ?? noStructuredLog;
+  let server: Server | undefined;
+  const app = fastify({
+    serverFactory: (handler) => {
+      server = createServer(
+        { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
+        handler,
+      );
+      return server;
+    },
+    logger: false,
+    // engine-api.md §1.1: a HEAD is another method (404), as before.
+    exposeHeadRoutes: false,
+    // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const own = req.headers['x-request-id'];
+      return typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? own : randomUUID();
+    },
+    // Bodies are limited while body.ts reads them.
+    bodyLimit: Number.MAX_SAFE_INTEGER,
+    // A path fastify cannot decode (`/v1/query%`) names no resource: the §1.4 404, as before fastify.
+    frameworkErrors: (e, request, reply) => {
+      // Before any hook: the id is set here.
+      reply.header('x-request-id', request.id);
+      if (e.code === 'FST_ERR_BAD_URL') return sendError(request.raw, reply, notFound(), false);
+      opts.logger.error(`request failed: ${e.stack ?? e.message}`);
+      send(reply, 500, INTERNAL);
+    },
+  });
+  // Every body is left unread for the routes (body.ts): no parser buffers it first.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+  app.decorateRequest('role', '');
+  app.decorateRequest('errorCode', '');
+  app.decorateRequest('graphqlText', '');
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    // engine-api.md §1.2: the Content-Type header is ignored. Hidden from fastify, which would refuse a malformed one
+    // (415) and parse a well-formed one for nothing; no route reads it, and the auth hook and actions never forward it.
+    const headers = request.raw.headers;
+    if (headers['content-type'] !== undefined) headers['content-type'] = undefined;
+    done();
+  });
+  if (log.has('http-log')) registerHttpLog(app, log);
+  const cors = opts.cors ?? DEFAULT_CORS;
+  if (!cors.disabled) void app.register(fastifyCors, { delegator: corsDelegator(cors.origins) });
+
+  const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
+  const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
+  registerHealth(app, engine, log);
+  registerRoutes(app, { engine, graphql, auth, logger: opts.logger, version: opts.version ?? VERSION, bodyIdleMs: t.bodyIdle, logged: log.has('http-log') });
+  opts.extraRoutes?.(app);
+  app.setNotFoundHandler((request, reply) => sendError(request.raw, reply, notFound(), false));
+  app.setErrorHandler((e, request, reply) => {
+    opts.logger.error(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    request.errorCode = 'unexpected';
+    if (!reply.raw.headersSent) send(reply, 500, INTERNAL);
+    else reply.raw.destroy();
+  });
+  if (!server) throw new Error('fastify did not create the server');
+  apps.set(server, app);
+  return server;
+}
+
+/** Listens and resolves with the bound address; rejects with the listen error (EADDRINUSE …). */
+export async function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  await apps.get(server)?.ready();
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}

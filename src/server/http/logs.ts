@@ -1,0 +1,82 @@
+import { pino, type DestinationStream, type Logger as Pino } from 'pino';
+import type { Logger } from '../../logger.js';
+import { observeCalls } from '../outbound/index.js';
+
+/**
+ * Structured logs (issue 31.2): one JSON object per line, `{"level","timestamp","type","detail"}`, of the types
+ * enabled. Pino writes them (it is loaded only by `serve`, with the HTTP layer); in text format the same events go to
+ * the CLI's logger at debug level, so a terminal keeps today's few lines.
+ */
+
+export const LOG_TYPES = ['startup', 'http-log', 'query-log', 'webhook-log', 'websocket-log', 'event-trigger', 'health-check'] as const;
+export type LogType = (typeof LOG_TYPES)[number];
+export const DEFAULT_LOG_TYPES: readonly LogType[] = ['startup', 'http-log', 'webhook-log', 'websocket-log'];
+export type LogFormat = 'json' | 'text';
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface StructuredLogOptions {
+  format: LogFormat;
+  types?: readonly LogType[];
+  /** Where JSON lines go; default stdout. */
+  stream?: DestinationStream;
+  /** Text format: the CLI's logger. */
+  logger?: Logger;
+}
+
+export class StructuredLog {
+  private readonly types: ReadonlySet<LogType>;
+  private readonly json: Pino | undefined;
+
+  constructor(private readonly opts: StructuredLogOptions) {
+    this.types = new Set(opts.types ?? DEFAULT_LOG_TYPES);
+    if (opts.format === 'json') {
+      this.json = pino(
+        {
+          base: null,
+          timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+          formatters: { level: (label) => ({ level: label }) },
+        },
+        // Written asynchronously (a request does not wait for stdout); flush() at the stop writes what is pending.
+        opts.stream ?? pino.destination({ dest: 1, sync: false }),
+      );
+    }
+  }
+
+  /** Whether `type` is enabled: callers test it before building a detail that costs something. */
+  has(type: LogType): boolean {
+    return this.types.has(type);
+  }
+
+  /** Writes the lines still buffered (before the process ends). */
+  flush(): Promise<void> {
+    const json = this.json;
+    if (!json) return Promise.resolve();
+    return new Promise((resolve) => json.flush(() => resolve()));
+  }
+
+  emit(level: LogLevel, type: LogType, detail: object): void {
+    if (!this.types.has(type)) return;
+    if (this.json) this.json[level]({ type, detail });
+    else this.opts.logger?.debug(`${type} ${JSON.stringify(detail)}`);
+  }
+}
+
+/**
+ * Outbound calls (actions, triggers, the auth hook, JWKS) as `webhook-log` lines, and trigger deliveries as
+ * `event-trigger` lines, until the returned function is called. Failed calls and 5xx answers are errors.
+ */
+export function logWebhooks(log: StructuredLog): () => void {
+  if (!log.has('webhook-log') && !log.has('event-trigger')) return () => {};
+  return observeCalls((r) => {
+    const failed = r.error !== undefined || (r.status ?? 0) >= 500;
+    log.emit(failed ? 'error' : 'info', 'webhook-log', r);
+    if (r.purpose !== 'trigger') return;
+    // Event and scheduled triggers' deliveries: whether this attempt delivered (2xx) or will be retried.
+    const delivered = r.status !== undefined && r.status >= 200 && r.status < 300;
+    const { name, status, error, duration_ms } = r;
+    log.emit(delivered ? 'info' : 'warn', 'event-trigger', { trigger: name, delivered, ...(status !== undefined ? { status } : {}), ...(error !== undefined ? { error } : {}), duration_ms });
+  });
+}
+
+/** Nothing is logged: tests and library callers that do not ask for logs. */
+export const noStructuredLog = new StructuredLog({ format: 'text', types: [] });

@@ -1,0 +1,186 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../../errors.js';
+import { StatementCancelled } from '../../db/database.js';
+import type { Logger } from '../../logger.js';
+import type { Authenticator, HookRequest } from '../auth/index.js';
+import type { Engine } from '../engine.js';
+import { pgDumpRequest } from '../pg-dump.js';
+import { errorsBody, INTERNAL_ERROR_BODY } from '../graphql/errors.js';
+import type { GraphqlInput, GraphqlService } from '../graphql/service.js';
+import { ENGINE_VERSION_HEADER } from '../../version.js';
+import { BodyError, closeAfterAnswer, discardBody, MAX_NESTING, readBody, readJson } from './body.js';
+import { nestingDepth } from '../json-depth.js';
+import { errorBody, send, sendError } from './envelope.js';
+import { matchRest, REST_PREFIX, restRequest } from './rest.js';
+
+/** The API routes of engine-api.md §1 (health is in health.ts). */
+export interface RouteContext {
+  engine: Engine;
+  graphql: GraphqlService;
+  auth: Authenticator;
+  logger: Logger;
+  version: string;
+  bodyIdleMs: number;
+  /** `http-log` is on: GraphQL answers are scanned for their first error code. */
+  logged: boolean;
+}
+
+/** What a POST auth hook receives of a GraphQL body: its query, variables and operationName, or null. */
+function hookRequest(input: GraphqlInput): HookRequest | null {
+  if (!('text' in input)) return null;
+  try {
+    const body: unknown = JSON.parse(input.text);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+    const { query, variables, operationName } = body as Record<string, unknown>;
+    return { query: query ?? null, variables: variables ?? null, operationName: operationName ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/** Aborts when the connection closes before the answer is sent: the client went away, its statement is cancelled. */
+function whileConnected(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
+const ERROR_CODE = /"extensions":\{[^{}]*"code":"([^"\\]+)"/;
+
+/** The first error code of a GraphQL answer that starts with its errors (the engine's errors-only answers). */
+function graphqlErrorCode(body: string | Buffer): string {
+  if (typeof body !== 'string' || !body.startsWith('{"errors"')) return '';
+  return ERROR_CODE.exec(body)?.[1] ?? '';
+}
+
+function sendGraphql(reply: FastifyReply, body: string | Buffer, setCookies: string[], logged: boolean): void {
+  if (logged) reply.request.errorCode = graphqlErrorCode(body);
+  if (setCookies.length > 0) reply.header('set-cookie', setCookies);
+  send(reply, 200, body);
+}
+
+export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { engine, graphql, auth, bodyIdleMs } = ctx;
+  const versionBody = JSON.stringify({ version: ctx.version });
+
+  // The header tells the project tool that the endpoint is this engine, not another server with a /v1/version.
+  app.get('/v1/version', (_req, reply) => {
+    reply.header(ENGINE_VERSION_HEADER, ctx.version);
+    send(reply, 200, versionBody);
+  });
+
+  const metadataApi = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const req = request.raw;
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers);
+      request.role = caller.role;
+      isAdmin = caller.role === 'admin';
+      const body = await readJson(req, bodyIdleMs);
+      const out = await engine.execute(body, caller.role, caller.sessionVariables);
+      reply.header('X-Engine-Resource-Version', String(out.resourceVersion));
+      send(reply, 200, out.body);
+    } catch (e) {
+      // A stop cancelled the statement once its grace period was over (issue 28): nothing of it was committed.
+      if (e instanceof StatementCancelled) {
+        request.errorCode = 'timeout';
+        return send(reply, 503, errorBody(new ApiError(503, 'timeout', '$', 'the request was cancelled: the engine is stopping'), false));
+      }
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, reply, e, isAdmin);
+    }
+  };
+  app.post('/v1/query', metadataApi);
+  app.post('/v1/metadata', metadataApi);
+  // The incumbent's v2 query API (issue 29 point 6): the same operations, data queries among them.
+  app.post('/v2/query', metadataApi);
+
+  app.post('/v1alpha1/pg_dump', async (request, reply) => {
+    const req = request.raw;
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers);
+      request.role = caller.role;
+      isAdmin = caller.role === 'admin';
+      if (!isAdmin) throw new ApiError(400, 'access-denied', '$', 'restricted access : admin only');
+      const sql = await pgDumpRequest(engine.db, await readJson(req, bodyIdleMs));
+      reply.code(200).header('content-type', 'application/sql; charset=utf-8').send(sql);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, reply, e, isAdmin);
+    }
+  });
+
+  /** graphql-api.md §1: every answer is a GraphQL body, authentication errors included (issue 27). */
+  app.post('/v1/graphql', async (request, reply) => {
+    const req = request.raw;
+    try {
+      // A POST auth hook receives the GraphQL request, so the body comes first; otherwise it is not read for a 401.
+      let input = auth.needsRequest ? await readGraphqlInput(req, reply.raw) : undefined;
+      if (input === null) return;
+      let caller;
+      try {
+        caller = await auth.resolveCaller(req.headers, input ? hookRequest(input) : null);
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        // Issue 27: a GraphQL body with HTTP 200, as the incumbent answers, so that GraphQL clients show the message.
+        if (input === undefined) discardBody(req);
+        request.errorCode = e.code;
+        return send(reply, 200, errorsBody(e, false));
+      }
+      request.role = caller.role;
+      input ??= await readGraphqlInput(req, reply.raw);
+      if (input === null) return;
+      if ('text' in input) request.graphqlText = input.text;
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw) };
+      sendGraphql(reply, await graphql.handle(input, caller, http), http.setCookies, ctx.logged);
+    } catch (e) {
+      ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      request.errorCode = 'unexpected';
+      if (!reply.sent && !reply.raw.headersSent) send(reply, 500, INTERNAL_ERROR_BODY);
+      else reply.raw.destroy();
+    }
+  });
+
+  /** Issue 20: a stored query run like a `/v1/graphql` request, authenticated and permitted the same way. */
+  app.all(`${REST_PREFIX}*`, async (request, reply) => {
+    const req = request.raw;
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers, null);
+      request.role = caller.role;
+      isAdmin = caller.role === 'admin';
+      const method = req.method ?? 'GET';
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const path = (q < 0 ? url : url.slice(0, q)).slice(REST_PREFIX.length);
+      const { cache } = await engine.freshCache();
+      const match = matchRest(cache.metadata, path, method, cache.inconsistentIds);
+      const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
+      const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
+      request.graphqlText = text;
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw) };
+      sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, reply, e, isAdmin);
+    }
+  });
+
+  /** The body as the GraphQL service's input; null when the client is gone. */
+  async function readGraphqlInput(req: IncomingMessage, res: ServerResponse): Promise<GraphqlInput | null> {
+    try {
+      const text = (await readBody(req, bodyIdleMs)).toString('utf8');
+      return nestingDepth(text) > MAX_NESTING ? { error: `request body is nested more than ${MAX_NESTING} levels deep` } : { text };
+    } catch (e) {
+      if (!(e instanceof BodyError)) throw e;
+      // Too large or stalled: answered as a GraphQL error, and the rest of the body is not read.
+      if (req.socket.destroyed) return null;
+      closeAfterAnswer(res);
+      return { error: e.message };
+    }
+  }
+}
