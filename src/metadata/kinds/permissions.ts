@@ -20,7 +20,7 @@ function rootFields(v: unknown, path: string, allowed: readonly string[]): strin
 }
 
 /** Every key a permission of some kind reads; keys of another kind are ignored (engine-api.md §4.3.2). */
-const KNOWN_KEYS = [
+export const PERMISSION_KEYS: readonly string[] = [
   'check', 'set', 'columns', 'backend_only', 'computed_fields', 'filter', 'limit', 'allow_aggregations', ...Object.keys(ROOT_FIELD_KINDS),
 ];
 
@@ -29,7 +29,7 @@ const KNOWN_KEYS = [
  * permissions (the incumbent writes it) is the engine's behaviour and accepted, `true` is not supported.
  */
 function checkKeys(kind: PermKind, o: JsonObject, path: string): void {
-  const unknown = Object.keys(o).filter((k) => !KNOWN_KEYS.includes(k));
+  const unknown = Object.keys(o).filter((k) => !PERMISSION_KEYS.includes(k));
   if (unknown.length > 0) throw parseFailed(path, `unexpected keys in ${kind} permission: ${unknown.map((k) => `"${k}"`).join(', ')}`);
   if ((kind === 'update' || kind === 'delete') && opt(o, 'backend_only') !== undefined && bool(o['backend_only'], at(path, 'backend_only'))) {
     throw badRequest('not-supported', at(path, 'backend_only'), `backend-only ${kind} permissions are not supported`);

@@ -4,6 +4,7 @@ import { ApiError, CliError } from '../../errors.js';
 import { byteSize, ENGINE_MAX_BODY_BYTES, megabytes } from '../../limits.js';
 import { canonicalDocument } from '../../metadata/document.js';
 import { isObject, type JsonObject } from '../../metadata/json.js';
+import { PERMISSION_KEYS } from '../../metadata/kinds/permissions.js';
 import { mergeActions } from './actions-sdl.js';
 import { shownPath } from '../config/environment.js';
 import { Problems, type Position } from '../problems.js';
@@ -126,6 +127,15 @@ function unknownKeysAreErrors(problems: Problems): void {
 
 export const UNKNOWN_KEY = 'metadata-unknown-key';
 
+/** Unknown keys of a permission (allowed by --allow-unknown-keys) are left out like a table's, not refused by the engine. */
+function knownPermissionKeys(key: string, v: unknown): unknown {
+  if (!/^(insert|select|update|delete)_permissions$/.test(key) || !Array.isArray(v)) return v;
+  return v.map((entry) => {
+    if (!isObject(entry) || !isObject(entry['permission'])) return entry;
+    return { ...entry, permission: Object.fromEntries(Object.entries(entry['permission']).filter(([k]) => PERMISSION_KEYS.includes(k))) };
+  });
+}
+
 /** The metadata layout of a config version: 3 is the incumbent's `databases/` layout, 1 and 2 the flat one. */
 export type Layout = 2 | 3;
 
@@ -182,7 +192,7 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout,
   const raw: JsonObject = {
     version: 2,
     // Unknown table keys (allowed by --allow-unknown-keys) are left out of the build (cli.md §4.13).
-    tables: tables.map((t) => (isObject(t) ? Object.fromEntries(Object.entries(t).filter(([k]) => known.has(k))) : t)) as JsonObject[],
+    tables: tables.map((t) => (isObject(t) ? Object.fromEntries(Object.entries(t).filter(([k]) => known.has(k)).map(([k, v]) => [k, knownPermissionKeys(k, v)])) : t)) as JsonObject[],
     functions: (src.functions?.value ?? []) as JsonObject[],
     remote_schemas: (src.remoteSchemas?.value ?? []) as JsonObject[],
     query_collections: (src.queryCollections?.value ?? []) as JsonObject[],
