@@ -57,7 +57,7 @@ describe('GET /v1/metrics', () => {
       ENGINE_GRAPHQL_ENABLED_LOG_TYPES: 'startup,http-log,query-log,webhook-log,websocket-log,event-trigger,health-check',
     });
     const denied = { path: '$', error: 'invalid or missing metrics bearer token', code: 'access-denied' };
-    for (const headers of [{}, { authorization: 'Bearer wrong-secret' }, { authorization: SECRET }, { authorization: `Bearer ${SECRET}x` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-secret' }, { authorization: SECRET }, { authorization: `Bearer ${SECRET}x` }]) {
       const r = await fetch(`${url}/v1/metrics`, { headers });
       expect(r.status).toBe(401);
       expect(await r.json()).toEqual(denied);
