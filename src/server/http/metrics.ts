@@ -57,7 +57,7 @@ export async function loadMetrics(secret: string, graphql: GraphqlService, db: D
   // Read when scraped: the service's own counters stay the one source.
   new prom.Counter({
     name: 'engine_graphql_plan_cache_hits_total', help: 'GraphQL operations run with a plan from the plan cache.', registers: [registry],
-    collect() { this.reset(); this.inc(graphql.stats.reused); },
+    collect() { this.reset(); this.inc(graphql.planHits); },
   });
   new prom.Counter({
     name: 'engine_graphql_plan_cache_misses_total', help: 'GraphQL operations compiled because no cached plan fitted.', registers: [registry],
