@@ -40,6 +40,12 @@ export interface Session extends Queryable {
   close(): Promise<void>;
 }
 
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 /**
  * How a transaction starts. `readOnlySnapshot`: REPEATABLE READ READ ONLY (GraphQL queries, graphql-api.md §4.1).
  * `utc`: TimeZone is UTC for the transaction. Both are set in the round trip that begins it.
@@ -130,6 +136,8 @@ export interface Database extends Queryable {
   /** Cancels every statement running now (a stop after its grace period); their work fails and is rolled back. */
   cancelRunning?(): Promise<void>;
   close(): Promise<void>;
+  /** The connection pool now (metrics, issue 31.3); absent for the embedded database, which has none. */
+  poolStats?(): PoolStats;
 }
 
 /** PostgreSQL's error fields, whichever driver raised the error. */

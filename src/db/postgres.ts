@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { connectionString, DEFAULT_POOL, noSslOnServer, poolBusy, POOL_TIMEOUT, poolConfig, sslOptional, withoutSsl, type PoolSettings } from './postgres-config.js';
-import { BatchError, beginTransaction, StatementCancelled, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
+import { BatchError, beginTransaction, StatementCancelled, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type PoolStats, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
@@ -350,6 +350,10 @@ export class PostgresDatabase implements Database {
         await client.end().catch(() => {});
       },
     };
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@ import { CliError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
-import { createHttpServer, listen } from './http/index.js';
+import { createHttpServer, listen, loadMetrics } from './http/index.js';
 import { logWebhooks, StructuredLog } from './http/logs.js';
 import { registerConsole } from './http/console.js';
 import { asyncTargets, type AsyncTarget } from './graphql/actions/index.js';
@@ -49,7 +49,8 @@ export async function runEngine(
     }, undefined, opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
     const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
-    server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(opts.cors ? { cors: opts.cors } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
+    const metrics = opts.metricsSecret ? await loadMetrics(opts.metricsSecret, graphql, db) : undefined;
+    server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(metrics ? { metrics } : {}), ...(opts.cors ? { cors: opts.cors } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
     stopLogging = logWebhooks(log);
     let address;
     try {
@@ -63,7 +64,7 @@ export async function runEngine(
     logger.debug(`start-up: listening after ${since()}`);
     log.emit('info', 'startup', {
       kind: 'server', address: address.address, port: address.port, database: db.kind, cors: opts.cors ?? { origins: '*' },
-      enabled_log_types: opts.logTypes ?? null, allowlist: opts.enableAllowlist ?? false,
+      enabled_log_types: opts.logTypes ?? null, allowlist: opts.enableAllowlist ?? false, metrics: opts.metricsSecret !== undefined,
     });
     // Their first claims wait for the first poll (≤ 1 s): they would hold the database while the first requests come.
     const claimOnStart = false;

@@ -48,6 +48,8 @@ export interface ServeOptions {
   logFormat?: LogFormat;
   /** Serve the web console at /console (issue 34). */
   enableConsole?: boolean;
+  /** `ENGINE_GRAPHQL_METRICS_SECRET`: `GET /v1/metrics` is served to this bearer token (issue 31.3). */
+  metricsSecret?: string;
 }
 
 export interface RunningServer {

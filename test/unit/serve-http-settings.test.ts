@@ -60,3 +60,11 @@ describe('log settings', () => {
     }));
   });
 });
+
+describe('metrics secret (issue 31.3)', () => {
+  it('is read from ENGINE_GRAPHQL_METRICS_SECRET only; unset or empty leaves /v1/metrics off', () => {
+    expect(resolveServeSettings({}, env({})).metricsSecret).toBeUndefined();
+    expect(resolveServeSettings({}, env({ ENGINE_GRAPHQL_METRICS_SECRET: '' })).metricsSecret).toBeUndefined();
+    expect(resolveServeSettings({}, env({ ENGINE_GRAPHQL_METRICS_SECRET: 's3cret' })).metricsSecret).toBe('s3cret');
+  });
+});

@@ -18,6 +18,8 @@ export interface HttpSettings {
   logFormat?: LogFormat;
   /** The web console at /console (issue 34); resolved against the database by `consoleEnabled`. */
   enableConsole?: boolean;
+  /** `ENGINE_GRAPHQL_METRICS_SECRET`: the bearer token of `GET /v1/metrics` (issue 31.3); off when unset. */
+  metricsSecret?: string;
 }
 
 // Listed here rather than imported from the server's logs module, which loads pino: settings are read before it.
@@ -81,6 +83,9 @@ export function resolveHttpSettings(flags: HttpFlags, env: Environment): HttpSet
     const v = env.variable('ENGINE_GRAPHQL_ENABLE_CONSOLE');
     if (v !== undefined && v !== '') out.enableConsole = truthy(env, undefined, 'ENGINE_GRAPHQL_ENABLE_CONSOLE', 'enable_console');
   }
+  // Environment only, as the admin secret: a secret on the command line shows in `ps`.
+  const metrics = setting(env, undefined, 'ENGINE_GRAPHQL_METRICS_SECRET');
+  if (metrics !== undefined && metrics !== '') out.metricsSecret = metrics;
   return out;
 }
 

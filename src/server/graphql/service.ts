@@ -63,6 +63,8 @@ export class GraphqlService {
   readonly plans: PlanCache;
   /** How often documents were prepared (parsed, validated) and operations compiled: the plan cache's effect. */
   readonly stats = { prepared: 0, compiled: 0 };
+  /** Operations run with a plan already compiled (the metrics' plan-cache hits). */
+  planHits = 0;
   /**
    * Whole response bodies of operations that read neither the database nor a handler nor a variable (introspection,
    * `__typename`), as bytes: the standard introspection query's answer is megabytes at a thousand tables, built once
@@ -204,7 +206,10 @@ export class GraphqlService {
   /** The operation's plan for this shape of variables: cached with the document, compiled on a miss. */
   private plan(entry: CachedOperation, varsKey: string, schema: GraphQLSchema, role: RoleView, sel: SelectionContext): { plans: RootPlan[]; counted: number | null } {
     const cached = entry.plans.get(varsKey);
-    if (cached) return { plans: cached, counted: null };
+    if (cached) {
+      this.planHits++;
+      return { plans: cached, counted: null };
+    }
     const plans = planOperation(schema, role, sel);
     this.stats.compiled++;
     this.plans.remember(entry, varsKey, plans);

@@ -15,11 +15,13 @@ import { INTERNAL, notFound, send, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
 import { noStructuredLog, type StructuredLog } from './logs.js';
 import { registerHttpLog } from './http-log.js';
+import { registerMetrics, type Metrics } from './metrics.js';
 import { registerRoutes } from './routes.js';
 import './request-info.js';
 
 export { MAX_BODY_BYTES, MAX_NESTING, readJson } from './body.js';
 export { errorBody, sendError } from './envelope.js';
+export { loadMetrics, type Metrics } from './metrics.js';
 
 /**
  * The HTTP layer of engine-api.md §1 on fastify (issue 31.0): routes, CORS, request ids, logs. Bodies are read by
@@ -73,6 +75,8 @@ export interface HttpOptions {
    * endpoints. Called after the API routes, before the server listens.
    */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** `GET /v1/metrics` and the request counters (issue 31.3); off when absent. */
+  metrics?: Metrics;
 }
 
 /** The longest client X-Request-Id echoed. */
@@ -129,6 +133,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     done();
   });
   if (log.has('http-log')) registerHttpLog(app, log);
+  if (opts.metrics) registerMetrics(app, opts.metrics);
   const cors = opts.cors ?? DEFAULT_CORS;
   if (!cors.disabled) void app.register(fastifyCors, { delegator: corsDelegator(cors.origins) });
 

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXTERNAL_URL, post } from '../helpers/engine.js';
+import { tempDir } from './cli-helpers.js';
+import { externalDatabase, ok, serve, stopAll } from './process-helpers.js';
+
+// Issue 31.3: GET /v1/metrics of the real `engine serve`, behind ENGINE_GRAPHQL_METRICS_SECRET as a bearer token.
+
+afterEach(stopAll);
+
+const SECRET = 'metrics-secret-3f9a1c7e';
+
+async function database(cwd: string): Promise<string[]> {
+  return EXTERNAL_URL ? ['--database-url', await externalDatabase('engine_metrics')] : ['--data-dir', `${cwd}/data`];
+}
+
+/** The samples of a Prometheus text answer, keyed `name{k="v",…}` with the labels sorted. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) throw new Error(`not a sample line: ${line}`);
+    const labels = (m[2] ?? '').match(/[a-zA-Z_]+="(?:[^"\\]|\\.)*"/g) ?? [];
+    out.set(`${m[1]}{${[...labels].sort().join(',')}}`, Number(m[3]));
+  }
+  return out;
+}
+
+async function scrape(url: string): Promise<Map<string, number>> {
+  const r = await fetch(`${url}/v1/metrics`, { headers: { authorization: `Bearer ${SECRET}` } });
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return samples(await r.text());
+}
+
+const REQUESTS = 'engine_http_requests_total{endpoint="/v1/graphql",operation_type="query",status="200"}';
+const LATENCY_COUNT = 'engine_http_request_duration_seconds_count{endpoint="/v1/graphql"}';
+const HITS = 'engine_graphql_plan_cache_hits_total{}';
+const MISSES = 'engine_graphql_plan_cache_misses_total{}';
+const at = (m: Map<string, number>, key: string): number => m.get(key) ?? 0;
+
+describe('GET /v1/metrics', () => {
+  it('is an unknown path (404) when no metrics secret is set', async () => {
+    const cwd = await tempDir();
+    const { url } = await serve(cwd, await database(cwd));
+    const r = await post(`${url}/v1/metrics`, '');
+    expect(r.status).toBe(404);
+    const g = await fetch(`${url}/v1/metrics`, { headers: { authorization: `Bearer ${SECRET}` } });
+    expect(g.status).toBe(404);
+    expect(await g.json()).toEqual({ path: '$', error: 'resource does not exist', code: 'not-found' });
+  });
+
+  it('answers 401 without the bearer token, counts requests, latency and the plan cache, never logs the secret', async () => {
+    const cwd = await tempDir();
+    const { p, url } = await serve(cwd, await database(cwd), {
+      ENGINE_GRAPHQL_METRICS_SECRET: SECRET,
+      ENGINE_GRAPHQL_ENABLED_LOG_TYPES: 'startup,http-log,query-log,webhook-log,websocket-log,event-trigger,health-check',
+    });
+    const denied = { path: '$', error: 'invalid or missing metrics bearer token', code: 'access-denied' };
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-secret' }, { authorization: SECRET }, { authorization: `Bearer ${SECRET}x` }]) {
+      const r = await fetch(`${url}/v1/metrics`, { headers });
+      expect(r.status).toBe(401);
+      expect(await r.json()).toEqual(denied);
+    }
+
+    await ok(url, { type: 'run_sql', args: { sql: 'CREATE TABLE item (id int PRIMARY KEY); INSERT INTO item VALUES (1), (2);' } });
+    await ok(url, { type: 'pg_track_table', args: { table: 'item' } });
+    const before = await scrape(url);
+    const query = { query: 'query Items { item(order_by: {id: asc}) { id } }' };
+    for (let i = 0; i < 3; i++) {
+      const r = await post(`${url}/v1/graphql`, query);
+      expect(r.body).toEqual({ data: { item: [{ id: 1 }, { id: 2 }] } });
+    }
+    const after = await scrape(url);
+    expect(at(after, REQUESTS) - at(before, REQUESTS)).toBe(3);
+    expect(at(after, LATENCY_COUNT) - at(before, LATENCY_COUNT)).toBe(3);
+    expect(at(after, MISSES) - at(before, MISSES)).toBe(1);
+    expect(at(after, HITS) - at(before, HITS)).toBe(2);
+    // The refused scrapes were counted as well.
+    expect(at(after, 'engine_http_requests_total{endpoint="/v1/metrics",operation_type="",status="401"}')).toBe(4);
+    if (EXTERNAL_URL) {
+      expect(after.has('engine_db_pool_connections{state="in_use"}')).toBe(true);
+      expect(at(after, 'engine_db_pool_waiting{}')).toBe(0);
+    } else {
+      expect([...after.keys()].some((k) => k.startsWith('engine_db_pool'))).toBe(false);
+    }
+    expect(p.out() + p.err()).not.toContain(SECRET);
+  });
+});
