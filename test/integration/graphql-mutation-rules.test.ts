@@ -194,7 +194,6 @@ describe('§6.1 rows in mutation position', () => {
     ['mutation ($t: Int) { insert_article(objects: [{title: $t}]) { affected_rows } }', USER2, 'variable "t" of type "Int" is used in position expecting "String"', '$.selectionSet.insert_article.args.objects[0].title'],
     ['mutation ($t: Nope) { insert_article(objects: [{title: "x"}]) { affected_rows } }', USER2, 'unknown type "Nope"', '$'],
     ['mutation { insert_article(objects: [{title: "x"}]) { ...F } }', USER2, 'unknown fragment "F"', '$'],
-    ['mutation ($u: Int) { insert_article(objects: [{title: "x"}]) { affected_rows } }', USER2, 'Variable "$u" is never used.', '$'],
     ['mutation { insert_article(objects: [{title: "x"}]) { returning { author { articles(limit: -1) { id } } } } }', USER2, 'unexpected negative value', '$.selectionSet.insert_article.selectionSet.returning.selectionSet.author.selectionSet.articles.args.limit'],
     ['mutation { delete_article(where: {}) { returning { author { articles(distinct_on: [title], order_by: {id: asc}) { id } } } } }', USER2, '"distinct_on" columns must match initial "order_by" columns', '$.selectionSet.delete_article.selectionSet.returning.selectionSet.author.selectionSet.articles.args'],
   ];

@@ -12,7 +12,7 @@ import { bindAll, SelectionContext } from './compile/index.js';
 import { requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
-  astBytes, checkAllowlist, checkVariables, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
+  astBytes, batchElements, checkAllowlist, checkVariables, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
   type CachedOperation, type DocumentLimits, type GraphqlRequest, type PlanCacheLimits,
 } from './request/index.js';
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
@@ -87,6 +87,15 @@ export class GraphqlService {
   private readonly inflight = new Set<AbortController>();
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
+    const batch = 'text' in input ? batchElements(input.text) : null;
+    if (batch === null) return this.handleOne(input, caller, http);
+    // A batch (as the incumbent): each element its own request and transaction, in order; a failure stays in its slot.
+    const bodies: string[] = [];
+    for (const text of batch) bodies.push(String(await this.handleOne({ text }, caller, http)));
+    return `[${bodies.join(',')}]`;
+  }
+
+  private async handleOne(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
     const cancel = new AbortController();
     const timer = this.timeoutMs > 0 ? setTimeout(() => cancel.abort(CANCEL_TIMEOUT), this.timeoutMs) : undefined;
     const gone = (): void => cancel.abort(CANCEL_DISCONNECTED);

@@ -3,6 +3,7 @@ import type { Metadata } from '../../../metadata/types.js';
 import { normalQuery } from '../../../metadata/kinds/query-collections.js';
 import type { SchemaCache } from '../../schema-cache.js';
 import { validationFailed } from '../errors.js';
+import { ENGINE_RULES } from './validate.js';
 import { buildRoleSchema } from '../schema/index.js';
 
 /**
@@ -51,6 +52,6 @@ export function adminSchemaProblem(cache: SchemaCache, text: string, schema: Gra
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }
-  const errors = validate(schema, doc);
+  const errors = validate(schema, doc, ENGINE_RULES);
   return errors[0]?.message ?? null;
 }

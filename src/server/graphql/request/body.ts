@@ -28,3 +28,20 @@ export function parseRequest(text: string): GraphqlRequest {
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw wrongType('$.operationName', 'String', operationName);
   return { query, variables: (variables ?? {}) as Record<string, unknown>, operationName: (operationName ?? null) as string | null };
 }
+
+/**
+ * The elements of a batched body (a JSON array, as the incumbent accepts), each as the text of its own request; null
+ * when the body is not an array (invalid JSON included: the single-request path reports it). A non-object element
+ * fails in its own slot, as any element that is not a request.
+ */
+export function batchElements(text: string): string[] | null {
+  if (!text.trimStart().startsWith('[')) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(body)) return null;
+  return body.map((element) => JSON.stringify(element));
+}

@@ -1,6 +1,6 @@
 export { adminSchemaProblem, checkAllowlist } from './allowlist.js';
 export { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
 export { astBytes, planBytes, PlanCache, type CachedOperation, type PlanCacheLimits } from './plan-cache.js';
-export { parseRequest, type GraphqlRequest } from './body.js';
+export { batchElements, parseRequest, type GraphqlRequest } from './body.js';
 export { checkVariables, validateDocument } from './validate.js';
 export { MAX_QUERY_DEPTH, MAX_QUERY_TOKENS, prepare, variablesShape } from './prepare.js';

@@ -1,5 +1,5 @@
 import {
-  coerceInputValue, GraphQLError, isNonNullType, print, typeFromAST, validate, valueFromAST,
+  coerceInputValue, GraphQLError, isNonNullType, NoUnusedVariablesRule, print, specifiedRules, typeFromAST, validate, valueFromAST,
   type ASTNode, type DocumentNode, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql';
 import type { ApiError } from '../../../errors.js';
@@ -43,9 +43,12 @@ function mapError(e: GraphQLError): Mapped {
   return { path: '$', message: m };
 }
 
+/** The incumbent does not run NoUnusedVariables (issue 29.8): a declared variable no field uses is accepted. */
+export const ENGINE_RULES = specifiedRules.filter((rule) => rule !== NoUnusedVariablesRule);
+
 /** Validates the document against the role's schema; returns the first error as the engine reports it, or null. */
 export function validateDocument(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode): ApiError | null {
-  const errors = validate(schema, doc, undefined, { maxErrors: 100 });
+  const errors = validate(schema, doc, ENGINE_RULES, { maxErrors: 100 });
   if (errors.length === 0) return null;
   // The rules run in one pass over the document, so their order is document order (rules reporting on leave last).
   const first = errors[0] as GraphQLError;
