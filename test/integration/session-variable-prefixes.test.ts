@@ -138,3 +138,38 @@ describe('ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX=x-hasura-: what the engine send
     expect(event.body.event.session_variables).toEqual({ 'x-hasura-role': 'user', 'x-hasura-user-email': 'new@example.com', 'x-hasura-user-id': '1' });
   });
 });
+
+describe("the incumbent's v1 admin-secret header, X-Hasura-Access-Key", () => {
+  let hook: Webhook;
+  const e = useTestEngine({ adminSecret: SECRET, setup: async (te) => {
+    await setup(te);
+    await te.ok({ type: 'bulk', args: [
+      { type: 'set_custom_types', args: { objects: [{ name: 'Who', fields: [{ name: 'ok', type: 'Boolean!' }] }] } },
+      { type: 'create_action', args: { name: 'whoami', definition: { handler: `${hook.url}/whoami`, output_type: 'Who', arguments: [], forward_client_headers: true } } },
+      { type: 'create_action_permission', args: { action: 'whoami', role: 'user' } },
+    ] });
+  } });
+  beforeAll(async () => {
+    hook = await startWebhook((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  });
+  afterAll(async () => hook.close());
+
+  it('is the admin secret: it admits, a wrong one is refused, and it conflicts with a different admin secret', async () => {
+    expect((await gql(e, OWNERS, { 'X-Hasura-Access-Key': SECRET })).body).toEqual({ data: { profile: [{ id: 1, owner_id: 1 }, { id: 2, owner_id: 2 }, { id: 3, owner_id: 1 }] } });
+    expect((await gql(e, OWNERS, { 'X-Hasura-Access-Key': 'nope' })).text)
+      .toBe('{"errors":[{"message":"invalid x-engine-admin-secret","extensions":{"path":"$","code":"access-denied"}}]}');
+    const both = await post(`${e.url}/v1/query`, { type: 'run_sql', args: { sql: 'DELETE FROM profile' } }, { 'X-Hasura-Access-Key': SECRET, 'X-Engine-Admin-Secret': 'other' });
+    expect([both.status, both.body]).toEqual([400, { path: '$', code: 'access-denied',
+      error: 'the admin secret is given twice with different values (x-engine-admin-secret or x-hasura-admin-secret, and x-hasura-access-key): send it once' }]);
+    expect(await profiles(e)).toHaveLength(3);
+  });
+
+  it('is never a session variable nor forwarded to an action handler', async () => {
+    const r = await gql(e, 'mutation { whoami { ok } }', { 'X-Hasura-Access-Key': SECRET, 'X-Hasura-Role': 'user', 'X-Hasura-User-Id': '1' });
+    expect(r.body).toEqual({ data: { whoami: { ok: true } } });
+    const got = hook.received.at(-1);
+    expect(got?.body.session_variables).toEqual({ 'x-engine-role': 'user', 'x-engine-user-id': '1' });
+    expect(got?.headers['x-hasura-access-key']).toBeUndefined();
+    expect(got?.text).not.toContain(SECRET);
+  });
+});

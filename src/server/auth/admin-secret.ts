@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { collectSession, DEFAULT_SESSION_PREFIX, prefixedHeader, prefixedName, sessionValue, sessionVariableName, type SessionPrefix } from './session-names.js';
+import { ADMIN_SECRET_HEADERS, collectSession, DEFAULT_SESSION_PREFIX, prefixedHeader, prefixedName, sessionValue, sessionVariableName, type SessionPrefix } from './session-names.js';
 
 export interface Caller {
   role: string;
@@ -33,7 +33,7 @@ export function headerCaller(headers: IncomingHttpHeaders, prefix: SessionPrefix
   const role = roleHeader ? roleHeader : 'admin';
   const entries: [string, string][] = [];
   for (const name of Object.keys(headers)) {
-    if (sessionVariableName(name) !== undefined && sessionVariableName(name) !== 'x-engine-admin-secret') {
+    if (sessionVariableName(name) !== undefined && !ADMIN_SECRET_HEADERS.includes(name.toLowerCase()) && sessionVariableName(name) !== 'x-engine-admin-secret') {
       entries.push([name, headerValue(headers, name) ?? '']);
     }
   }

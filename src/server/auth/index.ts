@@ -6,7 +6,7 @@ import { AuthHook, type HookRequest } from './hook.js';
 import { JwksCache } from './jwks.js';
 import { jwtCaller, tokenOf } from './jwt.js';
 import { parseJwtConfig, type JwtConfig } from './jwt-config.js';
-import { DEFAULT_SESSION_PREFIX, prefixedHeader, prefixedName, type SessionPrefix } from './session-names.js';
+import { adminSecretHeader, DEFAULT_SESSION_PREFIX, prefixedHeader, prefixedName, type SessionPrefix } from './session-names.js';
 
 export type { Caller } from './admin-secret.js';
 export type { HookRequest } from './hook.js';
@@ -92,7 +92,7 @@ export class Authenticator {
   /** Throws the 401 errors of engine-api.md §2.2 and issue 17. */
   async resolveCaller(headers: IncomingHttpHeaders, request: HookRequest | null = null): Promise<Caller> {
     if (!this.adminSecret) return headerCaller(headers, this.prefix);
-    const given = prefixedHeader(headers, 'admin-secret');
+    const given = adminSecretHeader(headers);
     if (given !== undefined) {
       if (!secretMatches(given, this.adminSecret)) throw denied('invalid x-engine-admin-secret');
       return headerCaller(headers, this.prefix);

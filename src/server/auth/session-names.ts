@@ -77,3 +77,20 @@ export function prefixedHeader(headers: IncomingHttpHeaders, rest: string): stri
   }
   return engine ?? hasura;
 }
+
+/**
+ * Every header that carries the admin secret: ours, the incumbent's, and its v1 name (`X-Hasura-Access-Key`, still
+ * sent by old clients). None of them is ever a session variable, forwarded to a handler or stored.
+ */
+export const ADMIN_SECRET_HEADERS: readonly string[] = ['x-engine-admin-secret', 'x-hasura-admin-secret', 'x-hasura-access-key'];
+
+/** The admin secret a request sends, under any of its names; different values under two names are refused. */
+export function adminSecretHeader(headers: IncomingHttpHeaders): string | undefined {
+  const secret = prefixedHeader(headers, 'admin-secret');
+  const v = headers['x-hasura-access-key'];
+  const key = Array.isArray(v) ? v.join(', ') : v;
+  if (secret !== undefined && key !== undefined && secret !== key) {
+    throw new ApiError(400, 'access-denied', '$', 'the admin secret is given twice with different values (x-engine-admin-secret or x-hasura-admin-secret, and x-hasura-access-key): send it once');
+  }
+  return secret ?? key;
+}

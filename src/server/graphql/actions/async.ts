@@ -1,5 +1,6 @@
 import { getNullableType, GraphQLList, GraphQLObjectType, type FieldNode, type GraphQLField, type GraphQLOutputType, type GraphQLSchema } from 'graphql';
 import type { Action } from '../../../metadata/types.js';
+import { ADMIN_SECRET_HEADERS } from '../../auth/session-names.js';
 import { actionInputValue } from './output.js';
 import { jsonObject, SelectionCompiler } from '../compile/index.js';
 import { fieldInfo, type FieldInfo } from '../schema/index.js';
@@ -53,7 +54,7 @@ export function requestHeadersJson(rawHeaders: string[]): string {
   const out: { name: string; value: string }[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
-    if (name !== 'x-engine-admin-secret' && name !== 'x-hasura-admin-secret') out.push({ name, value: rawHeaders[i + 1] as string });
+    if (!ADMIN_SECRET_HEADERS.includes(name)) out.push({ name, value: rawHeaders[i + 1] as string });
   }
   return JSON.stringify(out);
 }

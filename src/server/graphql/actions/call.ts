@@ -17,7 +17,7 @@ export const ACTION_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const NOT_FORWARDED = new Set([
   'host', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade',
   'te', 'trailer', 'proxy-authorization', 'accept-encoding', 'user-agent', 'origin', 'referer', 'x-engine-admin-secret',
-  'x-hasura-admin-secret',
+  'x-hasura-admin-secret', 'x-hasura-access-key',
 ]);
 
 /** What a call needs from the GraphQL request. */
