@@ -6,23 +6,13 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post } from '../helpers/engine.js';
-import { tempDir } from './cli-helpers.js';
+import { tempDir, until } from './cli-helpers.js';
 import { finished, run, stopAll } from './process-helpers.js';
 
 afterEach(stopAll);
 
 const LISTENING = /^Engine listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
 const ADMIN = 'Adm1n-S3cret-value';
-
-async function until<T>(probe: () => T | null | undefined, what: string, ms = 45_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== null && v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const SESSION_SQL = { type: 'run_sql', args: { sql: "SELECT current_setting('engine.session_variables', true) AS s" } };
 

@@ -5,7 +5,7 @@ import { EngineError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { EngineClient } from '../../client/engine-client.js';
 import type { ProjectConfig } from '../config/config.js';
-import { consoleAsset } from '../../server/console/assets.js';
+import { CONSOLE_CSP, consoleAsset } from '../../server/console/assets.js';
 import { tablePage, permissionOf, type PermissionType } from '../../metadata/table-page.js';
 import { editPermission, parseEdit } from './edit.js';
 import { ApplyRejectedError } from '../metadata-dir/apply.js';
@@ -63,8 +63,7 @@ async function handle(opts: ConsoleServerOptions, req: IncomingMessage, res: Ser
   if (!asset) return sendJson(res, 404, { error: `no such file: ${path}`, code: 'not-found', path: '$' });
   res.writeHead(200, {
     'content-type': asset.type, 'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-    // The console talks to this origin only (issue 34): a script or frame from anywhere else is refused.
-    'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:",
+    'content-security-policy': CONSOLE_CSP,
   });
   res.end(req.method === 'HEAD' ? undefined : asset.body);
 }

@@ -17,6 +17,9 @@ const TYPES: Record<string, string> = {
 
 export const CONSOLE_PREFIX = '/console';
 
+/** The console talks to its own origin only (issue 34): a script or frame from anywhere else is refused. */
+export const CONSOLE_CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:";
+
 /** Where the bundle lives; a test or the lead's HTTP layer may point elsewhere. */
 export const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'console');
 
