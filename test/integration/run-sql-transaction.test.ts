@@ -102,5 +102,6 @@ describe('run_sql transaction control (issue 11 defect 1)', () => {
       expect(r.status).toBe(400);
       expect(await probeRows()).toEqual([]);
     }), { numRuns: 300, seed: 11 });
-  });
+    // 300 runs take 6 s alone and 12 s beside three copies; a CI machine loaded by other work took over 60 s once.
+  }, 240_000);
 });
