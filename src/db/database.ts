@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.js';
 /** The result of a script run through the simple-query protocol: the last statement's, values as PostgreSQL text. */
 export interface ScriptResult {
   /** True when the last statement had a row description (SELECT, … RETURNING, SHOW). */
@@ -81,7 +82,7 @@ export interface BatchOptions extends TransactionOptions {
    * the database fails at once, a running statement is cancelled (PostgreSQL: pg_cancel_backend; the embedded worker:
    * terminated and reopened). The batch then fails with StatementCancelled.
    */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /** A batch was cancelled through its signal (`reason`: the signal's) before it finished; nothing of it was committed. */

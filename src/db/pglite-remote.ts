@@ -8,6 +8,7 @@ import type { DataDirSetup } from './pglite.js';
 import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
 import { seedDataDir } from './pglite-template.js';
 import { deserializeError, type Message, type Request, type WorkerData } from './pglite-protocol.js';
+import type { CancelSignal } from './cancel.js';
 
 /** Requests as sent: the id is given by `send`. */
 type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -137,7 +138,7 @@ export class PgliteWorkerDatabase implements Database {
   }
 
   /** Runs `fn` when the work queued before it is done; gives up its place when `signal` aborts first. */
-  private async exclusive<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async exclusive<T>(fn: () => Promise<T>, signal?: CancelSignal): Promise<T> {
     const before = this.queue;
     let release = (): void => {};
     this.queue = new Promise<void>((r) => (release = r));

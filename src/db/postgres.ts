@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { connectionString, DEFAULT_POOL, noSslOnServer, poolBusy, POOL_TIMEOUT, poolConfig, sslOptional, withoutSsl, type PoolSettings } from './postgres-config.js';
 import { BatchError, beginTransaction, StatementCancelled, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type PoolStats, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
+import type { CancelSignal } from './cancel.js';
 
 const textTypes = { getTypeParser: () => (v: string) => v };
 
@@ -48,7 +49,7 @@ function zoneFor(client: object, utc: boolean, timeoutMs: number | null, session
 }
 
 /** Rejects with StatementCancelled once `signal` aborts (never when it is absent); `off` stops listening. */
-function whenAborted(signal: AbortSignal | undefined): { aborted: Promise<never>; off(): void } {
+function whenAborted(signal: CancelSignal | undefined): { aborted: Promise<never>; off(): void } {
   if (!signal) return { aborted: new Promise<never>(() => {}), off: () => {} };
   let off = (): void => {};
   const aborted = new Promise<never>((_, reject) => {
@@ -130,7 +131,7 @@ export class PostgresDatabase implements Database {
    * database dropped WITH (FORCE), a restart) would emit an unhandled 'error' and end the process. `done` records the
    * zone the work left (in doubt unless it succeeded without a script) and retires a connection that failed so.
    */
-  private async checkout(utc: boolean, signal?: AbortSignal): Promise<{ client: pg.PoolClient; zone: string | null; done(ok: boolean, broken?: boolean): void }> {
+  private async checkout(utc: boolean, signal?: CancelSignal): Promise<{ client: pg.PoolClient; zone: string | null; done(ok: boolean, broken?: boolean): void }> {
     const connecting = this.pool.connect().catch((e: unknown) => {
       throw e instanceof Error && e.message === POOL_TIMEOUT ? poolBusy(this.acquireTimeoutMs) : e;
     });

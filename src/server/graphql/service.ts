@@ -1,6 +1,7 @@
 import { getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
+import { Canceller, type CancelSignal } from '../../db/cancel.js';
 import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
@@ -45,7 +46,7 @@ export interface GraphqlHttpContext {
   /** A stored query (a REST endpoint's): the allow list does not apply to it. */
   stored?: boolean;
   /** Aborts when the client went away: the request's statement is cancelled. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /** Why a request's statement was cancelled (its signal's reason). */
@@ -84,7 +85,7 @@ export class GraphqlService {
   }
 
   /** The cancellers of the requests in flight (a stop cancels them once its grace period is over). */
-  private readonly inflight = new Set<AbortController>();
+  private readonly inflight = new Set<Canceller>();
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     const batch = 'text' in input ? batchElements(input.text) : null;
@@ -96,13 +97,13 @@ export class GraphqlService {
   }
 
   private async handleOne(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
-    const cancel = new AbortController();
+    const cancel = new Canceller();
     const timer = this.timeoutMs > 0 ? setTimeout(() => cancel.abort(CANCEL_TIMEOUT), this.timeoutMs) : undefined;
     const gone = (): void => cancel.abort(CANCEL_DISCONNECTED);
     http.signal?.addEventListener('abort', gone, { once: true });
     this.inflight.add(cancel);
     try {
-      return await this.run(input, caller, { ...http, signal: cancel.signal });
+      return await this.run(input, caller, { ...http, signal: cancel });
     } catch (e) {
       // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
       if (e instanceof ApiError && (e.status < 500 || e.code === 'database-busy')) return errorsBody(e, caller.role === 'admin');

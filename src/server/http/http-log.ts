@@ -8,13 +8,28 @@ import type { StructuredLog } from './logs.js';
  * and the first error code. No header or variable value is logged.
  */
 
+// Clients send the same few documents again and again: a hash is computed once per document (the sha-256 of a short
+// query cost as much as the rest of the line). Bounded: emptied when full.
+const hashes = new Map<string, string>();
+const MAX_HASHES = 1000;
+
+function queryHash(query: string): string {
+  let h = hashes.get(query);
+  if (h === undefined) {
+    h = createHash('sha256').update(query).digest('hex');
+    if (hashes.size >= MAX_HASHES) hashes.clear();
+    hashes.set(query, h);
+  }
+  return h;
+}
+
 /** The operation name and query hash of a GraphQL body; only parsed when the line is written. */
 function graphqlFields(text: string): { operation_name?: string; query_hash?: string } {
   try {
     const body = JSON.parse(text) as { query?: unknown; operationName?: unknown };
     return {
       ...(typeof body.operationName === 'string' ? { operation_name: body.operationName } : {}),
-      ...(typeof body.query === 'string' ? { query_hash: createHash('sha256').update(body.query).digest('hex') } : {}),
+      ...(typeof body.query === 'string' ? { query_hash: queryHash(body.query) } : {}),
     };
   } catch {
     return {};

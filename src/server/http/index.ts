@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fastify, type FastifyInstance } from 'fastify';
-import { fastifyCors } from '@fastify/cors';
 import type { Logger } from '../../logger.js';
 import { Authenticator } from '../auth/index.js';
 import type { Engine } from '../engine.js';
@@ -10,7 +9,7 @@ import { GraphqlService } from '../graphql/service.js';
 import type { DocumentLimits } from '../graphql/request/index.js';
 import type { Env } from '../outbound/index.js';
 import { VERSION } from '../../version.js';
-import { corsDelegator, DEFAULT_CORS, type CorsSetting } from './cors.js';
+import { corsStep, DEFAULT_CORS, type CorsSetting } from './cors.js';
 import { INTERNAL, notFound, send, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
 import { noStructuredLog, type StructuredLog } from './logs.js';
@@ -124,18 +123,23 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   app.decorateRequest('role', '');
   app.decorateRequest('errorCode', '');
   app.decorateRequest('graphqlText', '');
+  const corsSetting = opts.cors ?? DEFAULT_CORS;
+  const cors = corsSetting.disabled ? null : corsStep(corsSetting.origins);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // engine-api.md §1.2: the Content-Type header is ignored. Hidden from fastify, which would refuse a malformed one
     // (415) and parse a well-formed one for nothing; no route reads it, and the auth hook and actions never forward it.
     const headers = request.raw.headers;
     if (headers['content-type'] !== undefined) headers['content-type'] = undefined;
+    const acrh = headers['access-control-request-headers'];
+    if (cors?.(headers.origin, request.raw.method ?? '', typeof acrh === 'string' ? acrh : undefined, reply)) {
+      reply.code(204).header('content-length', '0').send();
+      return;
+    }
     done();
   });
   if (log.has('http-log')) registerHttpLog(app, log);
   if (opts.metrics) registerMetrics(app, opts.metrics);
-  const cors = opts.cors ?? DEFAULT_CORS;
-  if (!cors.disabled) void app.register(fastifyCors, { delegator: corsDelegator(cors.origins) });
 
   const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
   const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../../errors.js';
 import { StatementCancelled } from '../../db/database.js';
+import { Canceller, type CancelSignal } from '../../db/cancel.js';
 import type { Logger } from '../../logger.js';
 import type { Authenticator, HookRequest } from '../auth/index.js';
 import type { Engine } from '../engine.js';
@@ -40,12 +41,12 @@ function hookRequest(input: GraphqlInput): HookRequest | null {
 }
 
 /** Aborts when the connection closes before the answer is sent: the client went away, its statement is cancelled. */
-function whileConnected(res: ServerResponse): AbortSignal {
-  const gone = new AbortController();
+function whileConnected(res: ServerResponse): CancelSignal {
+  const gone = new Canceller();
   res.once('close', () => {
-    if (!res.writableFinished) gone.abort();
+    if (!res.writableFinished) gone.abort(undefined);
   });
-  return gone.signal;
+  return gone;
 }
 
 const ERROR_CODE = /"extensions":\{[^{}]*"code":"([^"\\]+)"/;

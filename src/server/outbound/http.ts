@@ -1,5 +1,6 @@
 import type { Agent, Dispatcher } from 'undici';
 import type { NameValue } from './request.js';
+import type { CancelSignal } from '../../db/cancel.js';
 
 /**
  * The one HTTP call of engine-api.md §5.1: POST of a JSON body (or a GET, for the auth hook and JWKS), redirects not
@@ -20,7 +21,7 @@ export interface CallOptions {
   /** `truncate`: keep the first maxBodyBytes and close the connection; `fail`: the call fails. */
   overflow: 'truncate' | 'fail';
   /** Cancels the call (a stopping engine); it then fails with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** What the call is for, in the `webhook-log` line (issue 31.2), and the object's name. */
   purpose?: CallPurpose;
   name?: string;
@@ -119,9 +120,9 @@ function flatten(headers: Record<string, string | string[] | undefined>): NameVa
  * The calls in flight under each cancelling signal: one listener per signal rather than one per call (a processor
  * keeps up to 100 calls on its one stop signal, and an EventTarget checks each new listener against all the others).
  */
-const cancellable = new WeakMap<AbortSignal, Set<Call>>();
+const cancellable = new WeakMap<CancelSignal, Set<Call>>();
 
-function watch(signal: AbortSignal, call: Call): void {
+function watch(signal: CancelSignal, call: Call): void {
   let calls = cancellable.get(signal);
   if (!calls) {
     const set = new Set<Call>();

@@ -1,5 +1,6 @@
 import type { Json } from '../../../metadata/json.js';
 import type { Action } from '../../../metadata/types.js';
+import type { CancelSignal } from '../../../db/cancel.js';
 import { callHttp, loggedHeaders, resolveTarget, type Env, type NameValue } from '../../outbound/index.js';
 import { MAX_JSON_NESTING, nestingDepth } from '../../json-depth.js';
 import { ActionHandlerError, gqlError } from '../errors.js';
@@ -31,7 +32,7 @@ export interface ActionRequest {
   /** Filled with the handler's `Set-Cookie` values, which the response passes on. */
   setCookies: string[];
   /** Cancels the call (a stopping engine's asynchronous calls). */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 export function forwardedHeaders(raw: string[]): NameValue[] {

@@ -1,6 +1,7 @@
 import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../../errors.js';
 import { BatchError, pgErrorInfo, StatementCancelled, type BatchStatement, type Database, type Row } from '../../../db/database.js';
+import type { CancelSignal } from '../../../db/cancel.js';
 import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../../catalog.js';
 import { databaseError, gqlError } from '../errors.js';
 import type { RootPlan } from '../plan/index.js';
@@ -59,7 +60,7 @@ export interface ExecuteArgs {
   /** Runs the operation's synchronous actions (handler calls), returning each root field's JSON text by key. */
   runActions: (roots: Extract<RootPlan, { kind: 'action' }>[]) => Promise<Map<string, string>>;
   /** Cancels the request's statements (time limit, client gone, stop); `seconds`: the limit, for the message. */
-  limit?: { signal?: AbortSignal; seconds: number };
+  limit?: { signal?: CancelSignal; seconds: number };
 }
 
 /** SQLSTATE query_canceled: statement_timeout or a cancel request. */
