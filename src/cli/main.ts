@@ -8,7 +8,7 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(`${VERSION}\n`);
 } else {
-  if (argv[0] !== 'serve' && argv[0] !== 'console') {
+  if (argv[0] !== 'serve' && argv[0] !== 'console' && argv[0] !== 'dev') {
     // Files are written through temporary siblings and renames, so stopping here leaves every file as it was.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {

@@ -9,7 +9,7 @@ import { formatProblem, sortProblems, type Problem } from '../project/problems.j
 import { lineReader, objectLines } from '../project/source-lines.js';
 
 /** Problems on stderr, in the one format of validate (cli.md §5.5); warnings are also counted in JSON `warnings`. */
-function printProblems(out: Output, problems: Problem[]): void {
+export function printProblems(out: Output, problems: Problem[]): void {
   for (const p of problems) out.problem(p.severity, p.code, formatProblem(p));
 }
 

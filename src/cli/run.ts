@@ -5,6 +5,7 @@ import { addGlobalOptions, outputFor, type CommandAction, type GlobalFlags } fro
 import { Output } from './output.js';
 import { nearest } from '../text.js';
 import { registerServe } from './serve.js';
+import { registerDev } from './dev.js';
 import { registerVersion } from './version.js';
 import { registerMetadata } from './metadata.js';
 import { registerInit } from './init.js';
@@ -106,6 +107,7 @@ const runner = (cmd: Command, action: CommandAction): void => {
 };
 
 registerServe(program, runner);
+registerDev(program, runner);
 registerVersion(program, runner);
 registerInit(program, runner);
 registerMetadata(program, runner);

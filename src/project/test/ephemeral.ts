@@ -91,13 +91,18 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   return { url: server.url, adminSecret, client, sql, close };
 }
 
-async function provision(client: EngineClient, src: ProjectSources): Promise<void> {
-  const dir = src.migrationsDirectory;
+/** Applies the migrations of `dir` the engine has not applied yet, in order; returns their versions. */
+export async function applyPendingMigrations(client: EngineClient, dir: string): Promise<{ applied: bigint[]; fresh: boolean }> {
   const local = readMigrations(dir);
   const state = await readState(client);
   const pending = await unwrapTransactions(plan(local.migrations, state.applied, { kind: 'up', count: null }, dir));
   if (pending.length > 0 && !state.tableExists) await client.runSql(CREATE_STATE_TABLE);
   for (const step of pending) await runStep(client, step, dir);
+  return { applied: pending.map((s) => s.migration.version), fresh: !state.tableExists };
+}
+
+async function provision(client: EngineClient, src: ProjectSources): Promise<void> {
+  await applyPendingMigrations(client, src.migrationsDirectory);
   const r = await applyMetadata(client, src.built, { dryRun: false, allowInconsistent: false, allowEmpty: true });
   if (r.inconsistent.length > 0) {
     throw new CliError('metadata-inconsistent', `the project's metadata is inconsistent on its own migrations: ${r.inconsistent.length} object(s)`, 1,
