@@ -12,11 +12,12 @@ const invalid = (path: string, why: string) => validationFailed(path, `invalid n
 
 /** The JSON value of base64 text, or the reason it is none (aeson's words). */
 function decodeJson(text: string): { value: unknown } | { error: string } {
-  const raw = Buffer.from(text, 'base64').toString('utf8');
+  const bytes = Buffer.from(text, 'base64');
   try {
-    return { value: JSON.parse(raw) as unknown };
+    return { value: JSON.parse(bytes.toString('utf8')) as unknown };
   } catch {
-    return { error: `Error in $: Failed reading: not a valid json value at '${raw.slice(0, 8)}'` };
+    // The incumbent shows the bytes it could not read one character each.
+    return { error: `Error in $: Failed reading: not a valid json value at '${bytes.subarray(0, 8).toString('latin1')}'` };
   }
 }
 
