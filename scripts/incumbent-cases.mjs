@@ -59,6 +59,11 @@ function parseClasses(text) {
     if (c && method?.startsWith('test_')) {
       cur.cases.push({ method, file: c[1], skipped: cur.skipNext === true });
     }
+    // The Relay classes check their pages through a helper: page_1.yaml … page_<n>.yaml of a folder, in order.
+    const pages = /_test_relay_pagination\(\s*hge_ctx\s*,\s*transport\s*,\s*self\.dir\(\)\s*\+\s*['"]\/?([^'"]+)['"]\s*,\s*(\d+)\s*\)/.exec(line);
+    if (pages && method?.startsWith('test_')) {
+      for (let i = 1; i <= Number(pages[2]); i++) cur.cases.push({ method, file: `${pages[1]}/page_${i}.yaml`, skipped: cur.skipNext === true });
+    }
     if (def) cur.skipNext = false;
   }
   return classes;

@@ -17,6 +17,8 @@ import {
   type CachedOperation, type DocumentLimits, type GraphqlRequest, type PlanCacheLimits,
 } from './request/index.js';
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
+import { planRelayOperation, RelaySchemaStore } from './relay/index.js';
+import { explainQuery } from './explain.js';
 
 /** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
@@ -37,6 +39,9 @@ const MAX_REPLANS = 5;
 const REPLAN_WINDOW_MS = 10_000;
 
 export type GraphqlInput = { text: string } | { error: string };
+
+/** Which API a service answers: `/v1/graphql`'s schema and plans, or the Relay ones of `/v1beta1/relay` (issue 30.6). */
+export type GraphqlFlavour = 'graphql' | 'relay';
 
 /** The HTTP request around the body: its raw headers (forwarded to action handlers) and the cookies to answer with. */
 export interface GraphqlHttpContext {
@@ -79,9 +84,29 @@ export class GraphqlService {
   constructor(
     private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false,
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS, cacheLimits?: PlanCacheLimits,
-    private readonly timeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
+    private readonly timeoutMs = DEFAULT_QUERY_TIMEOUT_MS, readonly flavour: GraphqlFlavour = 'graphql',
   ) {
     this.plans = new PlanCache(cacheLimits);
+  }
+
+  private readonly relaySchemas = new RelaySchemaStore();
+  private relayService: GraphqlService | null = null;
+
+  /** The `/v1beta1/relay` service: the same settings, the Relay schema; made at its first request. */
+  relay(): GraphqlService {
+    this.relayService ??= new GraphqlService(this.source, this.env, this.allowlist, this.limits, this.plans.limits, this.timeoutMs, 'relay');
+    return this.relayService;
+  }
+
+  /** `POST /v1/graphql/explain` (explain.ts): the caller is the admin; the body names the role explained. */
+  async explain(body: unknown): Promise<string> {
+    const { cache } = await this.source.freshCache();
+    const enums = await enumTypes(cache, this.source.db);
+    return explainQuery({ db: this.source.queryDb ?? this.source.db, cache, limits: this.limits, schemaFor: async (role) => Promise.resolve(this.schemas.get(cache, role, false, enums)) }, body);
+  }
+
+  private roleSchema(cache: SchemaCache, role: string, backendOnly: boolean, enums: Awaited<ReturnType<typeof enumTypes>>): GraphQLSchema {
+    return this.flavour === 'relay' ? this.relaySchemas.get(cache, role, enums) : this.schemas.get(cache, role, backendOnly, enums);
   }
 
   /** The cancellers of the requests in flight (a stop cancels them once its grace period is over). */
@@ -123,7 +148,7 @@ export class GraphqlService {
   /** The role's schema at the current resource_version (introspection tooling and tests use it too). */
   async schemaFor(role: string): Promise<GraphQLSchema> {
     const { cache } = await this.source.freshCache();
-    return this.schemas.get(cache, role, false, await enumTypes(cache, this.source.db));
+    return this.roleSchema(cache, role, false, await enumTypes(cache, this.source.db));
   }
 
   /**
@@ -192,7 +217,7 @@ export class GraphqlService {
   private async request(cache: SchemaCache, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext) {
     if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const backendOnly = caller.backendOnly === true;
-    const schema = this.schemas.get(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
+    const schema = this.roleSchema(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
     // Plans are cached per schema: a backend caller's role key differs from the role's.
     const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
     let entry = this.plans.get(cache, planRole, req.query, req.operationName);
@@ -220,8 +245,9 @@ export class GraphqlService {
       this.planHits++;
       return { plans: cached, counted: null };
     }
-    const plans = planOperation(schema, role, sel);
+    const { plans, cacheable } = this.flavour === 'relay' ? planRelayOperation(schema, role, sel) : { plans: planOperation(schema, role, sel), cacheable: true };
     this.stats.compiled++;
+    if (!cacheable) return { plans, counted: null };
     this.plans.remember(entry, varsKey, plans);
     // Plans compiled now are counted again once run: introspection answers are kept with them.
     return { plans, counted: planBytes(plans) };

@@ -116,7 +116,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** graphql-api.md §1: every answer is a GraphQL body, authentication errors included (issue 27). */
-  app.post('/v1/graphql', async (request, reply) => {
+  const graphqlApi = (service: () => GraphqlService) => async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const req = request.raw;
     try {
       // A POST auth hook receives the GraphQL request, so the body comes first; otherwise it is not read for a 401.
@@ -137,12 +137,31 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
       const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw) };
-      sendGraphql(reply, await graphql.handle(input, caller, http), http.setCookies, ctx.logged);
+      sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       request.errorCode = 'unexpected';
       if (!reply.sent && !reply.raw.headersSent) send(reply, 500, INTERNAL_ERROR_BODY);
       else reply.raw.destroy();
+    }
+  };
+  app.post('/v1/graphql', graphqlApi(() => graphql));
+  // Issue 30.6: the incumbent's Relay API, the same request and answers over the Relay schema.
+  app.post('/v1beta1/relay', graphqlApi(() => graphql.relay()));
+
+  /** Issue 30.7: the incumbent's explain API (admin only); errors are metadata-API bodies, as its are. */
+  app.post('/v1/graphql/explain', async (request, reply) => {
+    const req = request.raw;
+    let isAdmin = false;
+    try {
+      const caller = await auth.resolveCaller(req.headers);
+      request.role = caller.role;
+      isAdmin = caller.role === 'admin';
+      if (!isAdmin) throw new ApiError(400, 'access-denied', '$', 'You have to be an admin to access this endpoint');
+      send(reply, 200, await graphql.explain(await readJson(req, bodyIdleMs)));
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      sendError(req, reply, e, isAdmin);
     }
   });
 

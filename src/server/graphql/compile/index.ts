@@ -5,3 +5,5 @@ export { bind, bindAll, bindParams, bindStatement, type PlanParam, type RequestV
 export { isPlainObject, jsonText, NumLit, parseJsonDigits, resolveVars, type GValue } from './values.js';
 export { MutationCompiler } from './mutations.js';
 export { fragmentMap, nodePaths, selectionDepth } from './paths.js';
+export { listClauses } from './list-args.js';
+export { joinSql } from './where.js';

@@ -56,7 +56,7 @@ export class SelectionCompiler {
     return jsonObject(pairs);
   }
 
-  private fieldJson(field: Field, nodes: FieldNode[], row: string, path: string, parent: TableView | null): string {
+  protected fieldJson(field: Field, nodes: FieldNode[], row: string, path: string, parent: TableView | null): string {
     const i = fieldInfo(field) as FieldInfo;
     const node = nodes[0] as FieldNode;
     // An inherited role's cell that no member selecting this row grants is null (issue 27).
@@ -86,7 +86,7 @@ export class SelectionCompiler {
   }
 
   /** FROM item and join/correlation conditions of a row source, given the parent row. */
-  private from(view: TableView, source: RowSource, args: Map<string, GValue>, alias: string, parentRow: string | null): { from: string; conds: string[] } {
+  protected from(view: TableView, source: RowSource, args: Map<string, GValue>, alias: string, parentRow: string | null): { from: string; conds: string[] } {
     if (source.kind === 'table') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [] };
     if (source.kind === 'rel') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [joinSql(source.rel, parentRow ?? '', alias)] };
     if (source.kind === 'json') {

@@ -58,7 +58,10 @@ export type FieldInfo =
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
   | { kind: 'insert'; table: MutationTable; one: boolean }
   | { kind: 'update'; table: MutationTable; byPk: boolean }
-  | { kind: 'delete'; table: MutationTable; byPk: boolean };
+  | { kind: 'delete'; table: MutationTable; byPk: boolean }
+  /** Relay (issue 30.6): a row's global id, and a connection over a relationship's or function's rows (relay/). */
+  | { kind: 'node_id'; view: TableView }
+  | { kind: 'connection'; view: TableView; source: RowSource };
 
 /**
  * A field's `extensions`, in the null-prototype shape graphql-js keeps (it copies any other object into a new one:

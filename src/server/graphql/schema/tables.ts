@@ -112,7 +112,7 @@ export class TableTypes {
     return t;
   }
 
-  private objectFields(v: TableView): GraphQLFieldConfigMap<unknown, unknown> {
+  protected objectFields(v: TableView): GraphQLFieldConfigMap<unknown, unknown> {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {};
     const view = v.rt.db.kind === 'v';
     for (const c of v.columns) {

@@ -1,0 +1,110 @@
+import { getVariableValues, Kind, OperationTypeNode, parse as parseDoc, print, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { ApiError } from '../../errors.js';
+import { isObject } from '../../metadata/json.js';
+import { collectSession, sessionValue } from '../auth/session-names.js';
+import type { SchemaCache } from '../schema-cache.js';
+import type { Database } from '../../db/database.js';
+import { bindAll, SelectionContext } from './compile/index.js';
+import { planOperation } from './plan/index.js';
+import { checkVariables, parseRequest, prepare, variablesShape, type DocumentLimits } from './request/index.js';
+import { RoleView } from './schema/index.js';
+
+/**
+ * `POST /v1/graphql/explain` (issue 30.7, the incumbent's explain API, admin only): a query planned as the role and
+ * session variables of `user` (admin without them), answered per root field with the SQL (parameters written in as
+ * quoted literals, as the incumbent shows them) and PostgreSQL's plan of it; a subscription as one plan.
+ */
+
+export interface ExplainContext {
+  db: Database;
+  cache: SchemaCache;
+  schemaFor(role: string): Promise<GraphQLSchema>;
+  limits: DocumentLimits;
+}
+
+const badRequest = (code: string, path: string, message: string) => new ApiError(400, code, path, message);
+
+/** A parameter's value as a SQL literal: the shown text only (the plan is computed with the parameters bound). */
+const literal = (v: string | null): string => (v === null ? 'NULL' : `'${v.replace(/'/g, "''")}'`);
+
+export function inlineParameters(sql: string, args: (string | null)[]): string {
+  return sql.replace(/\$(\d+)/g, (m, n: string) => {
+    const i = Number(n) - 1;
+    return i < args.length ? literal(args[i] ?? null) : m;
+  });
+}
+
+interface Explained {
+  field: string;
+  sql: string | null;
+  plan: string[] | null;
+}
+
+export async function explainQuery(x: ExplainContext, body: unknown): Promise<string> {
+  if (!isObject(body)) throw badRequest('parse-failed', '$', 'expected an object with "query" and optionally "user"');
+  const { query, user } = body as Record<string, unknown>;
+  if (!isObject(query)) throw badRequest('parse-failed', '$.query', 'expected an object with the GraphQL request ("query", "variables", "operationName")');
+  if (user !== undefined && user !== null && !isObject(user)) throw badRequest('parse-failed', '$.user', 'expected an object of session variables');
+  const entries = Object.entries((user ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as const);
+  const session = collectSession(entries, 'x-engine-');
+  const role = sessionValue(session, 'x-engine-role') ?? 'admin';
+  try {
+    const req = parseRequest(JSON.stringify(query));
+    const schema = await x.schemaFor(role);
+    // A subscription is explained as the query it runs at each poll.
+    let text = req.query;
+    const subscription = /\bsubscription\b/.test(text) && isSubscription(text, req.operationName);
+    if (subscription) text = asQuery(text, req.operationName);
+    const entry = prepare(schema, text, req.operationName, x.limits);
+    if (entry.op.operation === 'mutation') throw badRequest('invalid-params', '$', 'only queries can be explained');
+    const bad = checkVariables(schema, entry.op, req.variables);
+    if (bad) throw bad;
+    const coerced = getVariableValues(schema, entry.op.variableDefinitions ?? [], req.variables);
+    const { bound } = variablesShape(schema, entry.op, req.variables);
+    const sel = new SelectionContext(entry.doc, entry.op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
+    const plans = planOperation(schema, new RoleView(x.cache, role, false), sel);
+    if (plans.some((p) => p.kind === 'action')) throw badRequest('invalid-params', '$', 'query actions cannot be explained');
+    const args = bindAll(plans, session, req.variables);
+    const out: Explained[] = [];
+    for (const p of plans) {
+      if (p.kind !== 'sql') {
+        out.push({ field: p.key, sql: null, plan: null });
+        continue;
+      }
+      const params = args.get(p.key) ?? [];
+      const rows = await x.db.query<Record<string, string>>(`EXPLAIN ${p.sql}`, params);
+      out.push({ field: p.key, sql: inlineParameters(p.sql, params), plan: rows.map((r) => String(Object.values(r)[0])) });
+    }
+    if (subscription) {
+      const first = out[0];
+      return JSON.stringify({ sql: first?.sql ?? null, plan: first?.plan ?? null });
+    }
+    return JSON.stringify(out);
+  } catch (e) {
+    // GraphQL errors (HTTP 200 on /v1/graphql) are this API's 400s, as the incumbent's.
+    if (e instanceof ApiError && e.status < 500 && e.status !== 400) throw new ApiError(400, e.code, e.path, e.message);
+    throw e;
+  }
+}
+
+function selected(text: string, operationName: string | null): OperationDefinitionNode | undefined {
+  const ops = parseOps(text);
+  return operationName === null ? (ops.length === 1 ? ops[0] : undefined) : ops.find((o) => o.name?.value === operationName);
+}
+
+function parseOps(text: string): OperationDefinitionNode[] {
+  try {
+    return parseDoc(text).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  } catch {
+    return [];
+  }
+}
+
+const isSubscription = (text: string, operationName: string | null): boolean => selected(text, operationName)?.operation === 'subscription';
+
+/** The document with the selected subscription turned into a query (its fields are a query's). */
+function asQuery(text: string, operationName: string | null): string {
+  const doc = parseDoc(text);
+  const op = selected(text, operationName);
+  return print({ ...doc, definitions: doc.definitions.map((d) => (d.kind === Kind.OPERATION_DEFINITION && op && d.name?.value === op.name?.value && d.operation === 'subscription' ? { ...d, operation: OperationTypeNode.QUERY } : d)) });
+}

@@ -1,0 +1,2 @@
+export { planRelayOperation } from './plan.js';
+export { buildRelaySchema, RelaySchemaStore } from './schema.js';
