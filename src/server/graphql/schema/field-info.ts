@@ -2,6 +2,7 @@ import type { GraphQLField, GraphQLOutputType } from 'graphql';
 import type { Action, PermissionDef } from '../../../metadata/types.js';
 import type { ResolvedTable } from '../../schema-cache.js';
 import type { DbColumn, DbFunction } from '../../db-catalog.js';
+import type { RemoteRoot } from '../../remote-schemas/types.js';
 import type { GqlColumn } from './columns.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
 
@@ -58,7 +59,9 @@ export type FieldInfo =
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
   | { kind: 'insert'; table: MutationTable; one: boolean }
   | { kind: 'update'; table: MutationTable; byPk: boolean }
-  | { kind: 'delete'; table: MutationTable; byPk: boolean };
+  | { kind: 'delete'; table: MutationTable; byPk: boolean }
+  /** A root field of a remote schema (or its namespace field): forwarded to the remote (issue 35). */
+  | { kind: 'remote'; root: RemoteRoot };
 
 /**
  * A field's `extensions`, in the null-prototype shape graphql-js keeps (it copies any other object into a new one:
