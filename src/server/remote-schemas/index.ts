@@ -2,3 +2,4 @@
 export { introspected, introspectRemote, introspectRemotes, type Introspected } from './store.js';
 export { remoteSchemaId, resolveRemotes } from './consistency.js';
 export type { RemoteIntrospection, RemoteRoot } from './types.js';
+export { runRemotes, type ForwardRequest, type RemoteRootPlan } from './forward.js';
