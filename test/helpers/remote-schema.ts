@@ -9,6 +9,8 @@ import { startWebhook, type Received, type Webhook } from './webhook.js';
 export interface RemoteServer {
   url: string;
   received: Received[];
+  /** How requests other than introspection are answered: by graphql-js, with text that is not JSON, or never. */
+  mode: 'graphql' | 'bad-json' | 'hang';
   /** Requests other than the introspection query. */
   calls(): Received[];
   close(): Promise<void>;
@@ -50,19 +52,24 @@ export async function startRemote(sdl = REMOTE_SDL, port = 0): Promise<RemoteSer
   const schema: GraphQLSchema = buildSchema(sdl);
   let current: Received | undefined;
   const root = remoteRoot(() => current);
+  const out = { mode: 'graphql' } as RemoteServer;
   const hook: Webhook = await startWebhook(async (req, res) => {
     current = req;
     const body = req.body as { query?: string; variables?: Record<string, unknown> };
+    if (out.mode !== 'graphql' && !String(body.query ?? '').includes('__schema')) {
+      if (out.mode === 'bad-json') res.end('<html>not json</html>');
+      return;
+    }
     const result = await graphql({ schema, source: body.query ?? '', rootValue: root, variableValues: body.variables ?? {} });
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(result));
   }, port);
-  return {
+  return Object.assign(out, {
     url: hook.url,
     received: hook.received,
     calls: () => hook.received.filter((r) => !String((r.body as { query?: string }).query ?? '').includes('__schema')),
     close: () => hook.close(),
-  };
+  });
 }
 
 /** A port that nothing listens on (taken, then released): the remote is down until a server starts on it. */

@@ -17,6 +17,7 @@ afterAll(async () => remote.close());
 beforeEach(async () => {
   await e.reset();
   remote.received.length = 0;
+  remote.mode = 'graphql';
 });
 
 const add = (name: string, definition: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -89,6 +90,18 @@ describe('errors', () => {
     expect(r.body.errors).toEqual([expect.objectContaining({ message: 'the remote failed on purpose', path: ['fail'] })]);
   });
 
+  it('a remote that answers text that is not JSON, or not in time, is a remote-schema-error at the root field', async () => {
+    await e.ok(add('simple', { url: `${remote.url}/graphql`, timeout_seconds: 1 }));
+    remote.mode = 'bad-json';
+    const bad = await gql(e, { query: '{ hello }' });
+    expect(bad.body.errors[0]).toMatchObject({ message: 'remote schema "simple" did not answer valid JSON (status 200)', extensions: { code: 'remote-schema-error', path: '$.selectionSet.hello' } });
+    remote.mode = 'hang';
+    const slow = await gql(e, { query: '{ hello }' });
+    expect(slow.body.errors[0]).toMatchObject({
+      message: 'http exception when calling remote schema "simple": request timed out after 1 seconds', extensions: { code: 'remote-schema-error', path: '$.selectionSet.hello' },
+    });
+  });
+
   it('an unreachable remote is refused by add_remote_schema, and nothing changes', async () => {
     const port = await freePort();
     const before = await e.state();
@@ -110,6 +123,22 @@ describe('errors', () => {
     const r = await e.query(add('simple', { url: `${remote.url}/graphql` }));
     expect(r.status).toBe(400);
     expect(r.body.error).toContain('in remote schema "simple": type "User" conflicts with the database schema\'s type "User"');
+  });
+});
+
+describe('metadata round trip', () => {
+  it('replace_metadata then export gives the canonical document, byte for byte, and again after a second replace', async () => {
+    const doc = { version: 2, tables: [], remote_schemas: [{
+      name: 'custom',
+      definition: { url: `${remote.url}/graphql`, timeout_seconds: 20, headers: [{ name: 'x-a', value: 'b' }], customization: { root_fields_namespace: 'rs', type_names: { prefix: 'R_' } } },
+      comment: 'c',
+      permissions: [{ role: 'user', definition: { schema: 'type Query { hello: String }' } }],
+    }] };
+    await e.ok({ type: 'replace_metadata', args: { metadata: doc } });
+    const first = (await e.query({ type: 'export_metadata', args: {} })).text;
+    expect(JSON.parse(first)).toEqual(doc);
+    await e.ok({ type: 'replace_metadata', args: { metadata: JSON.parse(first) } });
+    expect((await e.query({ type: 'export_metadata', args: {} })).text).toBe(first);
   });
 });
 
