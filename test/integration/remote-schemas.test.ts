@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { useTestEngine } from '../helpers/engine.js';
+import { post, startOn, useTestEngine } from '../helpers/engine.js';
 import { fails, runSql } from '../helpers/assertions.js';
 import { freePort, startRemote, type RemoteServer } from '../helpers/remote-schema.js';
 import { as, gql } from './graphql-fixture.js';
@@ -159,6 +159,21 @@ describe('a remote down at start, then reloaded', () => {
       expect((await gql(e, { query: '{ hello }' })).body).toEqual({ data: { hello: 'Hello world' } });
     } finally {
       await back.close();
+    }
+  });
+
+  it('an engine starting while a remote is down starts, serves its tables and lists the remote as inconsistent', async () => {
+    const port = await freePort();
+    const doc = { version: 2, tables: [], remote_schemas: [{ name: 'gone', definition: { url: `http://127.0.0.1:${port}/graphql` } }] };
+    await e.ok({ type: 'replace_metadata', args: { metadata: doc, allow_inconsistent_metadata: true } });
+    const second = await startOn(e.db);
+    try {
+      const inc = await post(`${second.url}/v1/query`, { type: 'get_inconsistent_metadata', args: {} });
+      expect(inc.status).toBe(200);
+      expect(inc.body.inconsistent_objects.map((o: { type: string }) => o.type)).toEqual(['remote_schema']);
+      expect((await post(`${second.url}/v1/graphql`, { query: '{ __typename }' })).body).toEqual({ data: { __typename: 'query_root' } });
+    } finally {
+      await new Promise((resolve) => second.server.close(resolve));
     }
   });
 });
