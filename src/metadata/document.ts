@@ -12,13 +12,14 @@ import { checkInheritance, inheritedRoleJson, parseInheritedRole } from './kinds
 import { cronTriggerJson, parseCronTrigger, type CronTrigger } from './kinds/cron-triggers.js';
 import { parseAllowlistEntry, parseQueryCollection, queryCollectionJson, type QueryCollection } from './kinds/query-collections.js';
 import { checkRestCollisions, parseRestEndpoint, restEndpointJson, type RestEndpoint } from './kinds/rest-endpoints.js';
-import { emptyExtras, notEmptyExtras, parseExtras, parseTableExtras, type Extras } from './kinds/unsupported.js';
+import { parseTableExtras } from './kinds/unsupported.js';
+import { parseRemoteSchema, remoteSchemaJson, type RemoteSchema } from './kinds/remote-schemas.js';
 import { VersionedMap } from './versioned-map.js';
 import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type InheritedRole, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
 export const emptyMetadata = (): Metadata => ({
   tables: new Map(), functions: new Map(), actions: new Map(), custom_types: emptyCustomTypes(), inherited_roles: new Map(),
-  cron_triggers: new Map(), query_collections: new Map(), allowlist: [], rest_endpoints: new Map(),
+  cron_triggers: new Map(), query_collections: new Map(), allowlist: [], rest_endpoints: new Map(), remote_schemas: new Map(),
 });
 
 export const newTableEntry = (table: QualifiedName): TableEntry => ({
@@ -34,7 +35,6 @@ export const newTableEntry = (table: QualifiedName): TableEntry => ({
 });
 
 const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles', 'query_templates'];
-const UNSUPPORTED_LISTS = ['remote_schemas'];
 const TABLE_KEYS = [
   'table', 'is_enum', 'configuration', 'object_relationships', 'array_relationships', 'computed_fields',
   'remote_relationships', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions',
@@ -106,7 +106,7 @@ export interface ParsedDocument {
   queryCollections: QueryCollection[];
   allowlist: string[];
   restEndpoints: RestEndpoint[];
-  extras: Extras;
+  remoteSchemas: RemoteSchema[];
 }
 
 /** Step 1 of §4.8.2: strict parsing; unknown keys and unsupported sections fail at their path. */
@@ -123,15 +123,6 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
   if (templates !== undefined && templates !== null && arr(templates, at(path, 'query_templates')).length > 0) {
     throw badRequest('not-supported', at(path, 'query_templates'), '"query_templates" is not supported (the incumbent\'s version 1 query templates); only an empty list is accepted');
   }
-  if (mode === 'engine') {
-    for (const key of UNSUPPORTED_LISTS) {
-      const value = opt(o, key);
-      if (value !== undefined) {
-        arr(value, at(path, key));
-        if ((value as Json[]).length > 0) throw notSupported(at(path, key), key);
-      }
-    }
-  }
   const tablesPath = at(path, 'tables');
   const functionsPath = at(path, 'functions');
   const actionsPath = at(path, 'actions');
@@ -147,7 +138,7 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
     queryCollections: list(o, 'query_collections', path).map((c, i) => parseQueryCollection(c, idx(at(path, 'query_collections'), i))),
     allowlist: list(o, 'allowlist', path).map((c, i) => parseAllowlistEntry(c, idx(at(path, 'allowlist'), i))),
     restEndpoints: list(o, 'rest_endpoints', path).map((r, i) => parseRestEndpoint(r, idx(at(path, 'rest_endpoints'), i))),
-    extras: mode === 'project' ? parseExtras(o, path) : emptyExtras(),
+    remoteSchemas: list(o, 'remote_schemas', path).map((r, i) => parseRemoteSchema(r, idx(at(path, 'remote_schemas'), i))),
   };
 }
 
@@ -172,6 +163,8 @@ export function checkDocumentDuplicates(d: ParsedDocument): void {
   checkDuplicates(d.queryCollections.map((c) => c.name), 'query collections', at(d.path, 'query_collections'));
   checkDuplicates(d.allowlist, 'allowlist entries', at(d.path, 'allowlist'));
   checkDuplicates(d.restEndpoints.map((r) => r.name), 'rest endpoints', at(d.path, 'rest_endpoints'));
+  checkDuplicates(d.remoteSchemas.map((r) => r.name), 'remote schemas', at(d.path, 'remote_schemas'));
+  d.remoteSchemas.forEach((r, i) => checkDuplicates(r.permissions.map((p) => p.role), 'remote schema permissions', idx(at(d.path, 'remote_schemas'), i)));
   checkReferences(d);
 }
 
@@ -203,7 +196,7 @@ export function toMetadata(d: ParsedDocument): Metadata {
   for (const c of d.queryCollections) md.query_collections.set(c.name, c);
   md.allowlist = [...new Set(d.allowlist)];
   for (const r of d.restEndpoints) md.rest_endpoints.set(r.name, r);
-  if (notEmptyExtras(d.extras)) md.extras = d.extras;
+  for (const r of d.remoteSchemas) md.remote_schemas.set(r.name, r);
   return md;
 }
 
@@ -243,7 +236,8 @@ function globalsJson(md: Metadata): JsonObject {
   const out: JsonObject = {};
   const functions = sortedFunctions(md);
   if (functions.length > 0) out['functions'] = functions.map(functionEntryJson);
-  if (md.extras && md.extras.remote_schemas.length > 0) out['remote_schemas'] = md.extras.remote_schemas;
+  const remotes = [...md.remote_schemas.values()].sort(byName);
+  if (remotes.length > 0) out['remote_schemas'] = remotes.map(remoteSchemaJson);
   const collections = [...md.query_collections.values()].sort(byName);
   if (collections.length > 0) out['query_collections'] = collections.map(queryCollectionJson);
   if (md.allowlist.length > 0) out['allowlist'] = [...md.allowlist].sort(compareCodePoints).map((c) => ({ collection: c }));
@@ -293,7 +287,7 @@ export const cloneMetadata = (md: Metadata): Metadata => ({
   tables: VersionedMap.of(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
   inherited_roles: new Map(md.inherited_roles), cron_triggers: new Map(md.cron_triggers),
   query_collections: new Map(md.query_collections), allowlist: [...md.allowlist], rest_endpoints: new Map(md.rest_endpoints),
-  ...(md.extras ? { extras: md.extras } : {}),
+  remote_schemas: new Map(md.remote_schemas),
 });
 
 /** The canonical form of any document of the format, § 6.5 keys included (the project tool's view). */

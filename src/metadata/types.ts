@@ -159,6 +159,5 @@ export interface Metadata {
   /** Collection names, in insertion order. */
   allowlist: string[];
   rest_endpoints: Map<string, import('./kinds/rest-endpoints.js').RestEndpoint>;
-  /** The §6.5 top-level keys, kept only by the project tool. */
-  extras?: import('./kinds/unsupported.js').Extras;
+  remote_schemas: Map<string, import('./kinds/remote-schemas.js').RemoteSchema>;
 }

@@ -10,6 +10,7 @@ import { recordJson, type InconsistentObject } from './inconsistency.js';
 import { unsupportedFunction } from './kinds/functions.js';
 import type { SchemaCache } from './schema-cache.js';
 import { resolve } from './resolve.js';
+import { introspectRemotes } from './remote-schemas/index.js';
 
 /** The object an operation creates or redefines: rule 1 of engine-api.md §3.4 is about it. */
 export interface CreatedObject {
@@ -77,7 +78,9 @@ export class OpContext {
     if (catalog !== this.cache.catalog) this.cache = resolve(this.cache.metadata, catalog);
   }
 
-  async refreshAll(): Promise<void> {
+  /** `remotes`: introspect every remote schema again (reload_metadata), not only those never introspected. */
+  async refreshAll(remotes = false): Promise<void> {
+    await introspectRemotes(this.cache.metadata, remotes);
     this.cache = resolve(this.cache.metadata, await introspect(this.tx));
   }
 

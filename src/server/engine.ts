@@ -14,6 +14,7 @@ import { ensureCatalog, readVersion, STARTUP_LOCK_KEY } from './catalog.js';
 import { readStored, writeMetadata } from './metadata-store.js';
 import type { SchemaCache } from './schema-cache.js';
 import { resolve } from './resolve.js';
+import { introspectRemotes } from './remote-schemas/index.js';
 import { archiveOrphanEvents, installedTriggers, syncTriggers } from './triggers.js';
 import { accessDenied, needsLock, OPERATIONS, parseEnvelope, requireArgs } from './operations/index.js';
 
@@ -64,6 +65,8 @@ export class Engine {
   private static async load(tx: Queryable): Promise<{ cache: SchemaCache; version: number }> {
     const stored = await readStored(tx);
     const md = parseDocument(stored.doc, '$');
+    // A remote that does not answer is recorded as inconsistent (issue 35 point 4), never a failed start.
+    await introspectRemotes(md);
     return { cache: resolve(md, await introspect(tx)), version: stored.version };
   }
 

@@ -6,6 +6,7 @@ import { adminSchemaProblem } from './graphql/request/index.js';
 import { buildRoleSchema } from './graphql/schema/index.js';
 import type { InconsistentObject } from './inconsistency.js';
 import { resolve as resolveObjects, type SchemaCache } from './schema-cache.js';
+import { resolveRemotes } from './remote-schemas/index.js';
 
 /**
  * The schema cache with every consistency check: schema-cache.ts resolves the objects against the database, and a
@@ -13,7 +14,7 @@ import { resolve as resolveObjects, type SchemaCache } from './schema-cache.js';
  * built only when there are endpoints.
  */
 export function resolve(metadata: Metadata, catalog: DbCatalog, prev?: SchemaCache): SchemaCache {
-  const cache = resolveObjects(metadata, catalog, prev);
+  const cache = withRemotes(resolveObjects(metadata, catalog, prev));
   if (metadata.rest_endpoints.size === 0) return cache;
   const schema = buildRoleSchema(cache, 'admin');
   const records: InconsistentObject[] = [];
@@ -27,6 +28,14 @@ export function resolve(metadata: Metadata, catalog: DbCatalog, prev?: SchemaCac
   if (records.length === 0) return cache;
   const inconsistent = [...cache.inconsistent, ...records];
   return { ...cache, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)) };
+}
+
+/** Remote schemas merge with the database's schema (the admin one, built without them) only when nothing collides. */
+function withRemotes(cache: SchemaCache): SchemaCache {
+  if (cache.metadata.remote_schemas.size === 0) return cache;
+  const { remotes, records } = resolveRemotes(cache.metadata, buildRoleSchema(cache, 'admin'));
+  const inconsistent = [...cache.inconsistent, ...records];
+  return { ...cache, remotes, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)) };
 }
 
 export const restEndpointId = (name: string): string => `rest_endpoint::${name}`;

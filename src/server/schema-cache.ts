@@ -37,6 +37,8 @@ export interface SchemaCache {
   tableReasons: Map<string, string>;
   /** How many records at the start of `inconsistent` are those of tables and their objects. */
   tablePart: number;
+  /** The consistent remote schemas, introspected (issue 35; set by resolve.ts). */
+  remotes?: Map<string, import('./remote-schemas/types.js').RemoteIntrospection>;
 }
 
 interface TableRecords {

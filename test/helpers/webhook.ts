@@ -21,7 +21,7 @@ export interface Webhook {
   close(): Promise<void>;
 }
 
-export async function startWebhook(handler: Handler = (_, res) => void res.end('ok')): Promise<Webhook> {
+export async function startWebhook(handler: Handler = (_, res) => void res.end('ok'), port = 0): Promise<Webhook> {
   const sockets = new Set<Socket>();
   const hook: Webhook = { url: '', received: [], handler, close: async () => {} };
   const server: Server = createServer((req, res) => {
@@ -42,7 +42,7 @@ export async function startWebhook(handler: Handler = (_, res) => void res.end('
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   hook.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   hook.close = () => new Promise<void>((resolve) => {
     for (const s of sockets) s.destroy();

@@ -29,7 +29,9 @@ const CASES: Case[] = [
   // Row 75: unknown table-entry keys.
   { name: 'unknown table key', doc: { version: 2, tables: [{ table: 'author' }, { table: 'article', permissions: [], relationships: [] }] }, at: '.tables[1]', code: 'parse-failed', error: 'unexpected keys in table metadata: "permissions", "relationships"' },
   // Row 76: §6.5 sections and table keys not at their defaults.
-  { name: 'remote_schemas', doc: { version: 2, tables: [], remote_schemas: [{ name: 'rs', definition: { url: 'http://example.com/graphql' } }] }, at: '.remote_schemas', code: 'not-supported', error: '"remote_schemas" is not supported' },
+  // Issue 35: remote schemas are parsed and checked like their operations' arguments.
+  { name: 'remote_schemas', doc: { version: 2, tables: [], remote_schemas: ['a', 'a'].map((name) => ({ name, definition: { url: 'http://example.com/graphql' } })) }, at: '.remote_schemas', code: 'already-exists', error: 'multiple declarations exist for the following remote schemas : "a"' },
+  { name: 'remote schema customization', doc: { version: 2, tables: [], remote_schemas: [{ name: 'a', definition: { url: 'http://example.com/graphql', customization: { root_fields_namespace: 'not ok' } } }] }, at: '.remote_schemas[0].definition.customization.root_fields_namespace', code: 'parse-failed', error: '"not ok" is not a valid GraphQL name' },
   // Issue 20: query collections, the allow list and cron triggers are parsed and checked like their operations.
   { name: 'query_collections', doc: { version: 2, tables: [], query_collections: [{ name: 'qc', definition: { queries: [{ name: 'q', query: '{ a' }] } }] }, at: '.query_collections[0].definition.queries[0].query', code: 'parse-failed', error: 'query "q" is not a valid GraphQL document: Expected Name, found <EOF>. (query line 1, column 4)' },
   { name: 'allowlist', doc: { version: 2, tables: [], allowlist: [{ collection: 'qc' }] }, at: '.allowlist[0].collection', code: 'not-exists', error: 'query collection "qc" does not exist' },

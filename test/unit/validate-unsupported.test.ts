@@ -25,13 +25,11 @@ function build(files: Record<string, string>): string[] {
 const HINT = 'remove it from the metadata directory, or keep it on a branch until engine supports it';
 
 describe('unsupported features (issue 12 item 5)', () => {
-  it('reports each remote schema and remote relationship at its position', () => {
+  it('reports each remote relationship at its position; remote schemas are supported (issue 35)', () => {
     expect(build({
       'remote_schemas.yaml': '# ours\n- name: weather\n  definition: {url: "http://w"}\n- name: billing\n  definition: {url_from_env: BILLING_URL}\n',
       'tables.yaml': '- table: article\n- table: author\n  remote_relationships:\n    - name: orders\n      definition: {remote_schema: billing}\n',
     })).toEqual([
-      `error feature-not-supported metadata/remote_schemas.yaml:2:3 engine does not support remote schemas yet; ${HINT}`,
-      `error feature-not-supported metadata/remote_schemas.yaml:4:3 engine does not support remote schemas yet; ${HINT}`,
       `error feature-not-supported metadata/tables.yaml:3:3 engine does not support remote relationships yet; ${HINT}`,
     ]);
   });

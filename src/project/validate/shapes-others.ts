@@ -47,6 +47,12 @@ export const FUNCTION = union({
   pick: (v) => (typeof v === 'string' ? 0 : isObj(v) && !('function' in v) && 'name' in v ? 1 : 2),
 });
 
+const AFFIXES = {
+  prefix: opt(str()),
+  suffix: opt(str()),
+  mapping: opt(mapOf(str(), { description: 'Remote name → name in the engine schema.' })),
+};
+
 export const REMOTE_SCHEMA = object({
   id: 'RemoteSchema',
   title: 'remote schema',
@@ -61,10 +67,23 @@ export const REMOTE_SCHEMA = object({
         timeout_seconds: opt(int(1)),
         forward_client_headers: opt(bool()),
         headers: HEADERS,
+        customization: opt(object({
+          title: 'customization',
+          keys: {
+            root_fields_namespace: opt(str(), 'The remote root fields go under this one field.'),
+            type_names: opt(object({ title: 'type names', keys: AFFIXES })),
+            field_names: opt(listOf(object({ title: 'field names', keys: { parent_type: req(str()), ...AFFIXES } }))),
+          },
+        })),
       },
       oneOf: [['url', 'url_from_env']],
     })),
     comment: COMMENT,
+    permissions: opt(listOf(object({
+      title: 'remote schema permission',
+      keys: { role: req(str()), definition: req(object({ title: 'definition', keys: { schema: req(str(), 'The SDL subset the role sees.') } })), comment: COMMENT },
+    }))),
+    remote_relationships: opt(listOf(anything('A relationship of a remote schema type.'))),
   },
 });
 

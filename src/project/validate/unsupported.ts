@@ -26,18 +26,12 @@ const UNSUPPORTED_FILES: Record<string, string> = {
 const HINT = 'remove it from the metadata directory, or keep it on a branch until engine supports it';
 
 export function checkUnsupported(dir: string, src: MetadataSources, problems: Problems, known: readonly string[], cwd: string, layout: 2 | 3 = 2): void {
-  remoteSchemas(src.remoteSchemas, problems);
   remoteRelationships(src.tables, problems);
   files(dir, problems, new Set(known), cwd, layout);
 }
 
 function notSupported(problems: Problems, feature: string, at: { file: string; line: number; column: number }): void {
   problems.error('feature-not-supported', `engine does not support ${feature} yet; ${HINT}`, at);
-}
-
-function remoteSchemas(file: YamlSource | undefined, problems: Problems): void {
-  if (!file || !Array.isArray(file.value) || file.value.length === 0) return;
-  file.value.forEach((_, i) => notSupported(problems, 'remote schemas', positionAt(file, [i])));
 }
 
 function remoteRelationships(file: YamlSource | undefined, problems: Problems): void {

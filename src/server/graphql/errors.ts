@@ -14,8 +14,16 @@ export class ActionHandlerError extends ApiError {
   }
 }
 
-/** `{"errors":[…]}` with exactly one error; `internal` only for admin callers. */
+/** A remote schema's errors (issue 35): passed on as the remote gave them (message, path, extensions). */
+export class RemoteSchemaErrors extends ApiError {
+  constructor(readonly errors: Record<string, Json>[]) {
+    super(200, 'remote-schema-error', '$', String(errors[0]?.['message'] ?? 'remote schema error'));
+  }
+}
+
+/** `{"errors":[…]}` with exactly one error (a remote schema's errors as it gave them); `internal` only for admin callers. */
 export function errorsBody(e: ApiError, admin: boolean): string {
+  if (e instanceof RemoteSchemaErrors) return JSON.stringify({ errors: e.errors });
   if (e instanceof ActionHandlerError) return JSON.stringify({ errors: [{ message: e.message, extensions: e.extensions }] });
   const extensions: Record<string, Json> = { path: e.path, code: e.code };
   if (admin && e.internal !== undefined) extensions['internal'] = e.internal;

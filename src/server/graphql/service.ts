@@ -10,7 +10,8 @@ import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
 import { errorsBody, gqlError } from './errors.js';
 import { enumTypes, RoleView, SchemaStore } from './schema/index.js';
 import { bindAll, SelectionContext } from './compile/index.js';
-import { requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
+import { forwardedHeaders, requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
+import { runRemotes as runRemotesOf, type RemoteRootPlan } from '../remote-schemas/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
   astBytes, batchElements, checkAllowlist, checkVariables, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
@@ -207,7 +208,11 @@ export class GraphqlService {
     const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
     // Queries may go to a read replica (issue 31.7); mutations, actions' statements and a lagging replica's retry stay on the primary.
     const db = entry.op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
-    const body = await executeQuery({ db, version, schema, doc: entry.doc, sel, plans, args, runActions, limit });
+    const runRemotes = (roots: RemoteRootPlan[]): Promise<Map<string, string>> => runRemotesOf(roots, cache.metadata.remote_schemas, {
+      env: this.env, op: entry.op, fragments: sel.fragments, variables: req.variables ?? {}, clientHeaders: forwardedHeaders(http.rawHeaders),
+      sessionVariables: caller.sessionVariables, ...(http.signal ? { signal: http.signal } : {}),
+    });
+    const body = await executeQuery({ db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, limit });
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     return this.response(entry, plans, counted, body);

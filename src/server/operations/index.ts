@@ -18,6 +18,7 @@ import { op, type Operation } from './operation.js';
 import { checkSource, tableSettingOperations } from './table-settings.js';
 import { dataOperations } from './data.js';
 import { functionPermissionOperations } from './function-permissions.js';
+import { remoteSchemaOperations } from './remote-schemas.js';
 
 export interface Envelope {
   type: string;
@@ -106,6 +107,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...tableSettingOperations,
     ...dataOperations,
     ...functionPermissionOperations,
+    ...remoteSchemaOperations,
     bulk: op(bulk),
   })),
 );

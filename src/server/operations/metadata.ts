@@ -9,6 +9,7 @@ import { recordJson, type InconsistentObject } from '../inconsistency.js';
 import { resolve } from '../resolve.js';
 import { syncTriggers } from '../triggers.js';
 import type { OpContext } from '../context.js';
+import { introspectRemotes } from '../remote-schemas/index.js';
 import { op, SUCCESS, type Operation } from './operation.js';
 
 /** Operations whose args are `{}`: any object is fine (unknown keys are ignored), anything else is not. */
@@ -60,7 +61,9 @@ const replaceMetadata: Operation<ReplaceArgs> = {
 async function replace(ctx: OpContext, args: ReplaceArgs): Promise<Json> {
   await ctx.refreshAll();
   ctx.fullTriggerSync = true;
-  const after = ctx.apply(toMetadata(args.document), args.allowInconsistent ? 'lenient' : 'strict');
+  const md = toMetadata(args.document);
+  await introspectRemotes(md);
+  const after = ctx.apply(md, args.allowInconsistent ? 'lenient' : 'strict');
   return args.allowInconsistent ? inconsistencyBody(after.inconsistent) : SUCCESS;
 }
 
@@ -126,6 +129,9 @@ function removeObject(md: Metadata, o: InconsistentObject): void {
     case 'action':
       md.actions.delete(def['name'] as string);
       return;
+    case 'remote_schema':
+      md.remote_schemas.delete(def['name'] as string);
+      return;
     case 'action_permission': {
       const a = md.actions.get(def['action'] as string);
       if (a) md.actions.set(a.name, { ...a, permissions: a.permissions.filter((p) => p.role !== def['role']) });
@@ -162,7 +168,7 @@ const reloadMetadata: Operation<null> = {
   locks: true,
   parse: noArgs,
   async run(ctx) {
-    await ctx.refreshAll();
+    await ctx.refreshAll(true);
     ctx.refreshed = true;
     ctx.fullTriggerSync = true;
     return { message: 'success', is_consistent: ctx.cache.inconsistent.length === 0 };

@@ -27,7 +27,7 @@ export interface CallOptions {
   name?: string;
 }
 
-export type CallPurpose = 'action' | 'trigger' | 'auth-hook' | 'jwks';
+export type CallPurpose = 'action' | 'trigger' | 'auth-hook' | 'jwks' | 'remote-schema';
 
 /** One finished call as the `webhook-log` line shows it: the URL without credentials, query or fragment. */
 export interface CallRecord {

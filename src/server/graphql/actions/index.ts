@@ -1,4 +1,4 @@
-export { ACTION_MAX_RESPONSE_BYTES, callAction, type ActionRequest } from './call.js';
+export { ACTION_MAX_RESPONSE_BYTES, callAction, forwardedHeaders, type ActionRequest } from './call.js';
 export { actionInput, checkActionCombination, checkAnswer, outputRelationships, shapeAnswer, storedInputText } from './output.js';
 export { addRelationships, checkNested, checkRelationships, shapeInDatabase } from './relationships.js';
 export { asyncStatement, asyncTargets, requestHeadersJson, type AsyncTarget } from './async.js';

@@ -59,6 +59,8 @@ export interface ExecuteArgs {
   args: Map<string, (string | null)[]>;
   /** Runs the operation's synchronous actions (handler calls), returning each root field's JSON text by key. */
   runActions: (roots: Extract<RootPlan, { kind: 'action' }>[]) => Promise<Map<string, string>>;
+  /** Forwards the operation's remote-schema root fields (issue 35), returning each root field's JSON text by key. */
+  runRemotes?: (roots: Extract<RootPlan, { kind: 'remote' }>[]) => Promise<Map<string, string>>;
   /** Cancels the request's statements (time limit, client gone, stop); `seconds`: the limit, for the message. */
   limit?: { signal?: CancelSignal; seconds: number };
 }
@@ -86,7 +88,9 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
   }
   const statements = x.plans.filter((p): p is Extract<RootPlan, { kind: 'sql' }> => p.kind === 'sql');
   // Handlers are called, and answers without SQL given, only once the schema they were planned on is current.
-  if (statements.length === 0 || x.plans.some((p) => p.kind === 'action')) await confirmVersion(x.db, x.version);
+  if (statements.length === 0 || x.plans.some((p) => p.kind === 'action' || p.kind === 'remote')) await confirmVersion(x.db, x.version);
+  const remotes = x.plans.filter((p): p is Extract<RootPlan, { kind: 'remote' }> => p.kind === 'remote');
+  if (remotes.length > 0 && x.runRemotes) for (const [key, json] of await x.runRemotes(remotes)) values.set(key, json);
   // Synchronous actions' handlers are called by the caller's runner (actions/), before the transaction (§4.1).
   const actions = x.plans.filter((p): p is Extract<RootPlan, { kind: 'action' }> => p.kind === 'action');
   if (actions.length > 0) for (const [key, json] of await x.runActions(actions)) values.set(key, json);

@@ -8,6 +8,7 @@ import { MutationCompiler } from '../compile/index.js';
 import type { SelectionContext } from '../compile/index.js';
 import { StatementBuilder, type PlanParam } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
+import type { RemoteRootPlan } from '../../remote-schemas/index.js';
 
 /** What each root field of an operation does (graphql-api.md §4.1). */
 export type RootPlan =
@@ -21,7 +22,9 @@ export type RootPlan =
    */
   | { key: string; kind: 'introspection'; nodes: FieldNode[]; answer?: string }
   /** A synchronous action: its handler is called when the operation runs (§5.1, actions/run.ts). */
-  | ({ kind: 'action' } & ActionRoot);
+  | ({ kind: 'action' } & ActionRoot)
+  /** A remote schema's root field: forwarded with the operation's other fields of that remote, in one call (issue 35). */
+  | ({ kind: 'remote' } & RemoteRootPlan);
 
 /** Where a failed insert or update check is reported (graphql-api.md §6.1 rows 31, 32); the statement says which failed. */
 export interface CheckPaths {
@@ -54,6 +57,10 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     if (i.kind === 'action') {
       const { nested } = outputRelationships(field.type, nodes, sel, path);
       plans.push({ key, kind: 'action', action: i.action, field, nodes, nested: nested !== null });
+      continue;
+    }
+    if (i.kind === 'remote') {
+      plans.push({ key, kind: 'remote', root: i.root, nodes });
       continue;
     }
     if (i.kind === 'constant') {

@@ -14,6 +14,7 @@ import { TableTypes } from './tables.js';
 import { ScalarRegistry } from './scalar-registry.js';
 import { sharedNonNull } from './shared-types.js';
 import { RoleView } from './visibility.js';
+import { remoteRootFields } from './remotes.js';
 
 /** Per-role GraphQL schemas (graphql-api.md §2): built lazily, cached for one schema cache. */
 
@@ -71,6 +72,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
     Object.assign(query, fields.query);
     Object.assign(mutation, fields.mutation);
   }
+  remoteRootFields(cache, role, query, mutation);
   const queryRoot = new GraphQLObjectType({
     name: 'query_root',
     fields: Object.keys(query).length > 0 ? sorted(query) : {
@@ -93,6 +95,7 @@ function knownRoles(cache: SchemaCache): Set<string> {
   }
   for (const a of cache.metadata.actions.values()) for (const p of a.permissions) roles.add(p.role);
   for (const r of cache.metadata.inherited_roles.keys()) roles.add(r);
+  for (const r of cache.metadata.remote_schemas.values()) for (const p of r.permissions) roles.add(p.role);
   return roles;
 }
 

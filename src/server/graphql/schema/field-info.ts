@@ -2,6 +2,7 @@ import type { GraphQLField, GraphQLOutputType } from 'graphql';
 import type { Action, PermissionDef } from '../../../metadata/types.js';
 import type { ResolvedTable } from '../../schema-cache.js';
 import type { DbColumn, DbFunction } from '../../db-catalog.js';
+import type { RemoteRoot } from '../../remote-schemas/types.js';
 import type { GqlColumn } from './columns.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
 
@@ -61,7 +62,9 @@ export type FieldInfo =
   | { kind: 'delete'; table: MutationTable; byPk: boolean }
   /** Relay (issue 30.6): a row's global id, and a connection over a relationship's or function's rows (relay/). */
   | { kind: 'node_id'; view: TableView }
-  | { kind: 'connection'; view: TableView; source: RowSource };
+  | { kind: 'connection'; view: TableView; source: RowSource }
+  /** A root field of a remote schema (or its namespace field): forwarded to the remote (issue 35). */
+  | { kind: 'remote'; root: RemoteRoot };
 
 /**
  * A field's `extensions`, in the null-prototype shape graphql-js keeps (it copies any other object into a new one:

@@ -1,0 +1,74 @@
+import type { GraphQLNamedType, GraphQLSchema } from 'graphql';
+import { compareCodePoints } from '../../metadata/json.js';
+import { remoteSchemaJson, type RemoteSchema } from '../../metadata/kinds/remote-schemas.js';
+import type { Metadata } from '../../metadata/types.js';
+import type { InconsistentObject } from '../inconsistency.js';
+import { introspected } from './store.js';
+import type { RemoteIntrospection } from './types.js';
+
+/**
+ * Which remote schemas can be merged (issue 35 point 1, 4): introspected, and none of their root fields or types
+ * taken by the database's schema or by a remote schema merged before them (in name order). A collision is an
+ * inconsistency naming both sides.
+ */
+
+export const remoteSchemaId = (name: string): string => `remote_schema::${name}`;
+
+const SHARED = new Set(['Int', 'Float', 'String', 'Boolean', 'ID']);
+
+const record = (r: RemoteSchema, reason: string): InconsistentObject => ({
+  id: remoteSchemaId(r.name), type: 'remote_schema', definition: remoteSchemaJson(r), reason: `in remote schema "${r.name}": ${reason}`,
+});
+
+function rootNames(remote: RemoteIntrospection, op: 'query' | 'mutation'): string[] {
+  const t = op === 'query' ? remote.schema.getQueryType() : remote.schema.getMutationType();
+  if (!t) return [];
+  return remote.namespace !== undefined ? [remote.namespace] : Object.keys(t.getFields());
+}
+
+const ownTypes = (s: GraphQLSchema): GraphQLNamedType[] =>
+  Object.values(s.getTypeMap()).filter((t) => !t.name.startsWith('__') && !SHARED.has(t.name));
+
+export function resolveRemotes(md: Metadata, base: GraphQLSchema): { remotes: Map<string, RemoteIntrospection>; records: InconsistentObject[] } {
+  const remotes = new Map<string, RemoteIntrospection>();
+  const records: InconsistentObject[] = [];
+  const owner = (what: string) => `the database schema's ${what}`;
+  const roots = { query: new Map<string, string>(), mutation: new Map<string, string>() };
+  for (const f of Object.keys(base.getQueryType()?.getFields() ?? {})) roots.query.set(f, owner(`query root field "${f}"`));
+  for (const f of Object.keys(base.getMutationType()?.getFields() ?? {})) roots.mutation.set(f, owner(`mutation root field "${f}"`));
+  const types = new Map<string, string>();
+  for (const t of ownTypes(base)) types.set(t.name, owner(`type "${t.name}"`));
+  for (const r of [...md.remote_schemas.values()].sort((a, b) => compareCodePoints(a.name, b.name))) {
+    const got = introspected(r);
+    if (!got) {
+      records.push(record(r, 'the remote schema was not introspected; reload it'));
+      continue;
+    }
+    if (!got.ok) {
+      records.push(record(r, got.message));
+      continue;
+    }
+    const remote = got.remote;
+    const clashes: string[] = [];
+    const namespaceTypes = remote.namespace !== undefined ? [`${remote.namespace}_query`, `${remote.namespace}_mutation`] : [];
+    for (const t of [...ownTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) {
+      const other = types.get(t);
+      if (other) clashes.push(`type "${t}" conflicts with ${other}`);
+    }
+    for (const op of ['query', 'mutation'] as const) {
+      for (const f of rootNames(remote, op)) {
+        const other = roots[op].get(f);
+        if (other) clashes.push(`${op} root field "${f}" conflicts with ${other}`);
+      }
+    }
+    if (clashes.length > 0) {
+      records.push(record(r, clashes.join('; ')));
+      continue;
+    }
+    const mine = `remote schema "${r.name}"'s`;
+    for (const t of [...ownTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) types.set(t, `${mine} type "${t}"`);
+    for (const op of ['query', 'mutation'] as const) for (const f of rootNames(remote, op)) roots[op].set(f, `${mine} ${op} root field "${f}"`);
+    remotes.set(r.name, remote);
+  }
+  return { remotes, records };
+}

@@ -1,0 +1,5 @@
+/** Remote schemas (issue 35): introspection, consistency, and forwarding of their root fields. */
+export { introspected, introspectRemote, introspectRemotes, type Introspected } from './store.js';
+export { remoteSchemaId, resolveRemotes } from './consistency.js';
+export type { RemoteIntrospection, RemoteRoot } from './types.js';
+export { runRemotes, type ForwardRequest, type RemoteRootPlan } from './forward.js';
