@@ -8,6 +8,7 @@ import { CLOSE, type Protocol } from './protocol.js';
 export { chooseProtocol, LEGACY, MODERN, type Protocol } from './protocol.js';
 export { LIVE_TRIGGER } from './notify.js';
 export type { Runner, Socket };
+export type { LivePlan } from './live.js';
 
 /** The default of `--live-queries-refetch-interval` (ms), as the incumbent's. */
 export const DEFAULT_REFETCH_INTERVAL_MS = 1000;

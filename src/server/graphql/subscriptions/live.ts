@@ -2,13 +2,26 @@ import { createHash } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import type { Database } from '../../../db/database.js';
 import type { Caller } from '../../auth/index.js';
+import type { RootPlan } from '../plan/index.js';
 import { tablesRead, type TableRef } from './document.js';
 import { TableWatch } from './notify.js';
+import { MAX_BATCH, runBatch } from './multiplex.js';
 
 /** What runs a live query's operation once: the GraphQL service (same validation, permissions, SQL and plan cache). */
 export interface Runner {
   handle(input: { text: string }, caller: Caller, http: { rawHeaders: string[]; setCookies: string[] }): Promise<string | Buffer>;
   schemaFor(role: string): Promise<GraphQLSchema>;
+  /** The compiled statements and bound parameters of a live query, for multiplexing; null: run it through handle. */
+  livePlan(text: string, caller: Caller): Promise<LivePlan | null>;
+}
+
+/** A live query's compiled statements and parameters; `plans` is the plan cache's array, shared by its cohorts. */
+export interface LivePlan {
+  db: Database;
+  /** The resource_version it was planned at: a batch that reads another one is run again through handle. */
+  version: number;
+  plans: Extract<RootPlan, { kind: 'sql' }>[];
+  args: Map<string, (string | null)[]>;
 }
 
 export interface LiveOptions {
@@ -43,6 +56,8 @@ interface Cohort {
   hash: string | null;
   body: string | null;
   dirty: boolean;
+  /** Its statements and parameters, planned once and kept until a batch finds them stale; null: run through handle. */
+  plan?: LivePlan | null;
 }
 
 const DEFAULT_CONCURRENCY = 8;
@@ -63,8 +78,11 @@ export class LiveQueries {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
-  /** Executions of cohorts' operations (each one statement for a table's live query) and refetch rounds. */
-  readonly stats = { executions: 0, rounds: 0 };
+  /**
+   * Statements run for live queries (a multiplexed batch counts one per root field, whatever its cohorts), cohorts run
+   * alone through the service (not multiplexable, or their batch failed), and refetch rounds.
+   */
+  readonly stats = { statements: 0, single: 0, rounds: 0 };
 
   constructor(private readonly opts: LiveOptions) {
     this.watch = new TableWatch(opts.db, (oid) => this.wake(oid), opts.onError);
@@ -173,24 +191,72 @@ export class LiveQueries {
       if (dirty.length === 0) break;
       this.stats.rounds++;
       for (const c of dirty) c.dirty = false;
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < dirty.length && !this.stopped) await this.refetch(dirty[next++] as Cohort);
-      };
-      await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? DEFAULT_CONCURRENCY, dirty.length) }, worker));
+      await this.runRound(dirty);
     } while ((this.again || [...this.cohorts.values()].some((c) => c.dirty)) && !this.stopped);
+  }
+
+  /**
+   * One round: cohorts planned to the same statements (the plan cache's shared plans) go in batches of MAX_BATCH,
+   * one statement per root field per batch; the others, and the cohorts of a failed batch, run alone.
+   */
+  private async runRound(dirty: Cohort[]): Promise<void> {
+    const groups = new Map<LivePlan['plans'], { lp: LivePlan; cohorts: Cohort[] }>();
+    const alone: Cohort[] = [];
+    for (const c of dirty) {
+      if (c.sinks.size === 0) continue;
+      if (c.plan === undefined) c.plan = await this.opts.runner.livePlan(c.text, c.caller);
+      if (!c.plan) {
+        alone.push(c);
+        continue;
+      }
+      const g = groups.get(c.plan.plans);
+      if (g) g.cohorts.push(c);
+      else groups.set(c.plan.plans, { lp: c.plan, cohorts: [c] });
+    }
+    const tasks: (() => Promise<void>)[] = alone.map((c) => () => this.refetch(c));
+    for (const { lp, cohorts } of groups.values()) {
+      for (let i = 0; i < cohorts.length; i += MAX_BATCH) {
+        const batch = cohorts.slice(i, i + MAX_BATCH);
+        tasks.push(async () => {
+          let bodies: string[] | null = null;
+          try {
+            this.stats.statements += lp.plans.length;
+            bodies = await runBatch(lp, batch.map((c) => (c.plan as LivePlan).args));
+          } catch {
+            // A statement failed for one cohort's values (a data exception): each cohort runs alone, to its own answer.
+          }
+          if (bodies === null) {
+            for (const c of batch) c.plan = undefined;
+            for (const c of batch) await this.refetch(c);
+            return;
+          }
+          for (const [j, c] of batch.entries()) this.deliver(c, bodies[j] as string);
+        });
+      }
+    }
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < tasks.length && !this.stopped) await (tasks[next++] as () => Promise<void>)();
+    };
+    await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? DEFAULT_CONCURRENCY, tasks.length) }, worker));
   }
 
   private async refetch(c: Cohort): Promise<void> {
     if (c.sinks.size === 0) return;
     let body: string;
     try {
-      this.stats.executions++;
+      this.stats.statements++;
+      this.stats.single++;
       body = String(await this.opts.runner.handle({ text: c.text }, c.caller, { rawHeaders: [], setCookies: [] }));
     } catch (e) {
       this.opts.onError(e);
       body = JSON.stringify({ errors: [{ message: 'unexpected error', extensions: { path: '$', code: 'unexpected' } }] });
     }
+    this.deliver(c, body);
+  }
+
+  /** Sends the cohort's result to its subscribers when it differs from the last one sent. */
+  private deliver(c: Cohort, body: string): void {
     const hash = createHash('sha256').update(body).digest('base64');
     if (hash === c.hash) return;
     c.hash = hash;
