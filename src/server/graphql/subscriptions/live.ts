@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import type { Database } from '../../../db/database.js';
 import type { Caller } from '../../auth/index.js';
-import type { RootPlan } from '../plan/index.js';
 import { tablesRead, type TableRef } from './document.js';
 import { TableWatch } from './notify.js';
-import { MAX_BATCH, runBatch } from './multiplex.js';
+import { MAX_BATCH, runBatch, type LivePlan } from './multiplex.js';
+
+export type { LivePlan } from './multiplex.js';
 
 /** What runs a live query's operation once: the GraphQL service (same validation, permissions, SQL and plan cache). */
 export interface Runner {
@@ -15,14 +16,6 @@ export interface Runner {
   livePlan(text: string, caller: Caller): Promise<LivePlan | null>;
 }
 
-/** A live query's compiled statements and parameters; `plans` is the plan cache's array, shared by its cohorts. */
-export interface LivePlan {
-  db: Database;
-  /** The resource_version it was planned at: a batch that reads another one is run again through handle. */
-  version: number;
-  plans: Extract<RootPlan, { kind: 'sql' }>[];
-  args: Map<string, (string | null)[]>;
-}
 
 export interface LiveOptions {
   db: Database;

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { BatchStatement } from '../../../db/database.js';
+import type { BatchStatement, Database } from '../../../db/database.js';
 import { VERSION_SQL } from '../../catalog.js';
-import type { LivePlan } from './live.js';
+import type { RootPlan } from '../plan/index.js';
+
+/** A live query's compiled statements and parameters; `plans` is the plan cache's array, shared by its cohorts. */
+export interface LivePlan {
+  db: Database;
+  /** The resource_version it was planned at: a batch that reads another one is run again through handle. */
+  version: number;
+  plans: Extract<RootPlan, { kind: 'sql' }>[];
+  args: Map<string, (string | null)[]>;
+}
 
 /** Most cohorts in one statement (the incumbent's batch size). */
 export const MAX_BATCH = 100;
