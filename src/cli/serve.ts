@@ -21,6 +21,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--alias-limit <n>', 'most aliases in one GraphQL operation, fragments expanded (default 1000, env ENGINE_GRAPHQL_ALIAS_LIMIT)')
     .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)')
     .option('--query-timeout <seconds>', 'time limit of a GraphQL request, its statements cancelled after it; 0 for none (default 60, env ENGINE_GRAPHQL_QUERY_TIMEOUT)')
+    .option('--live-queries-refetch-interval <ms>', 'live queries are also refetched this often, for changes no commit notification reports (a table read through a function); 0 for never (default 1000, env ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL)')
     .option('--graceful-shutdown-timeout <seconds>', 'on SIGTERM/SIGINT, how long requests may finish before their statements are cancelled (default 10, env ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT)')
     // The pool settings apply to an external PostgreSQL and its replicas; the embedded one has a single session.
     .option('--pg-connections <n>', 'most connections to PostgreSQL at once, per database (default 10, env ENGINE_GRAPHQL_PG_CONNECTIONS; ignored by the embedded database)')

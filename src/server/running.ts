@@ -50,7 +50,8 @@ export async function runEngine(
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
     const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
     const metrics = opts.metricsSecret ? await loadMetrics(opts.metricsSecret, graphql, db) : undefined;
-    server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(metrics ? { metrics } : {}), ...(opts.cors ? { cors: opts.cors } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
+    server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(metrics ? { metrics } : {}), ...(opts.cors ? { cors: opts.cors } : {}),
+      ...(opts.liveQueriesRefetchMs !== undefined ? { liveQueriesRefetchMs: opts.liveQueriesRefetchMs } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
     stopLogging = logWebhooks(log);
     let address;
     try {

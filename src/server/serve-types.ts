@@ -35,6 +35,8 @@ export interface ServeOptions {
   aliasLimit?: number;
   /** `--query-timeout`: a GraphQL request's time limit in ms (default 60 s; 0: none). */
   queryTimeoutMs?: number;
+  /** `--live-queries-refetch-interval`: the live queries' fallback refetch in ms (default 1 s; 0: none; issue 32.3). */
+  liveQueriesRefetchMs?: number;
   /** `--graceful-shutdown-timeout`: how long a stop lets requests finish before cancelling them, in ms (default 10 s). */
   shutdownGraceMs?: number;
   /** The pool of an external PostgreSQL, its replicas' too (`--pg-connections`, …); the embedded database has none. */

@@ -76,3 +76,23 @@ describe('the time limit and the stop grace period', () => {
     });
   });
 });
+
+/** `--live-queries-refetch-interval` (issue 32.3): milliseconds, as the incumbent's variable; 0 turns it off. */
+describe('the live queries fallback refetch', () => {
+  it('is unset (1 s) by default; the flag wins over the variable; 0 is allowed', () => {
+    expect(resolveServeSettings({}, env({})).liveQueriesRefetchMs).toBeUndefined();
+    const vars = env({ ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: '250' });
+    expect(resolveServeSettings({}, vars).liveQueriesRefetchMs).toBe(250);
+    expect(resolveServeSettings({ liveQueriesRefetchInterval: '0' }, vars).liveQueriesRefetchMs).toBe(0);
+  });
+
+  it('refuses what is not a whole number of milliseconds', () => {
+    expect(() => resolveServeSettings({ liveQueriesRefetchInterval: '1.5' }, env({}))).toThrow(
+      expect.objectContaining({ code: 'invalid-flag-value', exitCode: 64, message: 'invalid value "1.5" for --live-queries-refetch-interval: expected a number of milliseconds ≥ 0' }));
+    expect(() => resolveServeSettings({}, env({ ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: '1s' }))).toThrow(
+      expect.objectContaining({
+        code: 'config-invalid', exitCode: 1,
+        message: 'invalid value for "live_queries_multiplexed_refetch_interval" from ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: expected a number of milliseconds ≥ 0',
+      }));
+  });
+});

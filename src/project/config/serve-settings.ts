@@ -20,6 +20,7 @@ export interface ServeFlags extends HttpFlags {
   nodeLimit?: string;
   aliasLimit?: string;
   queryTimeout?: string;
+  liveQueriesRefetchInterval?: string;
   gracefulShutdownTimeout?: string;
   sessionVariablePrefix?: string;
   pgConnections?: string;
@@ -75,6 +76,25 @@ function seconds(flag: string | undefined, flagName: string, env: Environment, v
   const ms = parseSeconds(v);
   if (ms === null) throw new CliError('config-invalid', `invalid value for "${key}" from ${variable}: ${SECONDS_REASON}`, 1);
   return ms;
+}
+
+/**
+ * `--live-queries-refetch-interval` in ms, else ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL (the
+ * incumbent's name and unit, ms); 0 turns the fallback refetch off.
+ */
+function refetchInterval(flag: string | undefined, env: Environment): number | undefined {
+  const variable = 'ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL';
+  const parse = (v: string): number | null => (/^\d+$/.test(v.trim()) && Number(v.trim()) <= 2_147_483_647 ? Number(v.trim()) : null);
+  if (flag !== undefined) {
+    const n = parse(flag);
+    if (n === null) throw new CliError('invalid-flag-value', `invalid value "${flag}" for --live-queries-refetch-interval: expected a number of milliseconds ≥ 0`, 64);
+    return n;
+  }
+  const v = env.variable(variable);
+  if (v === undefined || v === '') return undefined;
+  const n = parse(v);
+  if (n === null) throw new CliError('config-invalid', `invalid value for "live_queries_multiplexed_refetch_interval" from ${variable}: expected a number of milliseconds ≥ 0`, 1);
+  return n;
 }
 
 /** `--session-variable-prefix` or ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX (issue 29.2): `x-engine-` or `x-hasura-`. */
@@ -178,6 +198,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const nodeLimit = positiveSetting(env, flags.nodeLimit, '--node-limit', 'node_limit', 'ENGINE_GRAPHQL_NODE_LIMIT');
   const aliasLimit = positiveSetting(env, flags.aliasLimit, '--alias-limit', 'alias_limit', 'ENGINE_GRAPHQL_ALIAS_LIMIT');
   const queryTimeoutMs = seconds(flags.queryTimeout, '--query-timeout', env, 'ENGINE_GRAPHQL_QUERY_TIMEOUT', 'query_timeout');
+  const liveQueriesRefetchMs = refetchInterval(flags.liveQueriesRefetchInterval, env);
   const pool = poolSettings(flags, env);
   const readReplicaUrls = replicaUrls(flags, env);
   const shutdownGraceMs = seconds(flags.gracefulShutdownTimeout, '--graceful-shutdown-timeout', env, 'ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', 'graceful_shutdown_timeout');
@@ -189,6 +210,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),
     ...(aliasLimit !== undefined ? { aliasLimit } : {}),
     ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}),
+    ...(liveQueriesRefetchMs !== undefined ? { liveQueriesRefetchMs } : {}),
     ...(shutdownGraceMs !== undefined ? { shutdownGraceMs } : {}),
     ...(enableAllowlist ? { enableAllowlist } : {}),
     ...(Object.keys(pool).length > 0 ? { pool } : {}),

@@ -20,6 +20,7 @@ import {
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
 import { planRelayOperation, RelaySchemaStore } from './relay/index.js';
 import { explainQuery } from './explain.js';
+import type { LivePlan } from './subscriptions/index.js';
 
 /** Where the service gets the schema cache: the engine (§2.1). */
 export interface SchemaSource {
@@ -216,6 +217,26 @@ export class GraphqlService {
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     return this.response(entry, plans, counted, body);
+  }
+
+  /**
+   * A live query's statements for multiplexing (subscriptions/, issue 32.2): its plans on the held schema (cached as
+   * any request's) and its bound parameters, with the database it reads and the version planned at. Null when it is
+   * not only SQL statements of a query, or fails before running: the caller then runs it through `handle`.
+   */
+  async livePlan(text: string, caller: Caller): Promise<LivePlan | null> {
+    try {
+      const req = parseRequest(text);
+      const held = this.source.heldCache();
+      const { schema, entry, sel, varsKey } = await this.request(held.cache, req, caller, { rawHeaders: [], setCookies: [] });
+      if (entry.op.operation !== 'query') return null;
+      const { plans } = this.plan(entry, varsKey, schema, new RoleView(held.cache, caller.role, caller.backendOnly === true), sel);
+      if (plans.length === 0 || !plans.every((p) => p.kind === 'sql')) return null;
+      const args = bindAll(plans, caller.sessionVariables, req.variables, { headers: '[]', query: req.query, version: held.version });
+      return { db: this.source.queryDb ?? this.source.db, version: held.version, plans: plans as LivePlan['plans'], args };
+    } catch {
+      return null;
+    }
   }
 
   /** The request's side: the allow list, the role's schema, the prepared document (cached), the variables. */

@@ -16,11 +16,13 @@ import { noStructuredLog, type StructuredLog } from './logs.js';
 import { registerHttpLog } from './http-log.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerRoutes } from './routes.js';
+import { attachWebSockets } from './websocket.js';
 import './request-info.js';
 
 export { MAX_BODY_BYTES, MAX_NESTING, readJson } from './body.js';
 export { errorBody, sendError } from './envelope.js';
 export { loadMetrics, type Metrics } from './metrics.js';
+export { subscriptionsOf } from './websocket.js';
 
 /**
  * The HTTP layer of engine-api.md §1 on fastify (issue 31.0): routes, CORS, request ids, logs. Bodies are read by
@@ -76,6 +78,8 @@ export interface HttpOptions {
   extraRoutes?: (app: FastifyInstance) => void;
   /** `GET /v1/metrics` and the request counters (issue 31.3); off when absent. */
   metrics?: Metrics;
+  /** `--live-queries-refetch-interval` in ms (issue 32.3); default 1 s, 0 disables the fallback refetch. */
+  liveQueriesRefetchMs?: number;
 }
 
 /** The longest client X-Request-Id echoed. */
@@ -155,6 +159,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   });
   if (!server) throw new Error('fastify did not create the server');
   apps.set(server, app);
+  attachWebSockets(server, { db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}) });
   return server;
 }
 
