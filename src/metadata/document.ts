@@ -13,6 +13,7 @@ import { cronTriggerJson, parseCronTrigger, type CronTrigger } from './kinds/cro
 import { parseAllowlistEntry, parseQueryCollection, queryCollectionJson, type QueryCollection } from './kinds/query-collections.js';
 import { checkRestCollisions, parseRestEndpoint, restEndpointJson, type RestEndpoint } from './kinds/rest-endpoints.js';
 import { emptyExtras, notEmptyExtras, parseExtras, parseTableExtras, type Extras } from './kinds/unsupported.js';
+import { apiLimitsJson, parseApiLimits, type ApiLimits } from './kinds/api-limits.js';
 import { VersionedMap } from './versioned-map.js';
 import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type InheritedRole, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
@@ -33,7 +34,7 @@ export const newTableEntry = (table: QualifiedName): TableEntry => ({
   event_triggers: [],
 });
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles', 'query_templates'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles', 'api_limits', 'query_templates'];
 const UNSUPPORTED_LISTS = ['remote_schemas'];
 const TABLE_KEYS = [
   'table', 'is_enum', 'configuration', 'object_relationships', 'array_relationships', 'computed_fields',
@@ -106,6 +107,7 @@ export interface ParsedDocument {
   queryCollections: QueryCollection[];
   allowlist: string[];
   restEndpoints: RestEndpoint[];
+  apiLimits?: ApiLimits;
   extras: Extras;
 }
 
@@ -136,6 +138,7 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
   const functionsPath = at(path, 'functions');
   const actionsPath = at(path, 'actions');
   const ctV = opt(o, 'custom_types');
+  const limits = opt(o, 'api_limits');
   return {
     path,
     tables: list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i), mode)),
@@ -147,6 +150,7 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
     queryCollections: list(o, 'query_collections', path).map((c, i) => parseQueryCollection(c, idx(at(path, 'query_collections'), i))),
     allowlist: list(o, 'allowlist', path).map((c, i) => parseAllowlistEntry(c, idx(at(path, 'allowlist'), i))),
     restEndpoints: list(o, 'rest_endpoints', path).map((r, i) => parseRestEndpoint(r, idx(at(path, 'rest_endpoints'), i))),
+    ...(limits === undefined ? {} : { apiLimits: parseApiLimits(limits, at(path, 'api_limits')) }),
     extras: mode === 'project' ? parseExtras(o, path) : emptyExtras(),
   };
 }
@@ -203,6 +207,7 @@ export function toMetadata(d: ParsedDocument): Metadata {
   for (const c of d.queryCollections) md.query_collections.set(c.name, c);
   md.allowlist = [...new Set(d.allowlist)];
   for (const r of d.restEndpoints) md.rest_endpoints.set(r.name, r);
+  if (d.apiLimits) md.api_limits = d.apiLimits;
   if (notEmptyExtras(d.extras)) md.extras = d.extras;
   return md;
 }
@@ -257,6 +262,7 @@ function globalsJson(md: Metadata): JsonObject {
   if (rest.length > 0) out['rest_endpoints'] = rest.map(restEndpointJson);
   const inherited = [...md.inherited_roles.values()].sort((a, b) => compareCodePoints(a.role_name, b.role_name));
   if (inherited.length > 0) out['inherited_roles'] = inherited.map(inheritedRoleJson);
+  if (md.api_limits) out['api_limits'] = apiLimitsJson(md.api_limits);
   return out;
 }
 
@@ -293,6 +299,7 @@ export const cloneMetadata = (md: Metadata): Metadata => ({
   tables: VersionedMap.of(md.tables), functions: new Map(md.functions), actions: new Map(md.actions), custom_types: md.custom_types,
   inherited_roles: new Map(md.inherited_roles), cron_triggers: new Map(md.cron_triggers),
   query_collections: new Map(md.query_collections), allowlist: [...md.allowlist], rest_endpoints: new Map(md.rest_endpoints),
+  ...(md.api_limits ? { api_limits: md.api_limits } : {}),
   ...(md.extras ? { extras: md.extras } : {}),
 });
 

@@ -159,6 +159,8 @@ export interface Metadata {
   /** Collection names, in insertion order. */
   allowlist: string[];
   rest_endpoints: Map<string, import('./kinds/rest-endpoints.js').RestEndpoint>;
+  /** The incumbent's `api_limits` (issue 31): absent when none are set. */
+  api_limits?: import('./kinds/api-limits.js').ApiLimits;
   /** The §6.5 top-level keys, kept only by the project tool. */
   extras?: import('./kinds/unsupported.js').Extras;
 }

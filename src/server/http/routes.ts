@@ -135,7 +135,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       input ??= await readGraphqlInput(req, reply.raw);
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw) };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ip: () => request.ip };
       sendGraphql(reply, await graphql.handle(input, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -162,7 +162,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
       const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
       request.graphqlText = text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw) };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw), ip: () => request.ip };
       sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
