@@ -51,7 +51,10 @@ export async function runEngine(
     const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
     const metrics = opts.metricsSecret ? await loadMetrics(opts.metricsSecret, graphql, db) : undefined;
     server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(metrics ? { metrics } : {}), ...(opts.cors ? { cors: opts.cors } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
-    stopLogging = logWebhooks(log);
+    stopLogging = ((stopLog) => () => {
+      stopLog();
+      metrics?.detach();
+    })(logWebhooks(log));
     let address;
     try {
       address = await listen(server, opts.port, opts.host);
