@@ -89,7 +89,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
         request.errorCode = 'timeout';
         return send(reply, 503, errorBody(new ApiError(503, 'timeout', '$', 'the request was cancelled: the engine is stopping'), false));
       }
-      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      // The pool's 503 (no connection free within its timeout) is an answer in the envelope, as on /v1/graphql.
+      if (!(e instanceof ApiError) || (e.status >= 500 && e.code !== 'database-busy')) throw e;
       sendError(req, reply, e, isAdmin);
     }
   };
