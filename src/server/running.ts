@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { CliError } from '../errors.js';
+import { probes } from '../probes.js';
 import type { Logger } from '../logger.js';
 import type { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
@@ -51,9 +52,11 @@ export async function runEngine(
     const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
     const metrics = opts.metricsSecret ? await loadMetrics(opts.metricsSecret, graphql, db) : undefined;
     server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(metrics ? { metrics } : {}), ...(opts.cors ? { cors: opts.cors } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
+    if (log.has('query-log')) probes.queryLog = (detail) => log.emit('info', 'query-log', detail);
     stopLogging = ((stopLog) => () => {
       stopLog();
       metrics?.detach();
+      delete probes.queryLog;
     })(logWebhooks(log));
     let address;
     try {
