@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../package-root.js';
+import { probes } from '../probes.js';
 import { StatementCancelled, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import type { DataDirSetup } from './pglite.js';
 import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
@@ -173,6 +174,7 @@ export class PgliteWorkerDatabase implements Database {
   }
 
   query<T extends Row = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
+    probes.statements?.(1);
     return this.exclusive(() => this.send({ op: 'query', sql, params }) as Promise<T[]>);
   }
 
@@ -181,6 +183,7 @@ export class PgliteWorkerDatabase implements Database {
   }
 
   batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
+    probes.statements?.(statements.length);
     const { begun, signal, ...rest } = opts;
     return this.exclusive(async () => {
       const sent = this.send({ op: 'batch', statements, opts: rest }) as Promise<{ results: Row[][]; first: Row[] }>;

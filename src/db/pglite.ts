@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
+import { probes } from '../probes.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template, type TemplateSetup } from './pglite-template.js';
 import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
@@ -49,6 +50,7 @@ function withExtensionHint(e: unknown): unknown {
 function queryable(q: PgliteLike, textParsers: () => Parsers, extensions: ExtensionLoader): Queryable {
   return {
     async query<T extends Row>(sql: string, params: unknown[] = []): Promise<T[]> {
+      probes.statements?.(1);
       const r = await q.query<T>(sql, params).catch((e: unknown) => Promise.reject(withExtensionHint(e)));
       return r.rows;
     },
@@ -155,6 +157,7 @@ export class PgliteDatabase implements Database {
 
   /** In process there is no round trip to save: the statements run one after the other. */
   batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
+    probes.statements?.(statements.length);
     return this.db.transaction(async (tx) => {
       const sql = transactionSetup(opts).join('; ');
       const setup = sql ? await tx.exec(sql) : [];

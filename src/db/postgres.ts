@@ -3,6 +3,8 @@ import { connectionString, DEFAULT_POOL, noSslOnServer, poolBusy, POOL_TIMEOUT, 
 import { BatchError, beginTransaction, StatementCancelled, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type PoolStats, type Queryable, type QueryOptions, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import type { CancelSignal } from './cancel.js';
 
+import { probes } from '../probes.js';
+
 const textTypes = { getTypeParser: () => (v: string) => v };
 
 export type { PoolSettings } from './postgres-config.js';
@@ -11,6 +13,7 @@ export type { PoolSettings } from './postgres-config.js';
 function queryable(client: pg.PoolClient | pg.Client, prepared = true): Queryable {
   return {
     async query<T extends Row>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
+      probes.statements?.(1);
       const r = opts.name && prepared ? await client.query<T>({ name: opts.name, text: sql, values: params }) : await client.query<T>(sql, params);
       return r.rows;
     },
@@ -239,6 +242,7 @@ export class PostgresDatabase implements Database {
   }
 
   async batch(statements: BatchStatement[], opts: BatchOptions): Promise<Row[][]> {
+    probes.statements?.(statements.length);
     const { client, zone, done: release } = await this.checkout(opts.utc === true, opts.signal);
     let ok = false;
     let broken = false;

@@ -14,6 +14,7 @@ import { parseAllowlistEntry, parseQueryCollection, queryCollectionJson, type Qu
 import { checkRestCollisions, parseRestEndpoint, restEndpointJson, type RestEndpoint } from './kinds/rest-endpoints.js';
 import { parseTableExtras } from './kinds/unsupported.js';
 import { parseRemoteSchema, remoteSchemaJson, type RemoteSchema } from './kinds/remote-schemas.js';
+import { apiLimitsJson, parseApiLimits, type ApiLimits } from './kinds/api-limits.js';
 import { VersionedMap } from './versioned-map.js';
 import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type InheritedRole, type Metadata, type QualifiedName, type TableEntry } from './types.js';
 
@@ -34,7 +35,7 @@ export const newTableEntry = (table: QualifiedName): TableEntry => ({
   event_triggers: [],
 });
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles', 'query_templates'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles', 'api_limits', 'query_templates'];
 const TABLE_KEYS = [
   'table', 'is_enum', 'configuration', 'object_relationships', 'array_relationships', 'computed_fields',
   'remote_relationships', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions',
@@ -107,6 +108,7 @@ export interface ParsedDocument {
   allowlist: string[];
   restEndpoints: RestEndpoint[];
   remoteSchemas: RemoteSchema[];
+  apiLimits?: ApiLimits;
 }
 
 /** Step 1 of §4.8.2: strict parsing; unknown keys and unsupported sections fail at their path. */
@@ -127,6 +129,7 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
   const functionsPath = at(path, 'functions');
   const actionsPath = at(path, 'actions');
   const ctV = opt(o, 'custom_types');
+  const limits = opt(o, 'api_limits');
   return {
     path,
     tables: list(o, 'tables', path).map((t, i) => parseTable(t, idx(tablesPath, i), mode)),
@@ -139,6 +142,7 @@ export function parseDocumentEntries(v: unknown, path: string, mode: DocumentMod
     allowlist: list(o, 'allowlist', path).map((c, i) => parseAllowlistEntry(c, idx(at(path, 'allowlist'), i))),
     restEndpoints: list(o, 'rest_endpoints', path).map((r, i) => parseRestEndpoint(r, idx(at(path, 'rest_endpoints'), i))),
     remoteSchemas: list(o, 'remote_schemas', path).map((r, i) => parseRemoteSchema(r, idx(at(path, 'remote_schemas'), i))),
+    ...(limits === undefined ? {} : { apiLimits: parseApiLimits(limits, at(path, 'api_limits')) }),
   };
 }
 
@@ -197,6 +201,7 @@ export function toMetadata(d: ParsedDocument): Metadata {
   md.allowlist = [...new Set(d.allowlist)];
   for (const r of d.restEndpoints) md.rest_endpoints.set(r.name, r);
   for (const r of d.remoteSchemas) md.remote_schemas.set(r.name, r);
+  if (d.apiLimits) md.api_limits = d.apiLimits;
   return md;
 }
 
@@ -251,6 +256,7 @@ function globalsJson(md: Metadata): JsonObject {
   if (rest.length > 0) out['rest_endpoints'] = rest.map(restEndpointJson);
   const inherited = [...md.inherited_roles.values()].sort((a, b) => compareCodePoints(a.role_name, b.role_name));
   if (inherited.length > 0) out['inherited_roles'] = inherited.map(inheritedRoleJson);
+  if (md.api_limits) out['api_limits'] = apiLimitsJson(md.api_limits);
   return out;
 }
 
@@ -288,6 +294,7 @@ export const cloneMetadata = (md: Metadata): Metadata => ({
   inherited_roles: new Map(md.inherited_roles), cron_triggers: new Map(md.cron_triggers),
   query_collections: new Map(md.query_collections), allowlist: [...md.allowlist], rest_endpoints: new Map(md.rest_endpoints),
   remote_schemas: new Map(md.remote_schemas),
+  ...(md.api_limits ? { api_limits: md.api_limits } : {}),
 });
 
 /** The canonical form of any document of the format, § 6.5 keys included (the project tool's view). */

@@ -20,6 +20,7 @@ export const KIND_ORDER = [
   'table', 'object_relationship', 'array_relationship', 'remote_relationship', 'computed_field', 'event_trigger',
   'insert_permission', 'select_permission', 'update_permission', 'delete_permission', 'function', 'remote_schema',
   'query_collection', 'cron_trigger', 'allowlist_entry', 'rest_endpoint', 'custom_type', 'action', 'action_permission', 'inherited_role',
+  'api_limits',
 ] as const;
 export type ObjectKind = (typeof KIND_ORDER)[number];
 
@@ -260,6 +261,7 @@ export function metadataObjects(doc: CanonicalDocument): MetadataObject[] {
     for (const p of items(a['permissions'])) add('action_permission', `${action}.${text(p['role'])}`, p);
   }
   for (const r of items(doc['inherited_roles'])) add('inherited_role', text(r['role_name']), r);
+  if (isObject(doc['api_limits'])) add('api_limits', 'api_limits', doc['api_limits']);
   // Stable: objects of equal (kind, name), which only invalid documents have, keep their document order.
   return out.sort(compareObjects);
 }

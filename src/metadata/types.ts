@@ -160,4 +160,6 @@ export interface Metadata {
   allowlist: string[];
   rest_endpoints: Map<string, import('./kinds/rest-endpoints.js').RestEndpoint>;
   remote_schemas: Map<string, import('./kinds/remote-schemas.js').RemoteSchema>;
+  /** The incumbent's `api_limits` (issue 31): absent when none are set. */
+  api_limits?: import('./kinds/api-limits.js').ApiLimits;
 }

@@ -101,6 +101,13 @@ DO $do$ BEGIN
       FOR EACH STATEMENT EXECUTE FUNCTION engine_catalog.wake_action_workers();
   END IF;
 END $do$;
+-- API limits' rate limit (issue 31.6), shared by every engine on the database: requests per key (a digest of the
+-- role and its unique parameters) per minute since the epoch, by the database's clock.
+CREATE TABLE IF NOT EXISTS engine_catalog.rate_limits (
+  key text NOT NULL,
+  minute bigint NOT NULL,
+  count integer NOT NULL,
+  PRIMARY KEY (key, minute));
 CREATE TABLE IF NOT EXISTS engine_catalog.schema_migrations (
   version bigint PRIMARY KEY,
   name text NOT NULL,

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { probes } from '../probes.js';
 import type { Database, Queryable } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Json } from '../metadata/json.js';
@@ -95,7 +96,7 @@ export class Engine {
       let version = await readVersion(tx, lock);
       if (version !== this.version) {
         const loaded = await Engine.load(tx);
-        this.adopt(loaded.cache, loaded.version);
+        this.adopt(loaded.cache, loaded.version, 'reload');
         version = loaded.version;
       }
       if (env.type === 'export_metadata') return { body: this.exportBody(), version, cache: null };
@@ -113,11 +114,12 @@ export class Engine {
       return { body: JSON.stringify(result), version, cache: ctx.changed || ctx.refreshed ? ctx.cache : null };
     });
     // Swapped only after commit: a failed request leaves the cache exactly as it was.
-    if (outcome.cache && outcome.version >= this.version) this.adopt(outcome.cache, outcome.version);
+    if (outcome.cache && outcome.version >= this.version) this.adopt(outcome.cache, outcome.version, 'change');
     return { body: outcome.body, resourceVersion: outcome.version };
   }
 
-  private adopt(cache: SchemaCache, version: number): void {
+  private adopt(cache: SchemaCache, version: number, reason: 'change' | 'reload'): void {
+    if (cache !== this.cache) probes.schemaCache?.(reason);
     if (cache.metadata !== this.cache.metadata) this.exported = null;
     this.cache = cache;
     this.version = version;
@@ -148,7 +150,7 @@ export class Engine {
   /** Rebuilds the cache from the stored metadata and the current database (used after out-of-band changes). */
   async refresh(): Promise<void> {
     const loaded = await this.db.transaction((tx) => Engine.load(tx));
-    this.adopt(loaded.cache, loaded.version);
+    this.adopt(loaded.cache, loaded.version, 'reload');
   }
 
   /**
@@ -181,7 +183,7 @@ export class Engine {
     if (version !== this.version) {
       const loaded = await this.db.transaction((tx) => Engine.load(tx));
       // A request of this instance may have committed and swapped in a newer cache meanwhile: keep the newest.
-      if (loaded.version >= this.version) this.adopt(loaded.cache, loaded.version);
+      if (loaded.version >= this.version) this.adopt(loaded.cache, loaded.version, 'reload');
     }
     return this.cache;
   }

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { CliError } from '../errors.js';
+import { probes } from '../probes.js';
 import type { Logger } from '../logger.js';
 import type { Authenticator } from './auth/index.js';
 import { Engine } from './engine.js';
@@ -52,7 +53,12 @@ export async function runEngine(
     const metrics = opts.metricsSecret ? await loadMetrics(opts.metricsSecret, graphql, db) : undefined;
     server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(metrics ? { metrics } : {}), ...(opts.cors ? { cors: opts.cors } : {}),
       ...(opts.liveQueriesRefetchMs !== undefined ? { liveQueriesRefetchMs: opts.liveQueriesRefetchMs } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
-    stopLogging = logWebhooks(log);
+    if (log.has('query-log')) probes.queryLog = (detail) => log.emit('info', 'query-log', detail);
+    stopLogging = ((stopLog) => () => {
+      stopLog();
+      metrics?.detach();
+      delete probes.queryLog;
+    })(logWebhooks(log));
     let address;
     try {
       address = await listen(server, opts.port, opts.host);

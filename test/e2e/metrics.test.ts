@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_URL, post } from '../helpers/engine.js';
+import { eventually, startWebhook } from '../helpers/webhook.js';
 import { tempDir } from './cli-helpers.js';
 import { externalDatabase, ok, serve, stopAll } from './process-helpers.js';
 
@@ -86,4 +87,43 @@ describe('GET /v1/metrics', () => {
     }
     expect(p.out() + p.err()).not.toContain(SECRET);
   });
+});
+
+describe('the engine\'s own metrics (issue 31.3)', () => {
+  it('counts statements, schema cache rebuilds, event and scheduled deliveries, action calls and pending events', async () => {
+    const hook = await startWebhook((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(req.body?.action ? '{"id": 7}' : 'ok');
+    });
+    try {
+      const cwd = await tempDir();
+      const { url } = await serve(cwd, await database(cwd), { ENGINE_GRAPHQL_METRICS_SECRET: SECRET });
+      const start = await scrape(url);
+      await ok(url, { type: 'run_sql', args: { sql: 'CREATE TABLE item (id int PRIMARY KEY);' } });
+      await ok(url, { type: 'pg_track_table', args: { table: 'item' } });
+      await ok(url, { type: 'create_event_trigger', args: { name: 'items', table: 'item', webhook: hook.url, insert: { columns: '*' }, retry_conf: { num_retries: 0 } } });
+      await ok(url, { type: 'set_custom_types', args: { objects: [{ name: 'Out', fields: [{ name: 'id', type: 'Int!' }] }] } });
+      await ok(url, { type: 'create_action', args: { name: 'ping', definition: { handler: hook.url, output_type: 'Out', arguments: [], kind: 'synchronous', type: 'mutation' } } });
+      const afterMetadata = await scrape(url);
+      expect(at(afterMetadata, 'engine_schema_cache_rebuilds_total{reason="change"}') - at(start, 'engine_schema_cache_rebuilds_total{reason="change"}')).toBe(5);
+      expect(at(afterMetadata, 'engine_db_statements_total{}')).toBeGreaterThan(at(start, 'engine_db_statements_total{}'));
+      expect(afterMetadata.has('engine_events_pending{queue="event_trigger"}')).toBe(true);
+
+      expect((await post(`${url}/v1/graphql`, { query: 'mutation { insert_item_one(object: {id: 1}) { id } }' })).body).toEqual({ data: { insert_item_one: { id: 1 } } });
+      expect((await post(`${url}/v1/graphql`, { query: 'mutation { ping { id } }' })).body).toEqual({ data: { ping: { id: 7 } } });
+      await ok(url, { type: 'create_scheduled_event', args: { webhook: hook.url, schedule_at: new Date(Date.now() + 2000).toISOString(), payload: { k: 1 } } });
+      const done = await eventually(async () => {
+        const m = await scrape(url);
+        const events = at(m, 'engine_event_deliveries_total{outcome="delivered",queue="event_trigger"}');
+        const scheduled = at(m, 'engine_event_deliveries_total{outcome="delivered",queue="scheduled"}');
+        return events === 1 && scheduled === 1 ? m : undefined;
+      }, 30_000, 'both deliveries counted');
+      expect(at(done, 'engine_event_delivery_duration_seconds_count{queue="event_trigger"}')).toBe(1);
+      expect(at(done, 'engine_webhook_calls_total{outcome="2xx",purpose="action"}')).toBe(1);
+      expect(at(done, 'engine_webhook_calls_total{outcome="2xx",purpose="trigger"}')).toBe(2);
+      expect(at(done, 'engine_events_pending{queue="event_trigger"}')).toBe(0);
+    } finally {
+      await hook.close();
+    }
+  }, 90_000);
 });

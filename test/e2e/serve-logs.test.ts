@@ -29,4 +29,28 @@ describe('engine serve --log-format json', { timeout: 120_000 }, () => {
     expect(p.out()).toContain(`Engine listening on ${url}\n`);
     expect(p.out() + p.err()).not.toContain(SECRET);
   });
+
+  it('query-log lines (when enabled) hold the generated SQL and the number of parameters, never their values', async () => {
+    const cwd = await tempDir();
+    const db = EXTERNAL_URL ? ['--database-url', await externalDatabase()] : ['--data-dir', join(cwd, 'data')];
+    const { p, url } = await serve(cwd, [...db, '--log-format', 'json', '--enabled-log-types', 'query-log'], { ENGINE_GRAPHQL_ADMIN_SECRET: SECRET });
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { 'x-engine-admin-secret': SECRET, ...headers }, body: JSON.stringify(body) });
+    expect((await post('/v1/query', { type: 'run_sql', args: { sql: 'CREATE TABLE note (id int PRIMARY KEY, owner text NOT NULL); INSERT INTO note VALUES (1, \'x\');' } })).status).toBe(200);
+    expect((await post('/v1/query', { type: 'pg_track_table', args: { table: 'note' } })).status).toBe(200);
+    const hidden = 'value-never-logged-81c2';
+    const r = await post('/v1/graphql', { query: 'query Notes($o: String!) { note(where: {owner: {_eq: $o}}) { id } }', variables: { o: hidden }, operationName: 'Notes' });
+    expect(await r.json()).toEqual({ data: { note: [] } });
+    p.child.kill('SIGTERM');
+    expect(await finished(p)).toBe(0);
+    const docs = p.out().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; detail: { operation_name: string; statements: { root_field: string; sql: string; parameters: number }[] } });
+    const logged = docs.filter((d) => d.type === 'query-log');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]?.detail).toMatchObject({ operation_name: 'Notes', operation_type: 'query' });
+    expect(logged[0]?.detail.statements[0]?.root_field).toBe('note');
+    expect(logged[0]?.detail.statements[0]?.sql).toContain('"note"');
+    expect(logged[0]?.detail.statements[0]?.parameters).toBeGreaterThanOrEqual(1);
+    expect(p.out() + p.err()).not.toContain(hidden);
+    expect(p.out() + p.err()).not.toContain(SECRET);
+  });
 });

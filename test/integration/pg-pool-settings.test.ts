@@ -105,6 +105,9 @@ describe.skipIf(!EXTERNAL_URL)('the pool settings of an external PostgreSQL', ()
       expect(q).toEqual({ status: 200, body: { errors: [{ message: 'no database connection was free within the pool timeout of 1 s', extensions: { path: '$', code: 'database-busy' } }] } });
       const m = await post('/v1/graphql', { query: 'mutation { insert_busy_item_one(object: {}) { id } }' });
       expect(m.body.errors).toEqual([{ message: 'no database connection was free within the pool timeout of 1 s', extensions: { path: '$', code: 'database-busy' } }]);
+      // The metadata API answers the same error in its envelope, HTTP 503 (issue 31), not an internal error.
+      const md = await post('/v1/query', { type: 'export_metadata', args: {} });
+      expect(md).toEqual({ status: 503, body: { path: '$', error: 'no database connection was free within the pool timeout of 1 s', code: 'database-busy' } });
     } finally {
       await locker.end();
     }

@@ -127,6 +127,8 @@ describe('valid inputs: the validator and the schema accept them', () => {
 
   it('accepts the empty content of every file (cli.md §4.1)', () => {
     for (const [name, empty] of Object.values(METADATA_FILES)) {
+      // api_limits.yaml has no JSON Schema of its own yet: the engine's parser checks it (a build error at its position).
+      if (name === 'api_limits.yaml') continue;
       if (name.endsWith('.yaml')) expect(schemaErrors(name.replace(/\.yaml$/, '') as SchemaName, empty), name).toEqual([]);
     }
   });

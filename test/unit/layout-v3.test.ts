@@ -139,11 +139,11 @@ describe('reading the version 3 layout', () => {
       'databases/default/tables/tables.yaml': '[]\n',
       'databases/default/tables/public_old.yaml': 'table: old\n',
       'tables.yaml': '- table: author\n',
-      'api_limits.yaml': 'disabled: false\n',
+      'network.yaml': 'tls: {}\n',
     });
     expect(problems(md)).toEqual([
-      'error feature-not-supported metadata/api_limits.yaml:1:1 engine does not support API limits yet; remove it from the metadata directory, or keep it on a branch until engine supports it',
       `warning metadata-file-ignored ${TABLES}/public_old.yaml:1:1 databases/default/tables/public_old.yaml is not included from databases/databases.yaml; it is ignored`,
+      'error feature-not-supported metadata/network.yaml:1:1 engine does not support network settings (TLS allow list) yet; remove it from the metadata directory, or keep it on a branch until engine supports it',
       'warning metadata-file-ignored metadata/tables.yaml:1:1 tables.yaml is not a metadata file engine reads; it is ignored',
     ]);
   });

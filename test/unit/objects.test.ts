@@ -49,6 +49,7 @@ const doc: CanonicalDocument = {
   cron_triggers: [{ name: 'nightly', webhook: 'https://jobs.example.com/nightly', schedule: '0 3 * * *', include_in_metadata: true, payload: { a: 1 } }],
   rest_endpoints: [{ name: 'get_allowed', url: 'allowed/:id', methods: ['POST', 'GET'], definition: { query: { collection_name: 'allowed', query_name: 'q' } } }],
   inherited_roles: [{ role_name: 'staff', role_set: ['user', 'editor', 'user'] }],
+  api_limits: { disabled: false, depth_limit: { global: 5, per_role: { user: 3 } } },
 };
 
 describe('metadataObjects', () => {
@@ -84,6 +85,7 @@ describe('metadataObjects', () => {
       'action_permission create_user.admin_like',
       'action_permission create_user.user',
       'inherited_role staff',
+      'api_limits api_limits',
     ]);
     expect(find('inherited_role', 'staff')).toEqual({ role_name: 'staff', role_set: ['editor', 'user'] });
     // Every kind of the §4.12 table occurs.

@@ -13,6 +13,7 @@ export const FILES: Record<keyof MetadataSources, string> = {
   cronTriggers: 'metadata/cron_triggers.yaml',
   inheritedRoles: 'metadata/inherited_roles.yaml',
   restEndpoints: 'metadata/rest_endpoints.yaml',
+  apiLimits: 'metadata/api_limits.yaml',
 };
 
 export type Texts = Partial<Record<keyof MetadataSources, string>>;

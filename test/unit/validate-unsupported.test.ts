@@ -34,16 +34,17 @@ describe('unsupported features (issue 12 item 5)', () => {
     ]);
   });
 
-  it('reports files of features engine lacks when they hold anything, and the version 3 layout in a version 2 project', () => {
+  it('reports files of features engine lacks when they hold anything (api_limits.yaml is read), and the version 3 layout in a version 2 project', () => {
     expect(build({
       'api_limits.yaml': 'rate_limit: {global: {max_reqs_per_min: 10}}\n',
+      'metrics_config.yaml': 'analyze_query_variables: true\n',
       'opentelemetry.yaml': '# nothing\n{}\n',
       'network.yaml': '',
       'inherited_roles.yaml': '[]\n',
       'databases/': '',
     })).toEqual([
-      `error feature-not-supported metadata/api_limits.yaml:1:1 engine does not support API limits yet; ${HINT}`,
       'error config-version-mismatch metadata/databases/:1:1 metadata/databases/ is the config version 3 layout, but the project is at config version 2; its tables and functions would be ignored; set "version: 3" in config.yaml and in version.yaml',
+      `error feature-not-supported metadata/metrics_config.yaml:1:1 engine does not support metrics configuration yet; ${HINT}`,
     ]);
   });
 

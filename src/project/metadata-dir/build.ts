@@ -27,13 +27,14 @@ export const METADATA_FILES = {
   cronTriggers: ['cron_triggers.yaml', '[]\n'],
   inheritedRoles: ['inherited_roles.yaml', '[]\n'],
   restEndpoints: ['rest_endpoints.yaml', '[]\n'],
+  apiLimits: ['api_limits.yaml', '{}\n'],
 } as const;
 
 /**
  * Files written only when they hold something or already exist: `init` and `export` do not add them to every project
  * (inherited roles are rare, and the incumbent's projects may have the file or not).
  */
-export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles', 'restEndpoints']);
+export const OPTIONAL_FILES: ReadonlySet<MetadataFileKey> = new Set<MetadataFileKey>(['inheritedRoles', 'restEndpoints', 'apiLimits']);
 
 export type MetadataFileKey = keyof typeof METADATA_FILES;
 
@@ -170,7 +171,7 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout,
   const src: MetadataSources = {
     version: v3 ? undefined : own.version, tables: own.tables, functions: own.functions, allowList: yaml('allowList'),
     remoteSchemas: yaml('remoteSchemas'), queryCollections: yaml('queryCollections'), cronTriggers: yaml('cronTriggers'), inheritedRoles: yaml('inheritedRoles'),
-    restEndpoints: yaml('restEndpoints'),
+    restEndpoints: yaml('restEndpoints'), apiLimits: yaml('apiLimits'),
   };
   const actionsYaml = yaml('actionsYaml');
   validateMetadata(src, problems, unparsed);
@@ -202,6 +203,8 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout,
     cron_triggers: (src.cronTriggers?.value ?? []) as JsonObject[],
     rest_endpoints: (src.restEndpoints?.value ?? []) as JsonObject[],
     inherited_roles: (src.inheritedRoles?.value ?? []) as JsonObject[],
+    // An empty api_limits.yaml (`{}`) sets no limits: the document has no `api_limits` then.
+    ...(isObject(src.apiLimits?.value) && Object.keys(src.apiLimits.value).length > 0 ? { api_limits: src.apiLimits.value } : {}),
   };
   try {
     return { document: canonicalDocument(raw), problems, origins, sources };
@@ -216,7 +219,7 @@ export function buildMetadata(dir: string, cwd = process.cwd(), layout?: Layout,
 const FILE_OF_KEY: Record<string, keyof MetadataSources> = {
   tables: 'tables', functions: 'functions', remote_schemas: 'remoteSchemas', query_collections: 'queryCollections',
   allowlist: 'allowList', cron_triggers: 'cronTriggers', inherited_roles: 'inheritedRoles',
-  rest_endpoints: 'restEndpoints',
+  rest_endpoints: 'restEndpoints', api_limits: 'apiLimits',
 };
 
 /** Maps an engine-style path (`$.tables[3].select_permissions[0]…`) to a file position. */

@@ -67,7 +67,7 @@ export function updatedYaml(
   return carryComments(renderYaml(value, oldText === undefined ? undefined : detectStyle(oldText)), oldText);
 }
 
-const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles'];
+const TOP_KEYS = ['version', 'tables', 'functions', 'remote_schemas', 'query_collections', 'allowlist', 'actions', 'custom_types', 'cron_triggers', 'rest_endpoints', 'inherited_roles', 'api_limits'];
 
 /** The engine's metadata must be a version-2 document with only the keys of the format (cli.md §4.8 step 1). */
 export function checkServerMetadata(doc: unknown): JsonObject {
@@ -131,6 +131,8 @@ export function renderFiles(
   list('cronTriggers', 'cron_triggers');
   list('inheritedRoles', 'inherited_roles');
   list('restEndpoints', 'rest_endpoints');
+  const limits = doc['api_limits'] as JsonObject | undefined;
+  yamlFile('apiLimits', limits, before ? (before['api_limits'] ?? {}) : undefined, before ? (t) => sameCanonical(t, 'api_limits', limits) : undefined);
   const actions = doc['actions'] as JsonObject[] | undefined;
   const customTypes = doc['custom_types'] as JsonObject | undefined;
   if ((actions?.length ?? 0) > 0 || customTypes) {

@@ -11,4 +11,5 @@ export interface MetadataSources {
   cronTriggers?: YamlSource;
   inheritedRoles?: YamlSource;
   restEndpoints?: YamlSource;
+  apiLimits?: YamlSource;
 }

@@ -14,7 +14,6 @@ import { positionAt, type YamlSource } from '../yaml-source.js';
 
 /** Files of the incumbent's metadata directory (versions 2 and 3) that hold features engine does not have yet. */
 const UNSUPPORTED_FILES: Record<string, string> = {
-  'api_limits.yaml': 'API limits',
   'network.yaml': 'network settings (TLS allow list)',
   'graphql_schema_introspection.yaml': 'disabling GraphQL introspection per role',
   'opentelemetry.yaml': 'OpenTelemetry export',

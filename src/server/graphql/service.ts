@@ -14,7 +14,7 @@ import { forwardedHeaders, requestHeadersJson, runActions as runActionsOf, type 
 import { runRemotes as runRemotesOf, type RemoteRootPlan } from '../remote-schemas/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
-  astBytes, batchElements, checkAllowlist, checkVariables, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
+  astBytes, batchElements, checkAllowlist, checkOperationLimits, checkRequestLimits, checkVariables, timeLimitMs, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
   type CachedOperation, type DocumentLimits, type GraphqlRequest, type PlanCacheLimits,
 } from './request/index.js';
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
@@ -54,6 +54,10 @@ export interface GraphqlHttpContext {
   stored?: boolean;
   /** Aborts when the client went away: the request's statement is cancelled. */
   signal?: CancelSignal;
+  /** The client's address (API limits' rate limit by IP): read only when a rule needs it. */
+  ip?: () => string | undefined;
+  /** This request's time limit in ms (the role's API time limit or the engine's): set by handleOne. */
+  timeoutMs?: number;
 }
 
 /** Why a request's statement was cancelled (its signal's reason). */
@@ -116,6 +120,11 @@ export class GraphqlService {
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     const batch = 'text' in input ? batchElements(input.text) : null;
+    const limits = this.source.heldCache().cache.metadata.api_limits;
+    if (limits) {
+      const over = await checkRequestLimits(this.source.db, limits, { ...caller, ...(http.ip ? { ip: http.ip } : {}) }, batch?.length ?? 1, batch !== null);
+      if (over) return errorsBody(over, false);
+    }
     if (batch === null) return this.handleOne(input, caller, http);
     // A batch (as the incumbent): each element its own request and transaction, in order; a failure stays in its slot.
     const bodies: string[] = [];
@@ -125,12 +134,14 @@ export class GraphqlService {
 
   private async handleOne(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
     const cancel = new Canceller();
-    const timer = this.timeoutMs > 0 ? setTimeout(() => cancel.abort(CANCEL_TIMEOUT), this.timeoutMs) : undefined;
+    const limits = this.source.heldCache().cache.metadata.api_limits;
+    const timeoutMs = limits ? timeLimitMs(limits, caller.role, this.timeoutMs) : this.timeoutMs;
+    const timer = timeoutMs > 0 ? setTimeout(() => cancel.abort(CANCEL_TIMEOUT), timeoutMs) : undefined;
     const gone = (): void => cancel.abort(CANCEL_DISCONNECTED);
     http.signal?.addEventListener('abort', gone, { once: true });
     this.inflight.add(cancel);
     try {
-      return await this.run(input, caller, { ...http, signal: cancel });
+      return await this.run(input, caller, { ...http, signal: cancel, timeoutMs });
     } catch (e) {
       // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
       if (e instanceof ApiError && (e.status < 500 || e.code === 'database-busy')) return errorsBody(e, caller.role === 'admin');
@@ -205,7 +216,7 @@ export class GraphqlService {
     const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
-    const limit = { signal: http.signal, seconds: this.timeoutMs / 1000 };
+    const limit = { signal: http.signal, seconds: (http.timeoutMs ?? this.timeoutMs) / 1000 };
     const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
     // Queries may go to a read replica (issue 31.7); mutations, actions' statements and a lagging replica's retry stay on the primary.
     const db = entry.op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
@@ -256,6 +267,8 @@ export class GraphqlService {
       }
     }
     const { doc, op } = entry;
+    const over = checkOperationLimits(cache.metadata.api_limits, caller.role, entry);
+    if (over) throw over;
     const bad = checkVariables(schema, op, req.variables);
     if (bad) throw bad;
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);

@@ -4,6 +4,8 @@ import type { Registry } from 'prom-client';
 import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { GraphqlService } from '../graphql/service.js';
+import { observeCalls } from '../outbound/index.js';
+import { installEngineMetrics } from './metrics-engine.js';
 import { sendError } from './envelope.js';
 
 /**
@@ -16,6 +18,8 @@ export interface Metrics {
   registry: Registry;
   /** Counts one answer; `op` is the GraphQL operation type or ''. */
   observe(endpoint: string, status: number, op: string, seconds: number): void;
+  /** Stops counting the engine's events (statements, deliveries, calls): the probes go back to absent. */
+  detach(): void;
 }
 
 /** Endpoints by their route, so that paths with ids or typos do not each make a series. */
@@ -82,8 +86,9 @@ export async function loadMetrics(secret: string, graphql: GraphqlService, db: D
       collect() { this.set(pool().waiting); },
     });
   }
+  const detach = installEngineMetrics(prom, registry, db, observeCalls);
   return {
-    secret, registry,
+    secret, registry, detach,
     observe(endpoint, status, op, seconds) {
       requests.inc({ endpoint, status: String(status), operation_type: op });
       latency.observe({ endpoint }, seconds);

@@ -90,7 +90,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
         request.errorCode = 'timeout';
         return send(reply, 503, errorBody(new ApiError(503, 'timeout', '$', 'the request was cancelled: the engine is stopping'), false));
       }
-      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      // The pool's 503 (no connection free within its timeout) is an answer in the envelope, as on /v1/graphql.
+      if (!(e instanceof ApiError) || (e.status >= 500 && e.code !== 'database-busy')) throw e;
       sendError(req, reply, e, isAdmin);
     }
   };
@@ -136,7 +137,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       input ??= await readGraphqlInput(req, reply.raw);
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw) };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ip: () => request.ip };
       sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -182,7 +183,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
       const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
       request.graphqlText = text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw) };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw), ip: () => request.ip };
       sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;

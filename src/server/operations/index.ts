@@ -10,6 +10,7 @@ import { computedFieldOperations } from './computed-fields.js';
 import { actionOperations } from './actions.js';
 import { eventTriggerOperations } from './event-triggers.js';
 import { inheritedRoleOperations } from './inherited-roles.js';
+import { apiLimitOperations } from './api-limits.js';
 import { eventLogOperations } from './event-logs.js';
 import { cronTriggerOperations } from './cron-triggers.js';
 import { queryCollectionOperations } from './query-collections.js';
@@ -99,6 +100,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...actionOperations,
     ...eventTriggerOperations,
     ...inheritedRoleOperations,
+    ...apiLimitOperations,
     ...eventLogOperations,
     ...cronTriggerOperations,
     ...queryCollectionOperations,

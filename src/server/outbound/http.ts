@@ -41,13 +41,19 @@ export interface CallRecord {
 }
 
 /** Where finished calls are reported; one per process (the serving engine's log), none by default. */
+const observers = new Set<(r: CallRecord) => void>();
+/** The observers as one function, or undefined when there are none: a call then records nothing. */
 let observer: ((r: CallRecord) => void) | undefined;
 
-/** Reports each finished call to `fn` until the returned function is called. */
+/** Reports each finished call to `fn` (the log, the metrics) until the returned function is called. */
 export function observeCalls(fn: (r: CallRecord) => void): () => void {
-  observer = fn;
+  observers.add(fn);
+  observer = (r) => {
+    for (const o of observers) o(r);
+  };
   return () => {
-    if (observer === fn) observer = undefined;
+    observers.delete(fn);
+    if (observers.size === 0) observer = undefined;
   };
 }
 

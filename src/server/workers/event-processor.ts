@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { EventTrigger } from '../../metadata/types.js';
+import { probes } from '../../probes.js';
 import { EVENTS_CHANNEL } from '../catalog.js';
 import type { Env } from '../outbound/index.js';
 import { attempt } from './event-delivery.js';
@@ -264,7 +265,12 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
   }
 
   private async deliver(ev: E, def: D): Promise<void> {
+    const probe = probes.delivery;
+    const started = probe ? performance.now() : 0;
     const result = await this.queue.attempt(ev, def, this.opts.env, this.abort.signal);
+    if (probe && !this.abort.signal.aborted) {
+      probe(this.queue.channel === EVENTS_CHANNEL ? 'event_trigger' : 'scheduled', result.delivered ? 'delivered' : result.error ? 'error' : 'retry', (performance.now() - started) / 1000);
+    }
     const t = this.of(ev.trigger_name);
     t.flying--;
     t.ended++;

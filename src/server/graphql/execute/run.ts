@@ -2,6 +2,7 @@ import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDef
 import type { ApiError } from '../../../errors.js';
 import { BatchError, pgErrorInfo, StatementCancelled, type BatchStatement, type Database, type Row } from '../../../db/database.js';
 import type { CancelSignal } from '../../../db/cancel.js';
+import { probes } from '../../../probes.js';
 import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../../catalog.js';
 import { databaseError, gqlError } from '../errors.js';
 import type { RootPlan } from '../plan/index.js';
@@ -101,6 +102,11 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     // transaction itself when its plan is stale or a permission check fails (StatementBuilder.guard, §7.3).
     const mutation = x.sel.op.operation === 'mutation';
     const batch: BatchStatement[] = statements.map((p) => ({ sql: p.sql, params: x.args.get(p.key) ?? [], name: p.name }));
+    // The query log (issue 31.2, off by default): the SQL as sent and how many parameters, never their values.
+    probes.queryLog?.({
+      operation_name: x.sel.op.name?.value ?? null, operation_type: x.sel.op.operation,
+      statements: statements.map((p, i) => ({ root_field: p.key, sql: p.sql, parameters: batch[i]?.params.length ?? 0 })),
+    });
     let results: Row[][];
     try {
       const signal = x.limit?.signal;

@@ -4,3 +4,5 @@ export { astBytes, planBytes, PlanCache, type CachedOperation, type PlanCacheLim
 export { batchElements, parseRequest, type GraphqlRequest } from './body.js';
 export { checkVariables, validateDocument } from './validate.js';
 export { MAX_QUERY_DEPTH, MAX_QUERY_TOKENS, prepare, variablesShape } from './prepare.js';
+export { checkOperationLimits, timeLimitMs } from './api-limits.js';
+export { checkRequestLimits } from './rate-limit.js';
