@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../../db/cancel.js';
 import type { Json, JsonObject } from '../../metadata/json.js';
 import type { Header } from '../../metadata/types.js';
 import { callHttp, resolveTarget, type Env, type NameValue } from '../outbound/index.js';
@@ -13,7 +14,7 @@ export const REMOTE_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 export type RemoteAnswer = { ok: true; body: JsonObject } | { ok: false; message: string; internal?: Json };
 
 export async function callRemote(
-  name: string, def: JsonObject, body: string, env: Env, extra: NameValue[] = [], signal?: AbortSignal,
+  name: string, def: JsonObject, body: string, env: Env, extra: NameValue[] = [], signal?: CancelSignal,
 ): Promise<RemoteAnswer> {
   const target = resolveTarget({
     ...(typeof def['url'] === 'string' ? { url: def['url'] } : { urlFromEnv: String(def['url_from_env']) }),

@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../../db/cancel.js';
 import {
   Kind, print, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type FieldNode, type FragmentDefinitionNode,
   type NamedTypeNode, type OperationDefinitionNode, type SelectionNode, type SelectionSetNode, type VariableDefinitionNode,
@@ -29,7 +30,7 @@ export interface ForwardRequest {
   /** The client's headers (forwarded when the remote says so), and the session (always, as headers). */
   clientHeaders: NameValue[];
   sessionVariables: Record<string, string>;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 
