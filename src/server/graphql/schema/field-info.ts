@@ -58,6 +58,8 @@ export type FieldInfo =
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
   | { kind: 'insert'; table: MutationTable; one: boolean }
   | { kind: 'update'; table: MutationTable; byPk: boolean }
+  /** `update_<t>_many(updates:)`: one UPDATE per item, in order, in the operation's transaction. */
+  | { kind: 'update_many'; table: MutationTable }
   | { kind: 'delete'; table: MutationTable; byPk: boolean };
 
 /**
