@@ -16,6 +16,7 @@ import { gqlName, isEnumValueName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
 import { cfClaimKey } from './claims.js';
+import { castField, ltreeFields, regexFields } from './operators-extra.js';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -266,11 +267,16 @@ export class TableTypes {
         f['_nin'] = many;
       }
       f['_is_null'] = BOOLEAN_ARG;
-      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = text;
+      if (s === GraphQLString) {
+        for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = text;
+        regexFields(f);
+      }
       if (base === 'jsonb') {
         const keys = { type: list(sharedNonNull(GraphQLString)), extensions: NO_EXTENSIONS };
         Object.assign(f, { _contains: one, _contained_in: one, _has_key: text, _has_keys_any: keys, _has_keys_all: keys });
+        castField(f, () => this.comparisonExp('text'), this.inputs);
       }
+      if (base === 'ltree') ltreeFields(f, s, (n) => this.scalars.column(n));
       t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: f });
       this.inputs.set(name, t);
     }
