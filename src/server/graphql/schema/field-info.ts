@@ -32,7 +32,10 @@ export type RowSource =
   /** A custom-object relationship: the parent row is a handler's JSON object, joined on its fields (§5.1 step 4). */
   | { kind: 'json'; mapping: { field: string; column: string; castType: string }[] };
 
-export type AggOp = 'sum' | 'avg' | 'max' | 'min';
+export type AggOp = 'sum' | 'avg' | 'max' | 'min' | StatOp;
+/** The statistical aggregates (the incumbent's): PostgreSQL functions of the same names. */
+export type StatOp = 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance';
+export const STAT_OPS: readonly StatOp[] = ['stddev', 'stddev_pop', 'stddev_samp', 'var_pop', 'var_samp', 'variance'];
 
 /** What the compiler needs to know of a schema field; attached to the field as `extensions.engine`. */
 export type FieldInfo =
