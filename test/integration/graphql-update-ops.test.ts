@@ -150,8 +150,11 @@ describe('update_<t>_many', () => {
       gqlErr("Column found in multiple operators: ['n'].", '$.selectionSet.update_doc_many.args.updates[1]', 'validation-failed'));
     await fails('mutation { update_doc_many(updates: [{where: {}, _set: {secret: "x"}}]) { affected_rows } }', EDITOR,
       gqlErr('field "secret" not found in type: \'doc_set_input\'', '$.selectionSet.update_doc_many.args.updates[0]._set.secret', 'validation-failed'));
-    await fails('mutation { update_doc_many(updates: [{where: {}, _set: {title: "same"}}]) { affected_rows } }', ADMIN,
-      { errors: [{ message: 'Uniqueness violation. duplicate key value violates unique constraint "doc_title_key"', extensions: { path: '$.selectionSet.update_doc_many.args.updates[0]', code: 'constraint-violation' } }] });
+    const before = await rows('doc');
+    const r = await q(e, 'mutation { update_doc_many(updates: [{where: {}, _set: {title: "same"}}]) { affected_rows } }', ADMIN) as { errors: unknown[] };
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]).toMatchObject({ message: 'Uniqueness violation. duplicate key value violates unique constraint "doc_title_key"', extensions: { path: '$.selectionSet.update_doc_many.args.updates[0]', code: 'constraint-violation' } });
+    expect(await rows('doc')).toEqual(before);
   });
 });
 
