@@ -73,7 +73,9 @@ const backendOk = (c) => {
   const b = c.decorators.find((d) => d.includes('mark.backend'));
   return !b || b.includes("'postgres'") || b.includes('"postgres"');
 };
-const fixtures = (c) => c.decorators.filter((d) => d.includes('usefixtures')).join(' ');
+// `@use_mutation_fixtures` (test_graphql_mutations.py) names the per-class schema and per-method data fixtures.
+const fixtures = (c) => c.decorators.filter((d) => d.includes('usefixtures') || d.includes('use_mutation_fixtures'))
+  .map((d) => (d.includes('use_mutation_fixtures') ? 'per_class_db_schema_for_mutation_tests per_method_db_data_for_mutation_tests' : d)).join(' ');
 
 function freePort() {
   return new Promise((resolve, reject) => {

@@ -137,11 +137,10 @@ describe('§4.6 update', () => {
       .toEqual(data({ update_article_by_pk: { views: '9007199254740995' } }));
   });
 
-  it('§6.1 row 29: no column / a column in both', async () => {
-    await unchangedBy('mutation { update_article(where: {}, _set: {}) { affected_rows } }', ADMIN,
-      gqlErr('at least one of "_set" or "_inc" must set a column', '$.selectionSet.update_article.args', 'validation-failed'));
+  it('§6.1 row 29 as the incumbent answers it (issue 30.3): no column updates no row; a column in both is an error', async () => {
+    await unchangedBy('mutation { update_article(where: {}, _set: {}) { affected_rows } }', ADMIN, { data: { update_article: { affected_rows: 0 } } });
     await unchangedBy('mutation { update_article(where: {}, _set: {views: 1}, _inc: {views: 1}) { affected_rows } }', ADMIN,
-      gqlErr('column "views" cannot be in both "_set" and "_inc"', '$.selectionSet.update_article.args', 'validation-failed'));
+      gqlErr("Column found in multiple operators: ['views'].", '$.selectionSet.update_article.args', 'validation-failed'));
   });
 
   it('§6.1 row 28: null in _inc', async () => {

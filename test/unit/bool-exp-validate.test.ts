@@ -88,7 +88,9 @@ describe('§4.4.4 validation reasons, one per row', () => {
   it('operator key unknown', () => {
     expectReason({ id: { _foo: 1 } }, 'unknown operator "_foo" for column "id"');
     expectReason({ id: { eq: 1 } }, 'unknown operator "eq" for column "id"');
-    expectReason({ title: { $regex: 'a' } }, 'unknown operator "$regex" for column "title"');
+    expectReason({ title: { $glob: 'a' } }, 'unknown operator "$glob" for column "title"');
+    // The incumbent's regular-expression operators are known (issue 30.4).
+    expectValid({ title: { _regex: 'a', $iregex: 'b', _nregex: 'c', _niregex: 'd' } });
     expectReason({ id: { _and: [] } }, 'unknown operator "_and" for column "id"');
   });
   it('operator not allowed for the column type', () => {

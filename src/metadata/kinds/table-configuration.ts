@@ -6,7 +6,7 @@ import { parseFailed } from '../../errors.js';
  * A table's `configuration` (the incumbent's table customisation): the GraphQL names of the table, of its root fields
  * and of its columns. Kept in one canonical form: keys in the order below, columns sorted, empty parts left out.
  */
-export const ROOT_FIELDS = ['select', 'select_by_pk', 'select_aggregate', 'insert', 'insert_one', 'update', 'update_by_pk', 'delete', 'delete_by_pk'] as const;
+export const ROOT_FIELDS = ['select', 'select_by_pk', 'select_aggregate', 'insert', 'insert_one', 'update', 'update_by_pk', 'update_many', 'delete', 'delete_by_pk'] as const;
 const KEYS = ['custom_name', 'custom_root_fields', 'column_config', 'custom_column_names', 'comment'];
 
 const sortedEntries = (o: Record<string, Json>): [string, Json][] => Object.entries(o).sort(([a], [b]) => compareCodePoints(a, b));

@@ -11,6 +11,7 @@ import type { MutationTable } from '../schema/index.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, hasVarRef, isPlainObject, paramText, type GValue } from './values.js';
 import { whereSql } from './where.js';
+import { updateSets } from './update-ops.js';
 import type { RoleView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
@@ -133,34 +134,19 @@ export class MutationCompiler {
   }
 
   update(field: Field, mt: MutationTable, byPk: boolean, nodes: FieldNode[], path: string): MutationStatement {
-    const args = this.sel.args(nodes[0] as FieldNode);
+    return this.updateWith(field, mt, byPk, this.sel.args(nodes[0] as FieldNode), nodes, path, `${path}.args`);
+  }
+
+  /** One update with its operators and target in `args` (at `argsPath`): a root field's, or an item of `update_<t>_many`. */
+  updateWith(field: Field, mt: MutationTable, byPk: boolean, args: Map<string, GValue>, nodes: FieldNode[], path: string, argsPath: string): MutationStatement {
     const a = this.b.alias();
-    const allowed = new Map(mt.updateColumns.map((c) => [c.field, c]));
-    const setV = args.get('_set');
-    const incV = args.get('_inc');
-    const set = isPlainObject(setV) ? Object.entries(setV).filter(([k]) => k !== PLACEHOLDER) : [];
-    const inc = isPlainObject(incV) ? Object.entries(incV).filter(([k]) => k !== PLACEHOLDER) : [];
-    if (set.length + inc.length === 0) throw validationFailed(`${path}.args`, 'at least one of "_set" or "_inc" must set a column');
-    const both = set.find(([k]) => inc.some(([j]) => j === k));
-    if (both) throw validationFailed(`${path}.args`, `column "${both[0]}" cannot be in both "_set" and "_inc"`);
-    const column = (k: string, arg: string): GqlColumn => {
-      const c = allowed.get(k);
-      if (!c) throw validationFailed(pathKey(`${path}.args.${arg}`, k), `field "${k}" not found in type: '${mt.name}_${arg === '_set' ? 'set' : 'inc'}_input'`);
-      return c;
-    };
-    const sets: string[] = [];
-    for (const [k, v] of set) {
-      const c = column(k, '_set');
-      sets.push(`${quoteIdent(c.name)} = ${this.b.param(v, c.castType)}`);
-    }
-    for (const [k, v] of inc) {
-      const c = column(k, '_inc');
-      if (v === null) throw validationFailed(pathKey(`${path}.args._inc`, k), `null is not allowed for field "${k}"`);
-      sets.push(`${quoteIdent(c.name)} = ${a}.${quoteIdent(c.name)} + ${this.b.param(v, c.castType)}`);
-    }
+    const sets = updateSets(this.b, mt, args, a, argsPath);
     for (const [c, e] of this.presets(mt, mt.update?.set, new Set())) sets.push(`${quoteIdent(c)} = ${e}`);
-    const where = [this.filter(mt, mt.update?.filter, a), ...this.target(mt, byPk, args, a, path)];
+    const where = [this.filter(mt, mt.update?.filter, a), ...this.target(mt, byPk, args, a, argsPath)];
     const cond = where.filter((w) => w !== 'true');
+    // Nothing to set (no operator, no preset): no row is updated, as the incumbent answers.
+    // The condition stays in the text so that its parameters are typed.
+    if (sets.length === 0) return this.finish(field, mt, nodes, path, `SELECT ${a} AS ${ROW} FROM ${quoteTable(mt.rt.entry.table)} AS ${a} WHERE false${cond.map((c) => ` AND ${c}`).join('')}`, [], byPk);
     const returning = [`${a} AS ${ROW}`];
     const checks: string[] = [];
     const check = this.role.admin ? null : this.check(mt.update?.check, mt, a);
@@ -175,20 +161,20 @@ export class MutationCompiler {
   delete(field: Field, mt: MutationTable, byPk: boolean, nodes: FieldNode[], path: string): MutationStatement {
     const args = this.sel.args(nodes[0] as FieldNode);
     const a = this.b.alias();
-    const cond = [this.filter(mt, mt.delete?.filter, a), ...this.target(mt, byPk, args, a, path)].filter((w) => w !== 'true');
+    const cond = [this.filter(mt, mt.delete?.filter, a), ...this.target(mt, byPk, args, a, `${path}.args`)].filter((w) => w !== 'true');
     const sql = `DELETE FROM ${quoteTable(mt.rt.entry.table)} AS ${a}${cond.length > 0 ? ` WHERE ${cond.join(' AND ')}` : ''} RETURNING ${a} AS ${ROW}`;
     return this.finish(field, mt, nodes, path, sql, [], byPk);
   }
 
   /** The rows a `where` or primary-key arguments select. */
-  private target(mt: MutationTable, byPk: boolean, args: Map<string, GValue>, a: string, path: string): string[] {
+  private target(mt: MutationTable, byPk: boolean, args: Map<string, GValue>, a: string, argsPath: string): string[] {
     if (byPk) {
       const keys = args.get('pk_columns');
       const values = isPlainObject(keys) ? keys : Object.fromEntries(args);
       return (mt.view?.pk ?? []).map((c) => `${a}.${quoteIdent(c.name)} = ${this.b.param(values[c.field] ?? null, c.castType)}`);
     }
     const w = args.get('where');
-    return mt.view && isPlainObject(w) ? [whereSql(this.b, this.role, w, mt.view, a, `${path}.args.where`)] : [];
+    return mt.view && isPlainObject(w) ? [whereSql(this.b, this.role, w, mt.view, a, `${argsPath}.where`)] : [];
   }
 
   /** A permission filter on the target alias; true for admin. */

@@ -1,6 +1,6 @@
 import { getNamedType, GraphQLObjectType, type FieldNode, type GraphQLField } from 'graphql';
 import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { aggregateType } from '../schema/index.js';
+import { aggregateSql, aggregateType } from '../schema/index.js';
 import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from '../schema/index.js';
 import { listClauses, type ListClauses } from './list-args.js';
 import { outputExpr } from '../schema/index.js';
@@ -206,7 +206,7 @@ export class SelectionCompiler {
       const field = type.getFields()[n.name.value];
       const i = field ? fieldInfo(field) : undefined;
       if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
-      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(`${op}(${this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name))})`, aggregateType(op, i.column) ?? i.column.typeName)]);
+      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(aggregateSql(op, this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name)), i.column), aggregateType(op, i.column) ?? i.column.typeName)]);
     }
     return jsonObject(pairs);
   }

@@ -2,6 +2,7 @@ import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
 import { pathIndex, pathKey } from '../../../metadata/json.js';
 import { validationFailed } from '../errors.js';
 import type { StatementBuilder } from './sql-builder.js';
+import { extraComparison } from './operators-extra.js';
 import { asList, isPlainObject, type GValue } from './values.js';
 import type { RelView, RoleView, TableView } from '../schema/index.js';
 
@@ -84,6 +85,11 @@ function comparison(b: StatementBuilder, col: string, castType: string, ops: GVa
         parts.push(`${col} ${op === '_has_keys_any' ? '?|' : '?&'} ${b.param(asList(operand), 'text[]')}`);
         break;
       default: {
+        const extra = extraComparison(b, col, op, operand, p, (c, t, o, q) => comparison(b, c, t, o, q));
+        if (extra !== null) {
+          parts.push(extra);
+          break;
+        }
         const sqlOp = COMPARE[op];
         if (!sqlOp) continue;
         const t = op === '_contains' || op === '_contained_in' ? 'jsonb' : castType;

@@ -6,6 +6,7 @@ import { probes } from '../../../probes.js';
 import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../../catalog.js';
 import { databaseError, gqlError } from '../errors.js';
 import type { RootPlan } from '../plan/index.js';
+import { dataJson } from './roots.js';
 import type { SelectionContext } from '../compile/index.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
@@ -131,5 +132,5 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     }
     for (const [i, p] of statements.entries()) values.set(p.key, (results[i]?.[0]?.['root'] as string | null | undefined) ?? 'null');
   }
-  return `{"data":{${x.plans.map((p) => `${JSON.stringify(p.key)}:${values.get(p.key) ?? 'null'}`).join(',')}}}`;
+  return dataJson(x.plans, values);
 }

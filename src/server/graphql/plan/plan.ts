@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { outputRelationships, type ActionRoot } from '../actions/index.js';
 import { asyncStatement } from '../actions/index.js';
@@ -9,11 +8,16 @@ import type { SelectionContext } from '../compile/index.js';
 import { StatementBuilder, type PlanParam } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
 import type { RemoteRootPlan } from '../../remote-schemas/index.js';
+import { statementName } from './statement-name.js';
+import { updateManyPlans } from './update-many.js';
 
 /** What each root field of an operation does (graphql-api.md §4.1). */
 export type RootPlan =
-  /** `name`: the prepared statement's name, derived from the text so that it always denotes the same text. */
-  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths }
+  /**
+   * `name`: the prepared statement's name, derived from the text so that it always denotes the same text. `of`: the
+   * root field whose list this statement's answer is an item of (`update_<t>_many`); `key` is then the item's path.
+   */
+  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths; of?: string }
   /** Answered without SQL: `__typename`, `no_queries_available`. */
   | { key: string; kind: 'json'; json: string }
   /**
@@ -31,9 +35,6 @@ export interface CheckPaths {
   insert: string;
   update: string;
 }
-
-
-const statementName = (sql: string): string => `engine_gql_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
 
 /** Compiles every root field: one SQL statement per database root field (§7.1). */
 export function planOperation(schema: GraphQLSchema, role: RoleView, sel: SelectionContext): RootPlan[] {
@@ -70,6 +71,10 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     if (i.kind === 'async_action' || i.kind === 'async_result') {
       const st = asyncStatement(i, field, nodes, role, sel, path);
       plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: st.params });
+      continue;
+    }
+    if (i.kind === 'update_many') {
+      plans.push(...updateManyPlans(field, i.table, role, sel, key, nodes, path));
       continue;
     }
     const b = new StatementBuilder(role.cache);

@@ -33,7 +33,10 @@ export type RowSource =
   /** A custom-object relationship: the parent row is a handler's JSON object, joined on its fields (§5.1 step 4). */
   | { kind: 'json'; mapping: { field: string; column: string; castType: string }[] };
 
-export type AggOp = 'sum' | 'avg' | 'max' | 'min';
+export type AggOp = 'sum' | 'avg' | 'max' | 'min' | StatOp;
+/** The statistical aggregates (the incumbent's): PostgreSQL functions of the same names. */
+export type StatOp = 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance';
+export const STAT_OPS: readonly StatOp[] = ['stddev', 'stddev_pop', 'stddev_samp', 'var_pop', 'var_samp', 'variance'];
 
 /** What the compiler needs to know of a schema field; attached to the field as `extensions.engine`. */
 export type FieldInfo =
@@ -59,6 +62,8 @@ export type FieldInfo =
   | { kind: 'action_rel'; view: TableView; source: RowSource; array: boolean }
   | { kind: 'insert'; table: MutationTable; one: boolean }
   | { kind: 'update'; table: MutationTable; byPk: boolean }
+  /** `update_<t>_many(updates:)`: one UPDATE per item, in order, in the operation's transaction. */
+  | { kind: 'update_many'; table: MutationTable }
   | { kind: 'delete'; table: MutationTable; byPk: boolean }
   /** Relay (issue 30.6): a row's global id, and a connection over a relationship's or function's rows (relay/). */
   | { kind: 'node_id'; view: TableView }

@@ -3,7 +3,7 @@ export { fieldInfo, type AggOp, type FieldInfo, type MutationTable, type RowSour
 export { outputExpr } from './scalars.js';
 export { RoleView, type RelView, type TableView } from './visibility.js';
 export { type GqlColumn } from './columns.js';
-export { aggregateType } from './tables.js';
+export { aggregateSql, aggregateType } from './tables.js';
 export { enumTypes } from './enum-values.js';
 export { TABLE_TYPES, TypeNames } from './claims.js';
 export { cachedClaims } from './claims.js';

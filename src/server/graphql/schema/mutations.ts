@@ -2,7 +2,6 @@ import {
   GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType,
   type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap, type GraphQLNullableType,
 } from 'graphql';
-import { NUMERIC } from '../../bool-exp/operators.js';
 import type { ResolvedTable } from '../../schema-cache.js';
 import { tableColumns, type GqlColumn } from './columns.js';
 import { NO_EXTENSIONS } from './extensions.js';
@@ -12,6 +11,7 @@ import { tableNames, type TableNames } from './table-names.js';
 import { memoByObject } from './memo.js';
 import type { TableTypes } from './tables.js';
 import { NO_INTERFACES, sharedNonNull } from './shared-types.js';
+import { updateOperatorArgs } from './update-ops.js';
 import type { TableView } from './visibility.js';
 
 /** The mutation root fields of one table for one role (graphql-api.md §2.7, §3), compiled by compile/mutations.ts. */
@@ -102,15 +102,14 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
     }
   }
   if (upd && where) {
-    const incCols = updCols.filter((c) => NUMERIC.has(c.typeName));
-    const setInc: GraphQLFieldConfigArgumentMap = {};
-    if (incCols.length > 0) setInc['_inc'] = arg(inputType('inc_input', incCols));
-    if (updCols.length > 0) setInc['_set'] = arg(inputType('set_input', updCols));
+    const setInc = updateOperatorArgs(tt, rt, name, updCols);
     out[names.update] = { type: response, description: d.update, args: { ...setInc, where }, extensions: info({ kind: 'update', table, byPk: false }) };
     if (view && pkArgs) {
       const pkInput = new GraphQLInputObjectType({ name: `${name}_pk_columns_input`, extensions: NO_EXTENSIONS, fields: pkArgs });
       out[names.update_by_pk] = { type: tt.objectType(view), description: d.update_by_pk, args: { ...setInc, pk_columns: arg(nn(pkInput)) }, extensions: info({ kind: 'update', table, byPk: true }) };
     }
+    const updates = new GraphQLInputObjectType({ name: `${name}_updates`, extensions: NO_EXTENSIONS, fields: { ...setInc, where } });
+    out[names.update_many] = { type: new GraphQLList(response), description: d.update_many, args: { updates: arg(nn(new GraphQLList(nn(updates)))) }, extensions: info({ kind: 'update_many', table }) };
   }
   if (del && where) {
     out[names.delete] = { type: response, description: d.delete, args: { where }, extensions: info({ kind: 'delete', table, byPk: false }) };

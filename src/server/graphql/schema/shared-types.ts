@@ -1,6 +1,6 @@
 import { GraphQLNonNull, type GraphQLInterfaceType, type GraphQLNullableType } from 'graphql';
 import type { DbColumn } from '../../db-catalog.js';
-import { info, type AggOp, type FieldInfo } from './field-info.js';
+import { info, STAT_OPS, type AggOp, type FieldInfo } from './field-info.js';
 import { memoByObject } from './memo.js';
 
 /**
@@ -26,4 +26,4 @@ export const aggColumnInfo = (op: AggOp, c: DbColumn): Ext => info({ kind: 'agg_
 export const AGG_COUNT = info({ kind: 'agg_count' });
 export const AGG_FIELDS = info({ kind: 'agg_fields' });
 export const AGG_NODES = info({ kind: 'agg_nodes' });
-export const AGG_OPS: Record<AggOp, Ext> = { sum: info({ kind: 'agg_op', op: 'sum' }), avg: info({ kind: 'agg_op', op: 'avg' }), max: info({ kind: 'agg_op', op: 'max' }), min: info({ kind: 'agg_op', op: 'min' }) };
+export const AGG_OPS = Object.fromEntries((['sum', 'avg', 'max', 'min', ...STAT_OPS] as AggOp[]).map((op) => [op, info({ kind: 'agg_op', op })])) as Record<AggOp, Ext>;

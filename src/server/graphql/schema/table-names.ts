@@ -17,6 +17,7 @@ export interface TableNames {
   insert_one: string;
   update: string;
   update_by_pk: string;
+  update_many: string;
   delete: string;
   delete_by_pk: string;
   /** Descriptions of renamed root fields that carry a comment, by root-field kind. */
@@ -33,7 +34,7 @@ function build(entry: TableEntry): TableNames {
   const t = typeof custom === 'string' ? custom : gqlName(entry.table);
   const names: TableNames = {
     type: t, select: t, select_by_pk: `${t}_by_pk`, select_aggregate: `${t}_aggregate`, insert: `insert_${t}`, insert_one: `insert_${t}_one`,
-    update: `update_${t}`, update_by_pk: `update_${t}_by_pk`, delete: `delete_${t}`, delete_by_pk: `delete_${t}_by_pk`, comments: {},
+    update: `update_${t}`, update_by_pk: `update_${t}_by_pk`, update_many: `update_${t}_many`, delete: `delete_${t}`, delete_by_pk: `delete_${t}_by_pk`, comments: {},
   };
   const roots = conf?.['custom_root_fields'];
   if (roots && typeof roots === 'object' && !Array.isArray(roots)) {
@@ -53,4 +54,4 @@ function build(entry: TableEntry): TableNames {
 export const tableNames = memoByObject(build);
 
 export const rootFieldNames = (n: TableNames): string[] =>
-  [n.select, n.select_aggregate, n.select_by_pk, n.insert, n.insert_one, n.update, n.update_by_pk, n.delete, n.delete_by_pk];
+  [n.select, n.select_aggregate, n.select_by_pk, n.insert, n.insert_one, n.update, n.update_by_pk, n.update_many, n.delete, n.delete_by_pk];

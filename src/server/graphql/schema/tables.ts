@@ -8,7 +8,7 @@ import type { DbColumn } from '../../db-catalog.js';
 import { qnKey } from '../../../metadata/names.js';
 import type { ResolvedTable } from '../../schema-cache.js';
 import type { EnumTypes } from './enum-values.js';
-import { info, type AggOp, type RowSource } from './field-info.js';
+import { info, STAT_OPS, type AggOp, type RowSource } from './field-info.js';
 import { fieldTaken } from './columns.js';
 import { NO_EXTENSIONS } from './extensions.js';
 import { AGG_COUNT, AGG_FIELDS, AGG_NODES, AGG_OPS, aggColumnInfo, columnInfo, NO_INTERFACES, sharedNonNull } from './shared-types.js';
@@ -16,6 +16,7 @@ import { gqlName, isEnumValueName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
 import { cfClaimKey } from './claims.js';
+import { castField, ltreeFields, regexFields } from './operators-extra.js';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -46,13 +47,21 @@ const AVG_TYPE: Record<string, string> = { smallint: 'numeric', integer: 'numeri
 /** Result types by column type: a schema asks for every column and operation, of a few column types. */
 const AGG_RESULTS = new Map<string, Record<AggOp, string | null>>();
 
+/** The SQL of an aggregate over a column's cell, of the type aggregateType answers. */
+export function aggregateSql(op: AggOp, cell: string, c: DbColumn): string {
+  const call = `${op}(${cell})`;
+  return aggregateType(op, c) === 'double precision' && (STAT_OPS as readonly string[]).includes(op) ? `(${call})::double precision` : call;
+}
+
 /** The PostgreSQL type of an aggregate's result, or null when the column has no such aggregate. */
 export function aggregateType(op: AggOp, c: DbColumn): string | null {
   let r = AGG_RESULTS.get(c.typeName);
   if (!r) {
     const t = baseType(c);
     const ordered = NUMERIC.has(t) || TEXT_LIKE.has(t) || TIME_TYPES.has(t) ? c.typeName : null;
-    r = { sum: SUM_TYPE[t] ?? null, avg: AVG_TYPE[t] ?? null, max: ordered, min: ordered };
+    // The statistical aggregates as the incumbent types them: numeric stays numeric, any other number is a Float.
+    const stat = t === 'numeric' ? 'numeric' : NUMERIC.has(t) ? 'double precision' : null;
+    r = { sum: SUM_TYPE[t] ?? null, avg: AVG_TYPE[t] ?? null, max: ordered, min: ordered, stddev: stat, stddev_pop: stat, stddev_samp: stat, var_pop: stat, var_samp: stat, variance: stat };
     AGG_RESULTS.set(c.typeName, r);
   }
   return r[op];
@@ -266,11 +275,16 @@ export class TableTypes {
         f['_nin'] = many;
       }
       f['_is_null'] = BOOLEAN_ARG;
-      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = text;
+      if (s === GraphQLString) {
+        for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = text;
+        regexFields(f);
+      }
       if (base === 'jsonb') {
         const keys = { type: list(sharedNonNull(GraphQLString)), extensions: NO_EXTENSIONS };
         Object.assign(f, { _contains: one, _contained_in: one, _has_key: text, _has_keys_any: keys, _has_keys_all: keys });
+        castField(f, () => this.comparisonExp('text'), this.inputs);
       }
+      if (base === 'ltree') ltreeFields(f, s, (n) => this.scalars.column(n));
       t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: f });
       this.inputs.set(name, t);
     }
@@ -311,7 +325,7 @@ export class TableTypes {
     const f: GraphQLFieldConfigMap<unknown, unknown> = {
       count: { type: sharedNonNull(GraphQLInt), args: { columns: { type: this.selectColumns(v), extensions: NO_EXTENSIONS }, distinct: BOOLEAN_ARG }, extensions: AGG_COUNT },
     };
-    for (const op of ['sum', 'avg', 'max', 'min'] as const) {
+    for (const op of ['sum', 'avg', 'max', 'min', ...STAT_OPS] as const) {
       const opType = this.aggregateOp(v, op);
       if (opType) f[op] = { type: opType, extensions: AGG_OPS[op] };
     }
