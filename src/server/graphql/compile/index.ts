@@ -5,3 +5,4 @@ export { bind, bindAll, bindParams, bindStatement, type PlanParam, type RequestV
 export { isPlainObject, jsonText, NumLit, parseJsonDigits, resolveVars, type GValue } from './values.js';
 export { MutationCompiler } from './mutations.js';
 export { fragmentMap, nodePaths, selectionDepth } from './paths.js';
+export { nestedFailure, type NestedPaths } from './nested-insert.js';

@@ -14,6 +14,8 @@ import { whereSql } from './where.js';
 import type { RoleView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
+import type { PlanParam } from './bind.js';
+import { hasNestedInsert, NestedInsertCompiler, type NestedPaths } from './nested-insert.js';
 
 /**
  * Mutation root fields → one statement each (graphql-api.md §4.5–§4.7, §7.3): a data-modifying CTE `m` returns the
@@ -31,6 +33,9 @@ export interface MutationStatement {
   sql: string;
   /** Whether the statement can fail a check. */
   checked: boolean;
+  /** A nested insert's writes, run before `sql` in the same transaction, and where its failures point. */
+  prelude?: { sql: string; params: PlanParam[] };
+  nested?: NestedPaths;
 }
 
 const PLACEHOLDER = '_PLACEHOLDER';
@@ -59,6 +64,10 @@ export class MutationCompiler {
   insert(field: Field, mt: MutationTable, one: boolean, nodes: FieldNode[], path: string): MutationStatement {
     const args = this.sel.args(nodes[0] as FieldNode);
     const objects = one ? [args.get('object') ?? {}] : asList(args.get('objects') ?? []);
+    if (hasNestedInsert(mt, objects)) {
+      const n = new NestedInsertCompiler(this.b, this.role, this.sel).compile(field, mt, one, objects, args.get('on_conflict'), nodes, path);
+      return { sql: n.sql, checked: false, prelude: n.prelude, nested: n.nested };
+    }
     const a = this.b.alias();
     // Objects are keyed by GraphQL names; `given` holds the SQL names of the columns they give.
     const allowed = new Map(mt.insertColumns.map((c) => [c.field, c]));

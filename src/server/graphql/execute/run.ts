@@ -4,7 +4,7 @@ import { BatchError, pgErrorInfo, StatementCancelled, type BatchStatement, type 
 import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../../catalog.js';
 import { databaseError, gqlError } from '../errors.js';
 import type { RootPlan } from '../plan/index.js';
-import type { SelectionContext } from '../compile/index.js';
+import { nestedFailure, type SelectionContext } from '../compile/index.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 
@@ -95,7 +95,18 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     // goes out with the statements: each statement records who writes, for event triggers, and aborts the
     // transaction itself when its plan is stale or a permission check fails (StatementBuilder.guard, §7.3).
     const mutation = x.sel.op.operation === 'mutation';
-    const batch: BatchStatement[] = statements.map((p) => ({ sql: p.sql, params: x.args.get(p.key) ?? [], name: p.name }));
+    // A nested insert's writes go first, as their own statement (compile/nested-insert.ts).
+    const batch: BatchStatement[] = [];
+    const owner: { p: (typeof statements)[number]; prelude: boolean }[] = [];
+    for (const p of statements) {
+      const args = x.args.get(p.key) ?? [];
+      if (p.prelude) {
+        batch.push({ sql: p.prelude.sql, params: args.slice(p.prelude.offset), name: p.prelude.name });
+        owner.push({ p, prelude: true });
+      }
+      batch.push({ sql: p.sql, params: p.prelude ? args.slice(0, p.prelude.offset) : args, name: p.name });
+      owner.push({ p, prelude: false });
+    }
     let results: Row[][];
     try {
       const signal = x.limit?.signal;
@@ -108,17 +119,21 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     } catch (e) {
       if (e instanceof StatementCancelled) throw timedOut(x.limit);
       if (!(e instanceof BatchError)) throw e;
-      const p = statements[e.index];
+      const o = owner[e.index];
+      const p = o?.p;
       const info = pgErrorInfo(e.cause);
       if (info?.code === QUERY_CANCELED) throw timedOut(x.limit);
       if (info?.code === STALE_PLAN_STATE) throw new StaleSchema(null);
+      const nested = info?.code === CHECK_FAILED_STATE && p?.nested ? nestedFailure(p.nested, info.message) : null;
+      if (nested) throw nested;
       if (info?.code === CHECK_FAILED_STATE && p?.checks) {
         const check = info.message === 'insert' ? 'insert' : 'update';
         throw gqlError('permission-error', p.checks[check], `check constraint of an ${check} permission has failed`);
       }
-      throw (p ? databaseError(e.cause, p.key, p.sql, x.args.get(p.key) ?? []) : null) ?? e.cause;
+      const sql = o?.prelude && p?.prelude ? p.prelude.sql : p?.sql ?? '';
+      throw (p && o ? databaseError(e.cause, p.key, sql, (batch[e.index]?.params ?? []) as (string | null)[]) : null) ?? e.cause;
     }
-    for (const [i, p] of statements.entries()) values.set(p.key, (results[i]?.[0]?.['root'] as string | null | undefined) ?? 'null');
+    for (const [i, o] of owner.entries()) if (!o.prelude) values.set(o.p.key, (results[i]?.[0]?.['root'] as string | null | undefined) ?? 'null');
   }
   return `{"data":{${x.plans.map((p) => `${JSON.stringify(p.key)}:${values.get(p.key) ?? 'null'}`).join(',')}}}`;
 }

@@ -5,14 +5,18 @@ import { asyncStatement } from '../actions/index.js';
 import { SelectionCompiler } from '../compile/index.js';
 import { fieldInfo } from '../schema/index.js';
 import { MutationCompiler } from '../compile/index.js';
-import type { SelectionContext } from '../compile/index.js';
+import type { NestedPaths, SelectionContext } from '../compile/index.js';
 import { StatementBuilder, type PlanParam } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
 
 /** What each root field of an operation does (graphql-api.md §4.1). */
 export type RootPlan =
   /** `name`: the prepared statement's name, derived from the text so that it always denotes the same text. */
-  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths }
+  | {
+    key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths;
+    /** A nested insert's writes, run first in the same transaction; its parameters are `params` from `offset` on. */
+    prelude?: { sql: string; name: string; offset: number }; nested?: NestedPaths;
+  }
   /** Answered without SQL: `__typename`, `no_queries_available`. */
   | { key: string; kind: 'json'; json: string }
   /**
@@ -72,6 +76,11 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
         : i.kind === 'update' ? m.update(field, i.table, i.byPk, nodes, path) : m.delete(field, i.table, i.byPk, nodes, path);
       const objects = `${path}.args.${i.kind === 'insert' && i.one ? 'object' : 'objects'}`;
       const checks = st.checked ? { insert: objects, update: i.kind === 'insert' ? objects : path } : undefined;
+      if (st.prelude && st.nested) {
+        const prelude = { sql: st.prelude.sql, name: statementName(st.prelude.sql), offset: b.params.length };
+        plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: [...b.params, ...st.prelude.params], prelude, nested: st.nested });
+        continue;
+      }
       plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: b.params, ...(checks ? { checks } : {}) });
       continue;
     }
