@@ -75,7 +75,8 @@ export class MutationCompiler {
     objects.forEach((o, i) => {
       if (!isPlainObject(o)) return;
       for (const k of Object.keys(o)) {
-        if (k === PLACEHOLDER) continue;
+        // A relationship given as null inserts nothing (nested inserts, issue 30.1).
+        if (k === PLACEHOLDER || (o[k] === null && mt.relInserts.has(k))) continue;
         const c = allowed.get(k);
         if (!c) throw validationFailed(pathKey(one ? `${path}.args.object` : `${path}.args.objects[${i}]`, k), `field "${k}" not found in type: '${mt.name}_insert_input'`);
         given.add(c.name);

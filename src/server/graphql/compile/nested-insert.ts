@@ -6,8 +6,7 @@ import { pathKey, type Json } from '../../../metadata/json.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
 import { gqlError, validationFailed } from '../errors.js';
 import type { ApiError } from '../../../errors.js';
-import type { GqlColumn, MutationTable, RoleView } from '../schema/index.js';
-import type { RelInsert } from '../schema/field-info.js';
+import type { GqlColumn, MutationTable, RelInsert, RoleView } from '../schema/index.js';
 import { jsonObject, SelectionCompiler } from './select.js';
 import type { SelectionContext } from './selection.js';
 import { StatementBuilder } from './sql-builder.js';
@@ -144,6 +143,7 @@ export class NestedInsertCompiler {
     const entry = { obj, ord, po, index, path, before: new Map<Level, number>(), after: false };
     l.objects.push(entry);
     for (const [r, data, oc] of rels) {
+      if (r.array && (data as GValue[]).length === 0) continue;
       const key = `${r.name}\u0000${oc === undefined ? '' : jsonText(oc)}`;
       let child = l.children.get(key);
       if (!child) {
