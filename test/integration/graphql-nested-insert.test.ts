@@ -69,6 +69,11 @@ describe('nested inserts through relationships', () => {
     ] } } });
   });
 
+  it('a relationship given as null or as an empty list inserts nothing more', async () => {
+    expect(await q(e, 'mutation { a: insert_article(objects: [{title: "x", author: null}]) { affected_rows returning { title author { name } } } b: insert_author(objects: [{name: "E", articles: {data: []}}]) { affected_rows returning { name articles { id } } } }'))
+      .toEqual({ data: { a: { affected_rows: 1, returning: [{ title: 'x', author: null }] }, b: { affected_rows: 1, returning: [{ name: 'E', articles: [] }] } } });
+  });
+
   it('object relationships: before the parent (its foreign key) and after it (manual insertion_order, remote foreign key)', async () => {
     const body = await q(e, `mutation {
       a: insert_article(objects: [{title: "t1", author: {data: {name: "X"}}}, {title: "t2", author: {data: {name: "Y"}}}]) { affected_rows returning { title author { name } } }
