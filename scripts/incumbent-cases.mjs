@@ -31,7 +31,9 @@ const NEEDS = /hge_env|admin_secret|jwt|auth_hook|webhook|remote|gql_server|acti
 
 /** The Python test classes: decorators, dir(), fixtures and the case files their tests check. */
 function parseClasses(text) {
-  const lines = text.split('\n');
+  // A module-level alias (`use_mutation_fixtures = usefixtures(...)`) stands for its fixtures where it decorates a class.
+  const aliases = new Map([...text.matchAll(/^(\w+)\s*=\s*usefixtures\(([^)]*)\)/gm)].map((m) => [m[1], `usefixtures(${m[2].replace(/\s+/g, ' ')})`]));
+  const lines = text.split('\n').map((l) => (/^@(\w+)\s*$/.test(l) && aliases.has(l.slice(1).trim()) ? `@${aliases.get(l.slice(1).trim())}` : l));
   const classes = [];
   let decorators = [];
   let cur = null;
@@ -170,7 +172,8 @@ async function main() {
       for (const k of c.cases) results.push({ cls: c.name, file: k.file, result: 'skipped', why: skipWhy });
       continue;
     }
-    const db = `incumbent_${++n}`;
+    // Per process: engineers running this script at once on one server must not drop each other's databases.
+    const db = `incumbent_${process.pid}_${++n}`;
     await admin((a) => a.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).then(() => a.query(`CREATE DATABASE ${db}`)));
     const u = new URL(BASE_URL);
     u.pathname = `/${db}`;

@@ -15,6 +15,8 @@ import { updateSets } from './update-ops.js';
 import type { RoleView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
+import type { PlanParam } from './bind.js';
+import { hasNestedInsert, NestedInsertCompiler, type NestedPaths } from './nested-insert.js';
 
 /**
  * Mutation root fields → one statement each (graphql-api.md §4.5–§4.7, §7.3): a data-modifying CTE `m` returns the
@@ -32,6 +34,9 @@ export interface MutationStatement {
   sql: string;
   /** Whether the statement can fail a check. */
   checked: boolean;
+  /** A nested insert's writes, run before `sql` in the same transaction, and where its failures point. */
+  prelude?: { sql: string; params: PlanParam[] };
+  nested?: NestedPaths;
 }
 
 const PLACEHOLDER = '_PLACEHOLDER';
@@ -60,6 +65,10 @@ export class MutationCompiler {
   insert(field: Field, mt: MutationTable, one: boolean, nodes: FieldNode[], path: string): MutationStatement {
     const args = this.sel.args(nodes[0] as FieldNode);
     const objects = one ? [args.get('object') ?? {}] : asList(args.get('objects') ?? []);
+    if (hasNestedInsert(mt, objects)) {
+      const n = new NestedInsertCompiler(this.b, this.role, this.sel).compile(field, mt, one, objects, args.get('on_conflict'), nodes, path);
+      return { sql: n.sql, checked: false, prelude: n.prelude, nested: n.nested };
+    }
     const a = this.b.alias();
     // Objects are keyed by GraphQL names; `given` holds the SQL names of the columns they give.
     const allowed = new Map(mt.insertColumns.map((c) => [c.field, c]));
@@ -67,7 +76,8 @@ export class MutationCompiler {
     objects.forEach((o, i) => {
       if (!isPlainObject(o)) return;
       for (const k of Object.keys(o)) {
-        if (k === PLACEHOLDER) continue;
+        // A relationship given as null inserts nothing (nested inserts, issue 30.1).
+        if (k === PLACEHOLDER || (o[k] === null && mt.relInserts.has(k))) continue;
         const c = allowed.get(k);
         if (!c) throw validationFailed(pathKey(one ? `${path}.args.object` : `${path}.args.objects[${i}]`, k), `field "${k}" not found in type: '${mt.name}_insert_input'`);
         given.add(c.name);

@@ -7,7 +7,7 @@ import { CHECK_FAILED_STATE, STALE_PLAN_STATE } from '../../catalog.js';
 import { databaseError, gqlError } from '../errors.js';
 import type { RootPlan } from '../plan/index.js';
 import { dataJson } from './roots.js';
-import type { SelectionContext } from '../compile/index.js';
+import { nestedFailure, type SelectionContext } from '../compile/index.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 
@@ -102,11 +102,22 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     // goes out with the statements: each statement records who writes, for event triggers, and aborts the
     // transaction itself when its plan is stale or a permission check fails (StatementBuilder.guard, §7.3).
     const mutation = x.sel.op.operation === 'mutation';
-    const batch: BatchStatement[] = statements.map((p) => ({ sql: p.sql, params: x.args.get(p.key) ?? [], name: p.name }));
+    // A nested insert's writes go first, as their own statement (compile/nested-insert.ts).
+    const batch: BatchStatement[] = [];
+    const owner: { p: (typeof statements)[number]; prelude: boolean }[] = [];
+    for (const p of statements) {
+      const args = x.args.get(p.key) ?? [];
+      if (p.prelude) {
+        batch.push({ sql: p.prelude.sql, params: args.slice(p.prelude.offset), name: p.prelude.name });
+        owner.push({ p, prelude: true });
+      }
+      batch.push({ sql: p.sql, params: p.prelude ? args.slice(0, p.prelude.offset) : args, name: p.name });
+      owner.push({ p, prelude: false });
+    }
     // The query log (issue 31.2, off by default): the SQL as sent and how many parameters, never their values.
     probes.queryLog?.({
       operation_name: x.sel.op.name?.value ?? null, operation_type: x.sel.op.operation,
-      statements: statements.map((p, i) => ({ root_field: p.key, sql: p.sql, parameters: batch[i]?.params.length ?? 0 })),
+      statements: batch.map((b, i) => ({ root_field: owner[i]?.p.key ?? '', sql: b.sql, parameters: b.params.length })),
     });
     let results: Row[][];
     try {
@@ -120,17 +131,21 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
     } catch (e) {
       if (e instanceof StatementCancelled) throw timedOut(x.limit);
       if (!(e instanceof BatchError)) throw e;
-      const p = statements[e.index];
+      const o = owner[e.index];
+      const p = o?.p;
       const info = pgErrorInfo(e.cause);
       if (info?.code === QUERY_CANCELED) throw timedOut(x.limit);
       if (info?.code === STALE_PLAN_STATE) throw new StaleSchema(null);
+      const nested = info?.code === CHECK_FAILED_STATE && p?.nested ? nestedFailure(p.nested, info.message) : null;
+      if (nested) throw nested;
       if (info?.code === CHECK_FAILED_STATE && p?.checks) {
         const check = info.message === 'insert' ? 'insert' : 'update';
         throw gqlError('permission-error', p.checks[check], `check constraint of an ${check} permission has failed`);
       }
-      throw (p ? databaseError(e.cause, p.key, p.sql, x.args.get(p.key) ?? []) : null) ?? e.cause;
+      const sql = o?.prelude && p?.prelude ? p.prelude.sql : p?.sql ?? '';
+      throw (p && o ? databaseError(e.cause, p.key, sql, (batch[e.index]?.params ?? []) as (string | null)[]) : null) ?? e.cause;
     }
-    for (const [i, p] of statements.entries()) values.set(p.key, (results[i]?.[0]?.['root'] as string | null | undefined) ?? 'null');
+    for (const [i, o] of owner.entries()) if (!o.prelude) values.set(o.p.key, (results[i]?.[0]?.['root'] as string | null | undefined) ?? 'null');
   }
   return dataJson(x.plans, values);
 }

@@ -4,7 +4,7 @@ import { asyncStatement } from '../actions/index.js';
 import { SelectionCompiler } from '../compile/index.js';
 import { fieldInfo } from '../schema/index.js';
 import { MutationCompiler } from '../compile/index.js';
-import type { SelectionContext } from '../compile/index.js';
+import type { NestedPaths, SelectionContext } from '../compile/index.js';
 import { StatementBuilder, type PlanParam } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
 import type { RemoteRootPlan } from '../../remote-schemas/index.js';
@@ -17,7 +17,11 @@ export type RootPlan =
    * `name`: the prepared statement's name, derived from the text so that it always denotes the same text. `of`: the
    * root field whose list this statement's answer is an item of (`update_<t>_many`); `key` is then the item's path.
    */
-  | { key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths; of?: string }
+  | {
+    key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths; of?: string;
+    /** A nested insert's writes, run first in the same transaction; its parameters are `params` from `offset` on. */
+    prelude?: { sql: string; name: string; offset: number }; nested?: NestedPaths;
+  }
   /** Answered without SQL: `__typename`, `no_queries_available`. */
   | { key: string; kind: 'json'; json: string }
   /**
@@ -84,6 +88,11 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
         : i.kind === 'update' ? m.update(field, i.table, i.byPk, nodes, path) : m.delete(field, i.table, i.byPk, nodes, path);
       const objects = `${path}.args.${i.kind === 'insert' && i.one ? 'object' : 'objects'}`;
       const checks = st.checked ? { insert: objects, update: i.kind === 'insert' ? objects : path } : undefined;
+      if (st.prelude && st.nested) {
+        const prelude = { sql: st.prelude.sql, name: statementName(st.prelude.sql), offset: b.params.length };
+        plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: [...b.params, ...st.prelude.params], prelude, nested: st.nested });
+        continue;
+      }
       plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: b.params, ...(checks ? { checks } : {}) });
       continue;
     }

@@ -62,7 +62,7 @@ export function planBytes(plans: RootPlan[]): number {
   let n = 0;
   for (const p of plans) {
     n += PLAN_BYTES;
-    if (p.kind === 'sql') n += textBytes(p.sql) + p.params.length * PARAM_BYTES;
+    if (p.kind === 'sql') n += textBytes(p.sql) + p.params.length * PARAM_BYTES + (p.prelude ? textBytes(p.prelude.sql) : 0);
     else if (p.kind === 'json') n += textBytes(p.json);
     else if (p.kind === 'introspection' && p.answer !== undefined) n += textBytes(p.answer);
   }

@@ -22,6 +22,22 @@ export interface MutationTable {
   allColumns: GqlColumn[];
   insertColumns: GqlColumn[];
   updateColumns: GqlColumn[];
+  /** Whether the role may insert into / update the table (admin: the database allows it). */
+  insertable?: boolean;
+  updatable?: boolean;
+  /** The relationships the role may insert through (nested inserts, issue 30.1), by field name. */
+  relInserts: Map<string, RelInsert>;
+}
+
+/** A relationship as a nested insert uses it (schema/insert-inputs.ts). */
+export interface RelInsert {
+  name: string;
+  array: boolean;
+  /** This table's column → the remote table's column. */
+  mapping: [string, string][];
+  /** Whether the remote rows are written before this row (its foreign key names them) or after. */
+  order: 'before' | 'after';
+  table: MutationTable;
 }
 
 /** Where the rows of a list, aggregate or object field come from. */

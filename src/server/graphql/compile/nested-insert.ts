@@ -1,0 +1,403 @@
+import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
+import { isSessionRef } from '../../bool-exp/operators.js';
+import { isNowPreset } from '../../kinds/permissions.js';
+import { pathKey, type Json } from '../../../metadata/json.js';
+import { CHECK_FAILED_STATE } from '../../catalog.js';
+import { gqlError, validationFailed } from '../errors.js';
+import type { ApiError } from '../../../errors.js';
+import type { GqlColumn, MutationTable, RelInsert, RoleView } from '../schema/index.js';
+import { jsonObject, SelectionCompiler } from './select.js';
+import type { SelectionContext } from './selection.js';
+import { StatementBuilder } from './sql-builder.js';
+import { asList, isPlainObject, jsonText, type GValue } from './values.js';
+import { whereSql } from './where.js';
+import type { PlanParam } from './bind.js';
+
+/**
+ * Nested inserts (issue 30.1): an insert whose objects insert through relationships. Two statements in the
+ * mutation's transaction, sent in one round trip:
+ *  1. the writes: one data-modifying CTE per level (a relationship under one parent level with one `on_conflict`)
+ *     and set of given columns; a level reads the keys of the rows it depends on (its parent's for array and
+ *     `after_parent` relationships, its children's for `before_parent` ones) by joining their CTEs on the objects'
+ *     ordinals. A row's ordinal is captured as it is written (the ModifyTable node pulls one input row, writes it and
+ *     evaluates RETURNING before it pulls the next) through a transaction-local setting. The written rows' ctids
+ *     are kept in settings for statement 2;
+ *  2. the permission checks of every level and the response, over the rows read back by ctid: a check or a
+ *     relationship in `returning` sees every row the whole insert wrote (in one statement, CTEs do not see each
+ *     other's rows). A failed check aborts the transaction, so nothing is written.
+ * Failures carry `nested:<level>:<ordinal>:<kind>`; `nestedFailure` turns them into the incumbent's errors and paths.
+ */
+
+type Field = GraphQLField<unknown, unknown>;
+type Obj = Record<string, GValue>;
+
+/** What the executor needs to report a failure of a nested insert: each level's place in the input. */
+export interface NestedPaths {
+  levels: { parent: number; rel: string; table: string; before: boolean; leaf: boolean; po: number[]; index: number[] }[];
+  root: string;
+}
+
+export interface NestedStatement {
+  prelude: { sql: string; params: PlanParam[] };
+  sql: string;
+  nested: NestedPaths;
+}
+
+interface Level {
+  id: number;
+  mt: MutationTable;
+  parent: Level | null;
+  rel: RelInsert | null;
+  onConflict: GValue | undefined;
+  /** Each object, its parent's ordinal (1-based; 0 at the root), its index in its parent's list, its path. */
+  objects: { obj: Obj; ord: number; po: number; index: number; path: string; before: Map<Level, number>; after: boolean }[];
+  children: Map<string, Level>;
+  /** Whether rows of other levels read this level's rows (so every object must give a row). */
+  dependents: boolean;
+  checked: boolean;
+}
+
+const PLACEHOLDER = '_PLACEHOLDER';
+const SETTING = (kind: string, id: number): string => `'engine.ni${kind}${id}'`;
+
+/** Whether an insert's objects insert through relationships. */
+export function hasNestedInsert(mt: MutationTable, objects: GValue[]): boolean {
+  if (mt.relInserts.size === 0) return false;
+  return objects.some((o) => isPlainObject(o) && Object.keys(o).some((k) => mt.relInserts.has(k) && o[k] !== null));
+}
+
+const tableText = (mt: MutationTable): string => {
+  const t = mt.rt.entry.table;
+  return t.schema === 'public' ? t.name : `${t.schema}.${t.name}`;
+};
+
+export class NestedInsertCompiler {
+  private readonly levels: Level[] = [];
+  private readonly w: StatementBuilder;
+
+  constructor(private readonly b: StatementBuilder, private readonly role: RoleView, private readonly sel: SelectionContext) {
+    this.w = new StatementBuilder(role.cache);
+  }
+
+  compile(field: Field, mt: MutationTable, one: boolean, objects: GValue[], onConflict: GValue | undefined, nodes: FieldNode[], path: string): NestedStatement {
+    const rootPath = `${path}.args.${one ? 'object' : 'objects'}`;
+    const root = this.level(mt, null, null, onConflict);
+    objects.forEach((o, i) => this.add(root, isPlainObject(o) ? o : {}, 0, i, `${rootPath}[${i}]`));
+    const ctes: string[] = [];
+    // A level's CTE follows the CTEs it reads: the objects it points to first, then it, then the rows pointing to it.
+    const emit = (l: Level): void => {
+      const kids = [...l.children.values()];
+      for (const c of kids) if (c.rel?.order === 'before' && !c.rel.array) emit(c);
+      ctes.push(...this.writeLevel(l));
+      for (const c of kids) if (!(c.rel?.order === 'before' && !c.rel.array)) emit(c);
+    };
+    emit(root);
+    const prelude = this.prelude(ctes);
+    const sql = this.response(field, root, one, nodes, path);
+    const nested: NestedPaths = {
+      root: rootPath,
+      levels: this.levels.map((l) => ({
+        parent: l.parent?.id ?? -1, rel: l.rel?.name ?? '', table: tableText(l.mt), before: l.rel?.order === 'before' && !l.rel.array,
+        leaf: l.children.size === 0, po: l.objects.map((o) => o.po), index: l.objects.map((o) => o.index),
+      })),
+    };
+    return { prelude: { sql: prelude, params: this.w.params }, sql, nested };
+  }
+
+  private level(mt: MutationTable, parent: Level | null, rel: RelInsert | null, onConflict: GValue | undefined): Level {
+    const l: Level = { id: this.levels.length, mt, parent, rel, onConflict, objects: [], children: new Map(), dependents: false, checked: false };
+    this.levels.push(l);
+    return l;
+  }
+
+  /** Adds one object (and its nested objects) to level `l`; `addCols`: the columns its parent determines. */
+  private add(l: Level, obj: Obj, po: number, index: number, path: string): number {
+    const mt = l.mt;
+    const allowed = new Map(mt.insertColumns.map((c) => [c.field, c]));
+    const addCols = l.rel && (l.rel.array || l.rel.order === 'after') ? l.rel.mapping.map(([, r]) => r) : [];
+    const given: string[] = [];
+    const rels: [RelInsert, Obj | GValue[] | null, GValue | undefined][] = [];
+    for (const [k, v] of Object.entries(obj)) {
+      if (k === PLACEHOLDER) continue;
+      const c = allowed.get(k);
+      if (c) {
+        given.push(c.name);
+        continue;
+      }
+      const r = mt.relInserts.get(k);
+      if (!r) throw validationFailed(pathKey(path, k), `field "${k}" not found in type: '${mt.name}_insert_input'`);
+      if (v === null) continue;
+      const data = isPlainObject(v) ? v['data'] : undefined;
+      rels.push([r, r.array ? asList(data ?? []) : (isPlainObject(data) ? data : {}), isPlainObject(v) ? v['on_conflict'] : undefined]);
+    }
+    // The incumbent's validation: columns the parent determines are not given, nor a relationship's columns twice.
+    const conflict = given.filter((c) => addCols.includes(c));
+    if (conflict.length > 0) throw validationFailed(path, `cannot insert ${conflict.map((c) => `"${c}"`).join(', ')} columns as their values are already being determined by parent insert`);
+    for (const [r] of rels) {
+      if (r.array || r.order === 'after') continue;
+      const lCols = r.mapping.map(([local]) => local).filter((c) => addCols.includes(c) || given.includes(c));
+      if (lCols.length > 0) throw validationFailed(pathKey(path, r.name), `cannot insert object relationship "${r.name}" as ${lCols.map((c) => `"${c}"`).join(', ')} column values are already determined`);
+    }
+    const ord = l.objects.length + 1;
+    const entry = { obj, ord, po, index, path, before: new Map<Level, number>(), after: false };
+    l.objects.push(entry);
+    for (const [r, data, oc] of rels) {
+      if (r.array && (data as GValue[]).length === 0) continue;
+      const key = `${r.name}\u0000${oc === undefined ? '' : jsonText(oc)}`;
+      let child = l.children.get(key);
+      if (!child) {
+        child = this.level(r.table, l, r, oc);
+        l.children.set(key, child);
+      }
+      if (r.array) {
+        const list = data as GValue[];
+        list.forEach((o, i) => this.add(child, isPlainObject(o) ? o : {}, ord, i, `${path}.${r.name}.data[${i}]`));
+        if (list.length > 0) {
+          entry.after = true;
+          l.dependents = true;
+        }
+      } else if (r.order === 'after') {
+        this.add(child, data as Obj, ord, 0, `${path}.${r.name}.data[0]`);
+        entry.after = true;
+        l.dependents = true;
+      } else {
+        const c = this.add(child, data as Obj, ord, 0, `${path}.${r.name}.data`);
+        entry.before.set(child, c);
+        child.dependents = true;
+      }
+    }
+    return ord;
+  }
+
+  /** The CTEs writing one level: one per set of given columns (a row source cannot say DEFAULT), then their union. */
+  private writeLevel(l: Level): string[] {
+    const mt = l.mt;
+    const b = this.w;
+    const presets = this.presets(mt, mt.insert?.set);
+    const presetCols = new Set(presets.map(([c]) => c));
+    const groups = new Map<string, typeof l.objects>();
+    const byField = new Map(mt.insertColumns.map((c) => [c.field, c]));
+    for (const o of l.objects) {
+      const cols = Object.keys(o.obj).filter((k) => byField.has(k)).sort();
+      const key = `${cols.join(',')}|${[...o.before.keys()].map((c) => c.id).join(',')}`;
+      const g = groups.get(key);
+      if (g) g.push(o);
+      else groups.set(key, [o]);
+    }
+    const names: string[] = [];
+    const ctes: string[] = [];
+    const capture = l.dependents || l.parent === null;
+    let gi = 0;
+    for (const objects of groups.values()) {
+      const first = objects[0] as (typeof objects)[number];
+      const a = b.alias();
+      const v = b.alias();
+      const cols: GqlColumn[] = mt.allColumns.filter((c) => byField.get(c.field) === c && c.field in first.obj && !presetCols.has(c.name));
+      const target: string[] = [];
+      const exprs: string[] = [];
+      const from: string[] = [];
+      cols.forEach((c, i) => {
+        target.push(c.name);
+        exprs.push(`${v}.${quoteIdent(`c${i}`)}`);
+      });
+      if (l.rel && l.parent && (l.rel.array || l.rel.order === 'after')) {
+        const p = b.alias();
+        from.push(`JOIN ${quoteIdent(`n${l.parent.id}`)} AS ${p} ON ${p}."o" = ${v}."po"`);
+        for (const [local, remote] of l.rel.mapping) {
+          if (presetCols.has(remote)) continue;
+          target.push(remote);
+          exprs.push(`(${p}."r").${quoteIdent(local)}`);
+        }
+      }
+      const befores = [...first.before.keys()];
+      befores.forEach((child, i) => {
+        const c = b.alias();
+        from.push(`JOIN ${quoteIdent(`n${child.id}`)} AS ${c} ON ${c}."o" = ${v}.${quoteIdent(`b${i}`)}`);
+        for (const [local, remote] of child.rel?.mapping ?? []) {
+          if (presetCols.has(local) || target.includes(local)) continue;
+          target.push(local);
+          exprs.push(`(${c}."r").${quoteIdent(remote)}`);
+        }
+      });
+      for (const [c, e] of presets) {
+        target.push(c);
+        exprs.push(e);
+      }
+      const rows = objects.map((o) => {
+        const cells = [`${o.ord}`, `${o.po}`, ...befores.map((c) => `${o.before.get(c) ?? 0}`), ...cols.map((c) => b.param(o.obj[c.field] as GValue, c.castType))];
+        return `(${cells.join(', ')})`;
+      });
+      const vcols = ['"o"', '"po"', ...befores.map((_, i) => quoteIdent(`b${i}`)), ...cols.map((_, i) => quoteIdent(`c${i}`))];
+      let source: string;
+      let ordExpr: string;
+      const setting = SETTING('o', l.id);
+      if (exprs.length === 0) {
+        // Nothing given: every row takes its defaults, positionally (no join can need this level's order).
+        const firstCol = mt.allColumns[0] as GqlColumn;
+        target.push(firstCol.name);
+        source = `VALUES ${objects.map(() => '(DEFAULT)').join(', ')}`;
+        ordExpr = 'NULL::integer';
+      } else {
+        if (capture) exprs[0] = `CASE WHEN set_config(${setting}, ${v}."o"::text, true) IS NULL THEN NULL ELSE ${exprs[0]} END`;
+        // Rows are written in the objects' order (serial keys follow it); PostgreSQL evaluates an output list holding
+        // a volatile function (the capture) after the sort, row by row as the insert pulls them.
+        source = `SELECT ${exprs.join(', ')} FROM (VALUES ${rows.join(', ')}) AS ${v}(${vcols.join(', ')}) ${from.join(' ')}${from.length > 0 ? ` ORDER BY ${v}."o"` : ''}`;
+        ordExpr = capture ? `current_setting(${setting})::integer` : 'NULL::integer';
+      }
+      let sql = `INSERT INTO ${quoteTable(mt.rt.entry.table)} AS ${a} (${target.map(quoteIdent).join(', ')}) ${source}`;
+      sql += this.conflict(l, a, `${first.path}`);
+      const name = quoteIdent(`g${l.id}_${gi++}`);
+      const ords = objects.map((o) => o.ord);
+      ctes.push(`${name} AS (${sql} RETURNING ${a} AS "r", ${a}.ctid AS "t", ${ordExpr} AS "o", (${a}.xmax = 0) AS "ins")`);
+      // Positional ordinals where none was captured (the rows come back in the order they were given).
+      names.push(exprs.length === 0 || !capture
+        ? `SELECT "r", "t", (${b.value(`{${ords.join(',')}}`, 'integer[]')})[row_number() OVER ()] AS "o", "ins" FROM ${name}`
+        : `SELECT "r", "t", "o", "ins" FROM ${name}`);
+    }
+    ctes.push(`${quoteIdent(`n${l.id}`)} AS (${names.join(' UNION ALL ')})`);
+    return ctes;
+  }
+
+  private conflict(l: Level, a: string, path: string): string {
+    const oc = l.onConflict;
+    const mt = l.mt;
+    if (!isPlainObject(oc)) return '';
+    const updateColumns = asList(oc['update_columns'] ?? []).map(String).flatMap((f) => mt.updateColumns.find((c) => c.field === f)?.name ?? []);
+    const constraint = quoteIdent(String(oc['constraint']));
+    if (updateColumns.length === 0) return ` ON CONFLICT ON CONSTRAINT ${constraint} DO NOTHING`;
+    l.checked = l.checked || (!this.role.admin && mt.update?.check !== undefined && mt.update.check !== null);
+    const sets = [...updateColumns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`), ...this.presets(mt, mt.update?.set).map(([c, e]) => `${quoteIdent(c)} = ${e}`)];
+    const where: string[] = [];
+    if (!this.role.admin && mt.update?.filter !== undefined && mt.update.filter !== null) where.push(this.w.boolExpOn(mt.update.filter, mt.rt, a));
+    if (isPlainObject(oc['where']) && mt.view) where.push(whereSql(this.w, this.role, oc['where'], mt.view, a, `${path}.on_conflict.where`));
+    const cond = where.filter((w) => w !== 'true');
+    return ` ON CONFLICT ON CONSTRAINT ${constraint} DO UPDATE SET ${sets.join(', ')}${cond.length > 0 ? ` WHERE ${cond.join(' AND ')}` : ''}`;
+  }
+
+  /** Preset columns with their SQL expressions (engine-api.md §4.3.2), as the single-level insert has them. */
+  private presets(mt: MutationTable, set: Record<string, Json> | undefined): [string, string][] {
+    if (!set || this.role.admin) return [];
+    const out: [string, string][] = [];
+    for (const [name, v] of Object.entries(set)) {
+      const c = mt.allColumns.find((x) => x.name === name);
+      if (!c) continue;
+      if (isNowPreset(v, c.typeName)) out.push([name, 'now()']);
+      else if (isSessionRef(v)) out.push([name, this.w.session(String(v).toLowerCase(), c.castType)]);
+      else out.push([name, this.w.value(v === null ? null : typeof v === 'string' ? v : JSON.stringify(v), c.castType)]);
+    }
+    return out;
+  }
+
+  /** Statement 1: the writes; keeps each level's rows for statement 2 and fails when a row others need is missing. */
+  private prelude(ctes: string[]): string {
+    const keep: string[] = [];
+    const fails: string[] = [];
+    for (const l of this.levels) {
+      const n = quoteIdent(`n${l.id}`);
+      if (l.checked === false && !this.role.admin && (l.mt.insert?.check ?? null) !== null) l.checked = true;
+      if (l.parent === null || l.checked) {
+        keep.push(`set_config(${SETTING('t', l.id)}, (SELECT coalesce(array_agg("t" ORDER BY "o")::text, '{}') FROM ${n}), true)`);
+        keep.push(`set_config(${SETTING('o', l.id)}, (SELECT coalesce(array_agg("o" ORDER BY "o")::text, '{}') FROM ${n}), true)`);
+        keep.push(`set_config(${SETTING('i', l.id)}, (SELECT coalesce(array_agg("ins" ORDER BY "o")::text, '{}') FROM ${n}), true)`);
+      }
+      // A row that others read must exist: an object whose row was not written (on_conflict) fails the insert.
+      const needed = l.objects.flatMap((o, i) => (l.dependents && (o.after || l.rel?.order === 'before') ? [i + 1] : []));
+      if (needed.length > 0) {
+        const x = this.w.alias();
+        fails.push(`(SELECT 'nested:${l.id}:' || min(${x}) || ':rows' FROM unnest(${this.w.value(`{${needed.join(',')}}`, 'integer[]')}) AS ${x} WHERE NOT EXISTS (SELECT FROM ${n} WHERE "o" = ${x}))`);
+    }
+    }
+    const count = this.levels.map((l) => `(SELECT count(*) FROM ${quoteIdent(`n${l.id}`)})`).join(' + ');
+    keep.push(`set_config('engine.nia', (${count})::text, true)`);
+    const fail = fails.length > 0 ? `coalesce(${fails.join(', ')})` : 'NULL::text';
+    const guard = this.w.guard();
+    // The settings first, then the failure (which reads the CTEs again: they are materialised once).
+    return `WITH ${ctes.join(', ')} SELECT ${keep.join(', ')}, (SELECT engine_catalog.raise_error('${CHECK_FAILED_STATE}', "m") FROM (SELECT ${fail} AS "m") AS "f" WHERE "m" IS NOT NULL) AS "fail" FROM ${guard}`;
+  }
+
+  /** A level's written rows, read back in input order, with their checks: insert (`ic`) and update (`uc`). */
+  private readBack(l: Level): string {
+    const x = this.b.alias();
+    const u = this.b.alias();
+    const t = quoteTable(l.mt.rt.entry.table);
+    const arr = (k: string, type: string) => `current_setting(${SETTING(k, l.id)})::${type}[]`;
+    const check = (exp: Json | undefined): string => (this.role.admin || exp === undefined || exp === null ? 'true' : `coalesce((${this.b.boolExpOn(exp, l.mt.rt, x)}), false)`);
+    const uc = isPlainObject(l.onConflict) ? check(l.mt.update?.check) : 'true';
+    return `SELECT ${x} AS "r", ${u}."o", ${u}."ins", ${check(l.mt.insert?.check)} AS "ic", ${uc} AS "uc" FROM unnest(${arr('t', 'tid')}, ${arr('o', 'integer')}, ${arr('i', 'boolean')}) AS ${u}("t", "o", "ins") JOIN ${t} AS ${x} ON ${x}.ctid = ${u}."t"`;
+  }
+
+  /** Statement 2: every level's checks, then the response over the root level's rows. */
+  private response(field: Field, root: Level, one: boolean, nodes: FieldNode[], path: string): string {
+    const b = this.b;
+    const fails: string[] = [];
+    const ctes: string[] = [];
+    for (const l of this.levels) {
+      if (l.parent !== null && !l.checked) continue;
+      const k = quoteIdent(`k${l.id}`);
+      ctes.push(`${k} AS (${this.readBack(l)})`);
+      // A row written but not found by its ctid (a trigger changed it): its check cannot be evaluated, so fail.
+      fails.push(`(SELECT 'nested:${l.id}:0:moved' WHERE (SELECT count(*) FROM ${k}) <> cardinality(current_setting(${SETTING('t', l.id)})::tid[]))`);
+      if (!l.checked) continue;
+      fails.push(`(SELECT 'nested:${l.id}:' || min("o") || ':insert' FROM ${k} WHERE "ins" AND NOT "ic" HAVING count(*) > 0)`);
+      if (isPlainObject(l.onConflict)) fails.push(`(SELECT 'nested:${l.id}:' || min("o") || ':update' FROM ${k} WHERE NOT "ins" AND NOT "uc" HAVING count(*) > 0)`);
+    }
+    const sc = new SelectionCompiler(b, this.role, this.sel);
+    const mt = root.mt;
+    const type = getNamedType(field.type) as GraphQLObjectType;
+    const rows = (limit: string): { from: string; alias: string } => {
+      const t = b.alias();
+      const perm = mt.view && !this.role.admin ? b.permission(mt.view, t) : 'true';
+      return { from: `FROM unnest(ARRAY(SELECT "r" FROM "k0" ORDER BY "o")) AS ${t}${perm !== 'true' ? ` WHERE ${perm}` : ''}${limit}`, alias: t };
+    };
+    let out: string;
+    if (one) {
+      const { from, alias } = rows(' LIMIT 1');
+      out = `(SELECT ${sc.objectJson(type, nodes, alias, path, mt.view)} ${from})`;
+    } else {
+      const pairs: [string, string][] = [];
+      for (const [key, fns] of this.sel.subfields(nodes)) {
+        const n = fns[0] as FieldNode;
+        if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
+        else if (n.name.value === 'affected_rows') pairs.push([key, `current_setting('engine.nia')::integer`]);
+        else {
+          const item = getNamedType(type.getFields()['returning']?.type) as GraphQLObjectType;
+          const { from, alias } = rows('');
+          pairs.push([key, `(SELECT coalesce(json_agg(${sc.objectJson(item, fns, alias, `${path}.selectionSet.${key}`, mt.view)}), '[]'::json) ${from})`]);
+        }
+      }
+      out = jsonObject(pairs);
+    }
+    ctes.push(`"f" AS (SELECT ${fails.length > 0 ? `coalesce(${fails.join(', ')})` : 'NULL::text'} AS "m")`);
+    return `WITH ${ctes.join(', ')} SELECT CASE WHEN "m" IS NULL THEN (${out})::text END AS "root", CASE WHEN "m" IS NOT NULL THEN engine_catalog.raise_error('${CHECK_FAILED_STATE}', "m") END AS "fail" FROM "f"`;
+  }
+}
+
+/** The path of object `ord` (1-based) of level `id`, as the incumbent names it. */
+function objectPath(n: NestedPaths, id: number, ord: number): string {
+  const l = n.levels[id];
+  if (!l || l.parent < 0) return `${n.root}[${ord - 1}]`;
+  const parent = objectPath(n, l.parent, l.po[ord - 1] ?? 1);
+  return l.before ? `${parent}.${l.rel}.data` : `${parent}.${l.rel}.data[${l.index[ord - 1] ?? 0}]`;
+}
+
+/** The error a nested insert's statement raised (`nested:<level>:<ordinal>:<kind>`), or null for another message. */
+export function nestedFailure(n: NestedPaths, message: string): ApiError | null {
+  const m = /^nested:(\d+):(\d+):(\w+)$/.exec(message);
+  if (!m) return null;
+  const id = Number(m[1]);
+  const ord = Number(m[2]);
+  const kind = m[3] as string;
+  const l = n.levels[id];
+  if (!l) return null;
+  if (kind === 'insert' || kind === 'update') {
+    // The incumbent writes a level without relationships as one statement: its error names the whole list.
+    const path = l.parent < 0 ? objectPath(n, id, ord) : l.leaf || l.before ? `${objectPath(n, l.parent, l.po[ord - 1] ?? 1)}.${l.rel}.data` : objectPath(n, id, ord);
+    return gqlError('permission-error', path, `check constraint of an ${kind} permission has failed`);
+  }
+  if (kind === 'rows') {
+    if (l.before) return gqlError('not-supported', `${objectPath(n, l.parent, l.po[ord - 1] ?? 1)}.${l.rel}`, `cannot proceed to insert object relation "${l.rel}" since insert to table "${l.table}" affects zero rows`);
+    return gqlError('not-supported', objectPath(n, id, ord), `cannot proceed to insert array relations since insert to table "${l.table}" affects zero rows`);
+  }
+  return gqlError('unexpected', '$', `a row of table "${l.table}" written by the nested insert was changed before its permission check (by a trigger); nothing was written`);
+}
