@@ -163,7 +163,8 @@ async function main() {
       for (const k of c.cases) results.push({ cls: c.name, file: k.file, result: 'skipped', why: skipWhy });
       continue;
     }
-    const db = `incumbent_${++n}`;
+    // Per process: engineers running the script at once on one server must not drop each other's databases.
+    const db = `incumbent_${process.pid}_${++n}`;
     await admin((a) => a.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).then(() => a.query(`CREATE DATABASE ${db}`)));
     const u = new URL(BASE_URL);
     u.pathname = `/${db}`;
