@@ -1,17 +1,12 @@
-import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { pathIndex, pathKey } from '../../../metadata/json.js';
+import { quoteIdent } from '../../bool-exp/compile.js';
 import { validationFailed } from '../errors.js';
 import type { StatementBuilder } from './sql-builder.js';
-import { asList, isPlainObject, NumLit, VarRef, type GValue } from './values.js';
-import { joinSql, whereSql } from './where.js';
+import { asList, NumLit, VarRef, type GValue } from './values.js';
+import { whereSql } from './where.js';
+import { orderTerms, type OrderTerm } from './order-by.js';
 import type { RoleView, TableView } from '../schema/index.js';
 
 /** The arguments of list fields (graphql-api.md §4.3): where, order_by, distinct_on, limit, offset. */
-
-const DIRECTION: Record<string, string> = {
-  asc: 'ASC NULLS LAST', asc_nulls_first: 'ASC NULLS FIRST', asc_nulls_last: 'ASC NULLS LAST',
-  desc: 'DESC NULLS FIRST', desc_nulls_first: 'DESC NULLS FIRST', desc_nulls_last: 'DESC NULLS LAST',
-};
 
 export interface ListClauses {
   conditions: string[];
@@ -20,33 +15,6 @@ export interface ListClauses {
   limit: string | null;
   offset: string | null;
 }
-
-interface OrderTerm { expr: string; dir: string; column: string | null }
-
-function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view: TableView, alias: string, path: string, wrap: (e: string) => string, out: OrderTerm[]): void {
-  asList(v).forEach((entry, i) => {
-    if (!isPlainObject(entry)) return;
-    const p = Array.isArray(v) ? pathIndex(path, i) : path;
-    for (const [key, value] of Object.entries(entry)) {
-      if (value === null) continue;
-      const column = view.columns.find((c) => c.field === key);
-      if (column) {
-        const dir = DIRECTION[String(value)];
-        if (dir) out.push({ expr: wrap(b.cell(view, `c:${column.name}`, alias, `${alias}.${quoteIdent(column.name)}`)), dir, column: wrap === identity ? column.name : null });
-        continue;
-      }
-      const rel = view.objRels.find((r) => r.name === key);
-      const remote = rel && role.table(rel.remoteKey);
-      if (!rel || !remote) continue;
-      const a = b.alias();
-      const conds = [joinSql(rel, alias, a), b.permission(remote, a), b.cellCondition(view, `r:${rel.name}`, alias) ?? 'true'].filter((c) => c !== 'true').join(' AND ');
-      const inner = (e: string) => wrap(`(SELECT ${e} FROM ${quoteTable(remote.rt.entry.table)} AS ${a} WHERE ${conds} LIMIT 1)`);
-      orderTerms(b, role, value, remote, a, pathKey(p, key), inner, out);
-    }
-  });
-}
-
-const identity = (e: string): string => e;
 
 function count(v: GValue | undefined, path: string): number | null {
   if (v === undefined || v === null) return null;
@@ -72,7 +40,7 @@ export function listClauses(
   }
   const terms: OrderTerm[] = [];
   const ob = args.get('order_by');
-  if (ob !== undefined && ob !== null) orderTerms(b, role, ob, view, alias, `${path}.args.order_by`, identity, terms);
+  if (ob !== undefined && ob !== null) orderTerms(b, role, ob, view, alias, `${path}.args.order_by`, terms);
   const don = args.get('distinct_on');
   let distinct: string | null = null;
   if (don !== undefined && don !== null) {
