@@ -14,6 +14,8 @@ export interface ListClauses {
   orderBy: string | null;
   limit: string | null;
   offset: string | null;
+  /** FROM items the order needs after the list's own (order-by.ts GroupedJoins), or ''. */
+  joins: string;
 }
 
 function count(v: GValue | undefined, path: string): number | null {
@@ -28,7 +30,7 @@ function count(v: GValue | undefined, path: string): number | null {
  * Argument checks that need values (§1.3 step 8) fail here with the §6.1 messages.
  */
 export function listClauses(
-  b: StatementBuilder, role: RoleView, args: Map<string, GValue>, view: TableView, alias: string, path: string, permLimit: number | null,
+  b: StatementBuilder, role: RoleView, args: Map<string, GValue>, view: TableView, alias: string, path: string, permLimit: number | null, root = false,
 ): ListClauses {
   const conditions: string[] = [];
   const perm = b.permission(view, alias);
@@ -40,7 +42,10 @@ export function listClauses(
   }
   const terms: OrderTerm[] = [];
   const ob = args.get('order_by');
-  if (ob !== undefined && ob !== null) orderTerms(b, role, ob, view, alias, `${path}.args.order_by`, terms);
+  // A root list's filters again on another alias: what a grouped join restricts its related rows to.
+  const restrict = (p: string): string[] => [b.permission(view, p), where !== undefined && where !== null ? whereSql(b, role, where, view, p, `${path}.args.where`) : 'true'];
+  const grouped = root ? { joins: [] as string[], restrict } : null;
+  if (ob !== undefined && ob !== null) orderTerms(b, role, ob, view, alias, `${path}.args.order_by`, terms, undefined, grouped);
   const don = args.get('distinct_on');
   let distinct: string | null = null;
   if (don !== undefined && don !== null) {
@@ -73,5 +78,5 @@ export function listClauses(
     const o = count(ov, `${path}.args.offset`);
     offset = o === null || o === 0 ? null : b.value(String(o), 'integer');
   }
-  return { conditions, distinct, orderBy: terms.length > 0 ? terms.map((t) => `${t.expr} ${t.dir}`).join(', ') : null, limit, offset };
+  return { conditions, distinct, orderBy: terms.length > 0 ? terms.map((t) => `${t.expr} ${t.dir}`).join(', ') : null, limit, offset, joins: grouped?.joins.join('') ?? '' };
 }

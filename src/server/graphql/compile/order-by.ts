@@ -25,6 +25,14 @@ const OPS = new Set(['avg', 'max', 'min', 'stddev', 'stddev_pop', 'stddev_samp',
 
 const identity = (e: string): string => e;
 
+/**
+ * A root list's grouped joins (issue 30's benchmark): there, an array-relationship aggregate is one GROUP BY over the
+ * related rows whose parent the list may return — `restrict` gives the list's filters on another alias of its table —
+ * LEFT JOINed to the list, instead of a subquery per listed row (PostgreSQL then hashes where there are many rows and
+ * follows the index where there are few). `joins` collects the FROM items.
+ */
+export interface GroupedJoins { joins: string[]; restrict: (alias: string) => string[] }
+
 /** A computed field's call on `row`: its table argument and, if it takes one, the session (no user arguments). */
 function cfCall(b: StatementBuilder, cf: TableView['scalarCfs'][number], row: string): string {
   const parts: string[] = [];
@@ -62,7 +70,7 @@ function aggregateTerms(b: StatementBuilder, v: GValue, remote: TableView, from:
   }
 }
 
-export function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view: TableView, alias: string, path: string, out: OrderTerm[], wrap: (e: string) => string = identity): void {
+export function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view: TableView, alias: string, path: string, out: OrderTerm[], wrap: (e: string) => string = identity, grouped: GroupedJoins | null = null): void {
   asList(v).forEach((entry, i) => {
     if (!isPlainObject(entry)) return;
     const p = Array.isArray(v) ? pathIndex(path, i) : path;
@@ -83,13 +91,13 @@ export function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view:
         orderTerms(b, role, value, remote, a, pathKey(p, key), out, inner);
         continue;
       }
-      extraTerm(b, role, key, value, view, alias, wrap, out);
+      extraTerm(b, role, key, value, view, alias, wrap, out, wrap === identity ? grouped : null);
     }
   });
 }
 
 /** `<rel>_aggregate`, `<cf>` and `<cf>_aggregate` keys; the schema offers only those the role may use. */
-function extraTerm(b: StatementBuilder, role: RoleView, key: string, value: GValue, view: TableView, alias: string, wrap: (e: string) => string, out: OrderTerm[]): void {
+function extraTerm(b: StatementBuilder, role: RoleView, key: string, value: GValue, view: TableView, alias: string, wrap: (e: string) => string, out: OrderTerm[], grouped: GroupedJoins | null): void {
   const scalar = view.scalarCfs.find((c) => c.name === key);
   if (scalar) {
     const dir = DIRECTION[String(value)];
@@ -100,6 +108,10 @@ function extraTerm(b: StatementBuilder, role: RoleView, key: string, value: GVal
   const name = key.slice(0, -'_aggregate'.length);
   const rel = view.arrRels.find((r) => r.name === name);
   const relRemote = rel && role.table(rel.remoteKey);
+  if (rel && relRemote && grouped && view.cells?.get(`r:${rel.name}`) === undefined) {
+    groupedTerms(b, value, view, relRemote, rel, alias, grouped, out);
+    return;
+  }
   if (rel && relRemote) {
     const a = b.alias();
     const conds = [joinSql(rel, alias, a), b.permission(relRemote, a), b.cellCondition(view, `r:${rel.name}`, alias) ?? 'true'];
@@ -112,5 +124,42 @@ function extraTerm(b: StatementBuilder, role: RoleView, key: string, value: GVal
     const a = b.alias();
     const conds = [b.permission(cfRemote, a), b.cellCondition(view, `f:${cf.name}`, alias) ?? 'true'];
     aggregateTerms(b, value, cfRemote, `${cfCall(b, cf, alias)} AS ${a}`, a, conds, wrap, out);
+  }
+}
+
+/** The terms of `R_aggregate_order_by` as grouped joins (GroupedJoins); the related rows' select filter inside. */
+function groupedTerms(b: StatementBuilder, v: GValue, view: TableView, remote: TableView, rel: TableView['arrRels'][number], alias: string, g: GroupedJoins, out: OrderTerm[]): void {
+  if (!isPlainObject(v)) return;
+  const join = (aggOf: (a: string) => string, isCount: boolean, dir: string): void => {
+    const a = b.alias();
+    const p = b.alias();
+    const j = b.alias();
+    const keys = rel.rel.mapping.map(([, r], i) => `${a}.${quoteIdent(r)} AS "k${i}"`).join(', ');
+    const remoteCols = rel.rel.mapping.map(([, r]) => `${a}.${quoteIdent(r)}`).join(', ');
+    const parentCols = rel.rel.mapping.map(([l]) => `${p}.${quoteIdent(l)}`).join(', ');
+    const parentWhere = [...g.restrict(p)].filter((c) => c !== 'true');
+    const within = `(${remoteCols}) IN (SELECT ${parentCols} FROM ${quoteTable(view.rt.entry.table)} AS ${p}${parentWhere.length > 0 ? ` WHERE ${parentWhere.join(' AND ')}` : ''})`;
+    const agg = aggOf(a);
+    const where = [b.permission(remote, a), within].filter((c) => c !== 'true').join(' AND ');
+    const groupBy = rel.rel.mapping.map((_, i) => String(i + 1)).join(', ');
+    const on = rel.rel.mapping.map(([l], i) => `${j}."k${i}" = ${alias}.${quoteIdent(l)}`).join(' AND ');
+    g.joins.push(` LEFT JOIN (SELECT ${keys}, ${agg} AS "v" FROM ${quoteTable(remote.rt.entry.table)} AS ${a} WHERE ${where} GROUP BY ${groupBy}) AS ${j} ON ${on}`);
+    // No related row: no group, so no join row; count is then 0 and every other aggregate null.
+    out.push({ expr: isCount ? `coalesce(${j}."v", 0)` : `${j}."v"`, dir, column: null });
+  };
+  for (const [op, value] of Object.entries(v)) {
+    if (value === null) continue;
+    if (op === 'count') {
+      const dir = DIRECTION[String(value)];
+      if (dir) join(() => 'count(*)', true, dir);
+      continue;
+    }
+    if (!OPS.has(op) || !isPlainObject(value)) continue;
+    for (const [field, d] of Object.entries(value)) {
+      const column = remote.columns.find((c) => c.field === field);
+      const dir = d === null ? undefined : DIRECTION[String(d)];
+      if (!column || !dir) continue;
+      join((a) => `${op}(${b.cell(remote, `c:${column.name}`, a, `${a}.${quoteIdent(column.name)}`)})`, false, dir);
+    }
   }
 }

@@ -31,7 +31,7 @@ type Field = GraphQLField<unknown, unknown>;
  */
 function rowSelect(c: ListClauses, item: string, from: string, where: string[]): string {
   const order = c.orderBy ? `ORDER BY ${c.orderBy}` : '';
-  return `SELECT ${c.distinct ? `${c.distinct} ` : ''}row_number() OVER (${order}) AS "n", ${item} FROM ${from}` +
+  return `SELECT ${c.distinct ? `${c.distinct} ` : ''}row_number() OVER (${order}) AS "n", ${item} FROM ${from}${c.joins}` +
     `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${order ? ` ${order}` : ''}` +
     `${c.limit ? ` LIMIT ${c.limit}` : ''}${c.offset ? ` OFFSET ${c.offset}` : ''}`;
 }
@@ -143,7 +143,7 @@ export class SelectionCompiler {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
     const { from, conds } = this.from(view, source, args, a, row);
-    const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
+    const c = listClauses(this.b, this.role, args, view, a, path, view.limit, source.kind === 'table');
     const where = [...conds, ...c.conditions];
     const obj = this.objectJson(named(field), nodes, a, path, view);
     const e = this.b.alias();
@@ -159,7 +159,7 @@ export class SelectionCompiler {
     // fields selected, only the field's own limit applies to the rows and the nodes keep the first `limit` of them.
     const subs = this.sel.subfields(nodes);
     const capNodes = view.limit !== null && [...subs.values()].some((fns) => (fns[0] as FieldNode).name.value === 'aggregate');
-    const c = listClauses(this.b, this.role, args, view, a, path, capNodes ? null : view.limit);
+    const c = listClauses(this.b, this.role, args, view, a, path, capNodes ? null : view.limit, source.kind === 'table');
     const where = [...conds, ...c.conditions, ...(visible ? [visible] : [])];
     const e = this.b.alias();
     const r = `${e}."r"`;
