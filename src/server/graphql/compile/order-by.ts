@@ -138,12 +138,13 @@ function groupedTerms(b: StatementBuilder, v: GValue, view: TableView, remote: T
     const remoteCols = rel.rel.mapping.map(([, r]) => `${a}.${quoteIdent(r)}`).join(', ');
     const parentCols = rel.rel.mapping.map(([l]) => `${p}.${quoteIdent(l)}`).join(', ');
     const parentWhere = [...g.restrict(p)].filter((c) => c !== 'true');
-    const within = `(${remoteCols}) IN (SELECT ${parentCols} FROM ${quoteTable(view.rt.entry.table)} AS ${p}${parentWhere.length > 0 ? ` WHERE ${parentWhere.join(' AND ')}` : ''})`;
+    // Without filters every parent is a candidate: groups of no parent simply find nothing to join.
+    const within = parentWhere.length === 0 ? 'true' : `(${remoteCols}) IN (SELECT ${parentCols} FROM ${quoteTable(view.rt.entry.table)} AS ${p} WHERE ${parentWhere.join(' AND ')})`;
     const agg = aggOf(a);
     const where = [b.permission(remote, a), within].filter((c) => c !== 'true').join(' AND ');
     const groupBy = rel.rel.mapping.map((_, i) => String(i + 1)).join(', ');
     const on = rel.rel.mapping.map(([l], i) => `${j}."k${i}" = ${alias}.${quoteIdent(l)}`).join(' AND ');
-    g.joins.push(` LEFT JOIN (SELECT ${keys}, ${agg} AS "v" FROM ${quoteTable(remote.rt.entry.table)} AS ${a} WHERE ${where} GROUP BY ${groupBy}) AS ${j} ON ${on}`);
+    g.joins.push(` LEFT JOIN (SELECT ${keys}, ${agg} AS "v" FROM ${quoteTable(remote.rt.entry.table)} AS ${a}${where ? ` WHERE ${where}` : ''} GROUP BY ${groupBy}) AS ${j} ON ${on}`);
     // No related row: no group, so no join row; count is then 0 and every other aggregate null.
     out.push({ expr: isCount ? `coalesce(${j}."v", 0)` : `${j}."v"`, dir, column: null });
   };
