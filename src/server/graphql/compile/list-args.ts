@@ -1,17 +1,12 @@
-import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { pathIndex, pathKey } from '../../../metadata/json.js';
+import { quoteIdent } from '../../bool-exp/compile.js';
 import { validationFailed } from '../errors.js';
 import type { StatementBuilder } from './sql-builder.js';
-import { asList, isPlainObject, NumLit, VarRef, type GValue } from './values.js';
-import { joinSql, whereSql } from './where.js';
+import { asList, NumLit, VarRef, type GValue } from './values.js';
+import { whereSql } from './where.js';
+import { orderTerms, type OrderTerm } from './order-by.js';
 import type { RoleView, TableView } from '../schema/index.js';
 
 /** The arguments of list fields (graphql-api.md §4.3): where, order_by, distinct_on, limit, offset. */
-
-const DIRECTION: Record<string, string> = {
-  asc: 'ASC NULLS LAST', asc_nulls_first: 'ASC NULLS FIRST', asc_nulls_last: 'ASC NULLS LAST',
-  desc: 'DESC NULLS FIRST', desc_nulls_first: 'DESC NULLS FIRST', desc_nulls_last: 'DESC NULLS LAST',
-};
 
 export interface ListClauses {
   conditions: string[];
@@ -19,34 +14,9 @@ export interface ListClauses {
   orderBy: string | null;
   limit: string | null;
   offset: string | null;
+  /** FROM items the order needs after the list's own (order-by.ts GroupedJoins), or ''. */
+  joins: string;
 }
-
-interface OrderTerm { expr: string; dir: string; column: string | null }
-
-function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view: TableView, alias: string, path: string, wrap: (e: string) => string, out: OrderTerm[]): void {
-  asList(v).forEach((entry, i) => {
-    if (!isPlainObject(entry)) return;
-    const p = Array.isArray(v) ? pathIndex(path, i) : path;
-    for (const [key, value] of Object.entries(entry)) {
-      if (value === null) continue;
-      const column = view.columns.find((c) => c.field === key);
-      if (column) {
-        const dir = DIRECTION[String(value)];
-        if (dir) out.push({ expr: wrap(b.cell(view, `c:${column.name}`, alias, `${alias}.${quoteIdent(column.name)}`)), dir, column: wrap === identity ? column.name : null });
-        continue;
-      }
-      const rel = view.objRels.find((r) => r.name === key);
-      const remote = rel && role.table(rel.remoteKey);
-      if (!rel || !remote) continue;
-      const a = b.alias();
-      const conds = [joinSql(rel, alias, a), b.permission(remote, a), b.cellCondition(view, `r:${rel.name}`, alias) ?? 'true'].filter((c) => c !== 'true').join(' AND ');
-      const inner = (e: string) => wrap(`(SELECT ${e} FROM ${quoteTable(remote.rt.entry.table)} AS ${a} WHERE ${conds} LIMIT 1)`);
-      orderTerms(b, role, value, remote, a, pathKey(p, key), inner, out);
-    }
-  });
-}
-
-const identity = (e: string): string => e;
 
 function count(v: GValue | undefined, path: string): number | null {
   if (v === undefined || v === null) return null;
@@ -60,7 +30,7 @@ function count(v: GValue | undefined, path: string): number | null {
  * Argument checks that need values (§1.3 step 8) fail here with the §6.1 messages.
  */
 export function listClauses(
-  b: StatementBuilder, role: RoleView, args: Map<string, GValue>, view: TableView, alias: string, path: string, permLimit: number | null,
+  b: StatementBuilder, role: RoleView, args: Map<string, GValue>, view: TableView, alias: string, path: string, permLimit: number | null, root = false,
 ): ListClauses {
   const conditions: string[] = [];
   const perm = b.permission(view, alias);
@@ -72,7 +42,10 @@ export function listClauses(
   }
   const terms: OrderTerm[] = [];
   const ob = args.get('order_by');
-  if (ob !== undefined && ob !== null) orderTerms(b, role, ob, view, alias, `${path}.args.order_by`, identity, terms);
+  // A root list's filters again on another alias: what a grouped join restricts its related rows to.
+  const restrict = (p: string): string[] => [b.permission(view, p), where !== undefined && where !== null ? whereSql(b, role, where, view, p, `${path}.args.where`) : 'true'];
+  const grouped = root ? { joins: [] as string[], restrict } : null;
+  if (ob !== undefined && ob !== null) orderTerms(b, role, ob, view, alias, `${path}.args.order_by`, terms, undefined, grouped);
   const don = args.get('distinct_on');
   let distinct: string | null = null;
   if (don !== undefined && don !== null) {
@@ -105,5 +78,5 @@ export function listClauses(
     const o = count(ov, `${path}.args.offset`);
     offset = o === null || o === 0 ? null : b.value(String(o), 'integer');
   }
-  return { conditions, distinct, orderBy: terms.length > 0 ? terms.map((t) => `${t.expr} ${t.dir}`).join(', ') : null, limit, offset };
+  return { conditions, distinct, orderBy: terms.length > 0 ? terms.map((t) => `${t.expr} ${t.dir}`).join(', ') : null, limit, offset, joins: grouped?.joins.join('') ?? '' };
 }

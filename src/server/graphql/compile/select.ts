@@ -31,7 +31,7 @@ type Field = GraphQLField<unknown, unknown>;
  */
 function rowSelect(c: ListClauses, item: string, from: string, where: string[]): string {
   const order = c.orderBy ? `ORDER BY ${c.orderBy}` : '';
-  return `SELECT ${c.distinct ? `${c.distinct} ` : ''}row_number() OVER (${order}) AS "n", ${item} FROM ${from}` +
+  return `SELECT ${c.distinct ? `${c.distinct} ` : ''}row_number() OVER (${order}) AS "n", ${item} FROM ${from}${c.joins}` +
     `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${order ? ` ${order}` : ''}` +
     `${c.limit ? ` LIMIT ${c.limit}` : ''}${c.offset ? ` OFFSET ${c.offset}` : ''}`;
 }
@@ -143,7 +143,7 @@ export class SelectionCompiler {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
     const { from, conds } = this.from(view, source, args, a, row);
-    const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
+    const c = listClauses(this.b, this.role, args, view, a, path, view.limit, source.kind === 'table');
     const where = [...conds, ...c.conditions];
     const obj = this.objectJson(named(field), nodes, a, path, view);
     const e = this.b.alias();
@@ -155,21 +155,30 @@ export class SelectionCompiler {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
     const { from, conds } = this.from(view, source, args, a, row);
-    const c = listClauses(this.b, this.role, args, view, a, path, view.limit);
+    // The permission limit caps `nodes`, not the rows aggregated (the incumbent's rule, issue 30.5): with aggregate
+    // fields selected, only the field's own limit applies to the rows and the nodes keep the first `limit` of them.
+    const subs = this.sel.subfields(nodes);
+    const capNodes = view.limit !== null && [...subs.values()].some((fns) => (fns[0] as FieldNode).name.value === 'aggregate');
+    const c = listClauses(this.b, this.role, args, view, a, path, capNodes ? null : view.limit, source.kind === 'table');
     const where = [...conds, ...c.conditions, ...(visible ? [visible] : [])];
     const e = this.b.alias();
     const r = `${e}."r"`;
+    // Bound only where the nodes are selected: an unused parameter has no type PostgreSQL can infer.
+    const cap = (): string => (capNodes ? ` FILTER (WHERE ${e}."k" <= ${this.b.value(String(view.limit), 'integer')})` : '');
     const aggType = named(field);
     const pairs: [string, string][] = [];
-    for (const [key, fns] of this.sel.subfields(nodes)) {
+    for (const [key, fns] of subs) {
       const n = fns[0] as FieldNode;
       const p = `${path}.selectionSet.${key}`;
       if (n.name.value === '__typename') pairs.push([key, `'${aggType.name}'::text`]);
-      else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p, view)} ORDER BY ${e}."n"), '[]'::json)`]);
+      else if (n.name.value === 'nodes') pairs.push([key, `coalesce(json_agg(${this.objectJson(this.typeOfField(aggType, 'nodes'), fns, r, p, view)} ORDER BY ${e}."n")${cap()}, '[]'::json)`]);
       else pairs.push([key, this.aggregateFields(this.typeOfField(aggType, 'aggregate'), view, fns, r)]);
     }
     // The rows are selected whole ("r") so that nodes can pass them to computed fields after aggregation.
-    return `(SELECT ${jsonObject(pairs)} FROM (${rowSelect(c, `${a} AS "r"`, from, where)}) AS ${e})`;
+    const rows = rowSelect(c, `${a} AS "r"`, from, where);
+    // "k" numbers the rows after offset and DISTINCT ON ("n" is numbered before them): the nodes are the first k.
+    const numbered = capNodes ? `(SELECT "n", "r", row_number() OVER (ORDER BY "n") AS "k" FROM (${rows}) AS "_k")` : `(${rows})`;
+    return `(SELECT ${jsonObject(pairs)} FROM ${numbered} AS ${e})`;
   }
 
   private aggregateFields(type: GraphQLObjectType, view: TableView, nodes: FieldNode[], r: string): string {

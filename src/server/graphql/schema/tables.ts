@@ -17,6 +17,7 @@ import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
 import { cfClaimKey } from './claims.js';
 import { castField, ltreeFields, regexFields } from './operators-extra.js';
+import { extraOrderFields, type OrderTypes } from './order-by.js';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -291,6 +292,13 @@ export class TableTypes {
     return t;
   }
 
+  /** What schema/order-by.ts builds its types from (issue 30.2). */
+  private orderTypesMemo: OrderTypes | null = null;
+  private get orderTypes(): OrderTypes {
+    this.orderTypesMemo ??= { role: this.role, orderEnum: ORDER_BY, inputs: this.inputs, comparable: (t) => aggregateType('max', { typeName: t } as DbColumn) !== null, orderBy: (v) => this.orderBy(v) };
+    return this.orderTypesMemo;
+  }
+
   orderBy(v: TableView): GraphQLInputObjectType {
     const name = `${v.name}_order_by`;
     let t = this.inputs.get(name);
@@ -302,6 +310,7 @@ export class TableTypes {
           const f: GraphQLInputFieldConfigMap = {};
           for (const c of v.columns) if (c.typeName !== 'json') f[c.field] = ORDER_FIELD;
           for (const r of v.objRels) f[r.name] = { type: this.orderBy(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
+          extraOrderFields(this.orderTypes, v, f, (cf) => this.hiddenCfs.has(cfClaimKey(v.key, cf.name)));
           return Object.keys(f).length > 0 ? f : ORDER_PLACEHOLDER;
         },
       });
