@@ -266,7 +266,8 @@ export class TableTypes {
         f['_nin'] = many;
       }
       f['_is_null'] = BOOLEAN_ARG;
-      if (s === GraphQLString) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = text;
+      // bpchar, citext and name keep their own scalar names (issue 29.8) and, as at the incumbent, the text operators.
+      if (s === GraphQLString || TEXT_LIKE.has(base)) for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = s === GraphQLString ? text : one;
       if (base === 'jsonb') {
         const keys = { type: list(sharedNonNull(GraphQLString)), extensions: NO_EXTENSIONS };
         Object.assign(f, { _contains: one, _contained_in: one, _has_key: text, _has_keys_any: keys, _has_keys_all: keys });
