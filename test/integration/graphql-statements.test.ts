@@ -208,7 +208,7 @@ describe('§7.1 synchronous actions', () => {
 describe('§7.1–§7.3 mutations: one statement per root field, checks in it', () => {
   const inTx = (s: string[]) => s.filter((x) => !isVersionCheck(x));
   // Each statement records who writes and checks the plan's resource_version itself, before it writes (its guard).
-  const GUARD = /FROM \(SELECT set_config\('engine\.session_variables', \$\d+::text, true\) AS "s", CASE WHEN \(SELECT resource_version FROM engine_catalog\.metadata_globals WHERE id = 1\) IS DISTINCT FROM \$\d+::integer THEN engine_catalog\.raise_error\('EN002', 'stale plan'\) END AS "v"\) AS "_g"$/;
+  const GUARD = /FROM \(SELECT set_config\('engine\.session_variables', \$\d+::text, true\) AS "s", set_config\('hasura\.user', [^]*?, true\) AS "h", CASE WHEN \(SELECT resource_version FROM engine_catalog\.metadata_globals WHERE id = 1\) IS DISTINCT FROM \$\d+::integer THEN engine_catalog\.raise_error\('EN002', 'stale plan'\) END AS "v"\) AS "_g"$/;
   const guarded = (write: string) => expect.stringMatching(new RegExp(`^WITH "m" AS \\(${write} [^]*${GUARD.source}`));
 
   it('1,000 inserted objects with a check through a relationship and returning: one statement', async () => {
