@@ -30,6 +30,8 @@ export interface ServeOptions {
   clock?: Clock;
   /** `--enable-allowlist`: non-admin GraphQL requests must send allow-listed documents. */
   enableAllowlist?: boolean;
+  /** ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES: bigint, numeric and float8 answered as JSON strings (issue 29.8). */
+  stringifyNumericTypes?: boolean;
   /** `--node-limit`, `--alias-limit`: fields and aliases of one GraphQL operation, fragments expanded (issue 28). */
   nodeLimit?: number;
   aliasLimit?: number;

@@ -184,14 +184,14 @@ describe('§2.2 names, §2.3 scalars, §2.10 empty types', () => {
     await e.ok({ type: 'track_table', args: 'kinds' });
     expect(await q(e, '{ kinds { u d t tz i ts tstz big f r b m j n s c v p } }')).toEqual({ data: { kinds: [{
       u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', d: '2024-05-01', t: '10:00:00', tz: '10:00:00+00', i: '1 day 02:00:00',
-      ts: '2024-05-01T10:00:00', tstz: '2024-05-01T08:00:00.5+00:00', big: ['1', '2'], f: 'NaN', r: 1.5, b: '\\x0102', m: 'ok',
-      j: { b: 1, a: 2 }, n: ['1.50'], s: 7, c: 'ab ', v: 'xy', p: '5',
+      ts: '2024-05-01T10:00:00', tstz: '2024-05-01T08:00:00.5+00:00', big: [1, 2], f: 'NaN', r: 1.5, b: '\\x0102', m: 'ok',
+      j: { b: 1, a: 2 }, n: [1.5], s: 7, c: 'ab ', v: 'xy', p: 5,
     }] } });
     const schema = await clientSchema(ADMIN);
     const fields = (schema.getType('kinds') as never as { getFields(): Record<string, { type: { toString(): string } }> }).getFields();
     expect(Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.type.toString()]))).toEqual({
       id: 'Int!', u: 'uuid', d: 'date', t: 'time', tz: 'timetz', i: 'interval', ts: 'timestamp', tstz: 'timestamptz', big: '_int8',
-      f: 'Float', r: 'Float', b: 'bytea', m: 'mood', j: 'json', n: '_numeric', s: 'Int', c: 'String', v: 'String', p: 'bigint',
+      f: 'float8', r: 'Float', b: 'bytea', m: 'mood', j: 'json', n: '_numeric', s: 'smallint', c: 'bpchar', v: 'String', p: 'bigint',
     });
     expect(await q(e, '{ kinds(where: {p: {_gt: "4"}}) { id } }')).toEqual({ data: { kinds: [{ id: 1 }] } });
     expect(await q(e, '{ kinds(where: {big: {_eq: "{1,2}"}, u: {_in: ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"]}, m: {_eq: "ok"}, j: {_is_null: false}}) { id } }'))

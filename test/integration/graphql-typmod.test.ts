@@ -103,9 +103,9 @@ describe('columns with type modifiers in /v1/graphql', () => {
       del: delete_p_by_pk(id: "cde") { id }
     }`);
     expect(m).toEqual({
-      ins: { id: 'cde', v: 'new', n: '3.14', b: '11110000', a: ['q  '], d: 'ppp', dd: 'qqq' },
+      ins: { id: 'cde', v: 'new', n: 3.14, b: '11110000', a: ['q  '], d: 'ppp', dd: 'qqq' },
       up: { id: 'bcd', v: 'upd', b: '00001111' },
-      inc: { returning: [{ id: 'BCD', n: '3.25' }] },
+      inc: { returning: [{ id: 'BCD', n: 3.25 }] },
       oc: { id: 'BCD', v: 'conflict' },
       del: { id: 'cde' },
     });

@@ -4,7 +4,7 @@ import { write } from '../helpers/assertions.js';
 import { gql } from './graphql-fixture.js';
 
 // Issue 29 point 6: scalar computed fields of the row as keys of permission filters and checks, compared like a column
-// of their return type; other computed fields are refused with their reason.
+// of their return type, and ones returning rows of a tracked table (some row matches); others are refused with their reason.
 
 const e = useTestEngine({ setup: async () => {
   await e.sql(`create table author (id int primary key, first text, last text);
@@ -41,9 +41,19 @@ describe('computed fields in permission BoolExps (issue 29 point 6)', () => {
     expect(checked.errors[0]?.extensions.code).toBe('permission-error');
   });
 
+  it('a computed field returning rows holds when one of its rows matches (the incumbent\'s reading), in filters and checks', async () => {
+    await write(e, perm('select', 'author', { columns: ['id'], filter: { books: { title: { _eq: 'B' } } } }));
+    await write(e, perm('update', 'author', { columns: ['last'], filter: { books: { title: { _in: ['A', 'B'] } } }, check: { books: { title: { _neq: 'A' } } } }));
+    expect(await q('{ author { id } }')).toEqual({ data: { author: [{ id: 2 }] } });
+    expect(await q('mutation { update_author(where: {id: {_eq: 2}}, _set: {last: "Z"}) { affected_rows } }')).toEqual({ data: { update_author: { affected_rows: 1 } } });
+    const checked = await q('mutation { update_author(where: {id: {_eq: 1}}, _set: {last: "Z"}) { affected_rows } }') as { errors: { extensions: { code: string } }[] };
+    expect(checked.errors[0]?.extensions.code).toBe('permission-error');
+  });
+
   it('refuses computed fields a BoolExp cannot use, with the reason, changing nothing', async () => {
     const cases: [string, unknown, string][] = [
-      ['books', { books: { title: { _eq: 'A' } } }, 'computed field "books" returns rows of a table; only scalar computed fields can be used in a boolean expression'],
+      ['books', { books: { nope: { _eq: 'A' } } }, 'column or relationship "nope" does not exist in table "book"'],
+      ['books', { books: 'A' }, 'expecting an object for computed field "books"'],
       ['greet', { greet: { _eq: 'hi' } }, 'computed field "greet" takes arguments besides the row; it cannot be used in a boolean expression'],
       ['type', { full_name: { _eq: 5 } }, 'invalid value for column "full_name" of type "text": 5'],
     ];

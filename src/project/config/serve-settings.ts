@@ -124,6 +124,14 @@ function preparedStatements(flag: boolean | undefined, env: Environment): boolea
   return t === 'true';
 }
 
+/** A true/false variable (any case); undefined when unset or empty. */
+function booleanVariable(env: Environment, variable: string, key: string): boolean | undefined {
+  const v = env.variable(variable)?.trim().toLowerCase();
+  if (v === undefined || v === '') return undefined;
+  if (v !== 'true' && v !== 'false') throw new CliError('config-invalid', `invalid value for "${key}" from ${variable}: expected true or false`, 1);
+  return v === 'true';
+}
+
 /** The pool of an external PostgreSQL (issue 31 point 7): only what was given; the pool's defaults fill the rest. */
 function poolSettings(flags: ServeFlags, env: Environment): PoolSettings {
   const max = positiveSetting(env, flags.pgConnections, '--pg-connections', 'pg_connections', 'ENGINE_GRAPHQL_PG_CONNECTIONS');
@@ -203,8 +211,10 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const readReplicaUrls = replicaUrls(flags, env);
   const shutdownGraceMs = seconds(flags.gracefulShutdownTimeout, '--graceful-shutdown-timeout', env, 'ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', 'graceful_shutdown_timeout');
   const sessionVariablePrefix = sessionPrefix(env, flags.sessionVariablePrefix);
+  const stringify = booleanVariable(env, 'ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES', 'stringify_numeric_types');
   return {
     port, host, dataDir,
+    ...(stringify === true ? { stringifyNumericTypes: true } : {}),
     ...(sessionVariablePrefix !== undefined ? { sessionVariablePrefix } : {}),
     ...withConsole(resolveHttpSettings(flags, env), databaseUrl !== undefined && databaseUrl !== ''),
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),

@@ -105,7 +105,13 @@ function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolE
     } else if (table.columns.has(key)) {
       parts.push(column(`${alias}.${quoteIdent(key)}`, castTypeOf(table.columns.get(key)), value, alias, b, rootAlias));
     } else if (!table.relationships.has(key) && table.computedFields?.has(key)) {
-      const cf = table.computedFields.get(key) as { fn: { schema: string; name: string }; typeName: string };
+      const cf = table.computedFields.get(key) as { fn: { schema: string; name: string }; typeName: string; rows?: { schema: string; name: string } };
+      const remote = cf.rows && schema.table(cf.rows);
+      if (remote) {
+        const a = b.alias();
+        parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(cf.fn)}(${alias}) AS ${a} WHERE ${expression(value, remote, a, schema, b, rootAlias)})`);
+        continue;
+      }
       parts.push(column(`${quoteTable(cf.fn)}(${alias})`, cf.typeName, value, alias, b, rootAlias));
     } else {
       const rel = table.relationships.get(key);

@@ -11,9 +11,10 @@ export interface BoolExpTable {
   relationships: Map<string, { remote: QualifiedName; mapping: [string, string][] }>;
   /**
    * Computed fields usable as BoolExp keys (issue 29): a scalar one of the row alone is compared like a column of
-   * its return type; `unusable` says why another one cannot be.
+   * its return type; one returning rows of a tracked table (`rows`) holds when some row it returns matches the
+   * nested expression, as at the incumbent; `unusable` says why another one cannot be.
    */
-  computedFields?: Map<string, { fn: QualifiedName; typeName: string } | { unusable: string }>;
+  computedFields?: Map<string, { fn: QualifiedName; typeName: string; rows?: QualifiedName } | { unusable: string }>;
 }
 
 export interface BoolExpSchema {

@@ -66,6 +66,13 @@ function expression(exp: Json, table: BoolExpTable, schema: BoolExpSchema, refs:
     if (cf) {
       if ('unusable' in cf) return fail(cf.unusable);
       refs.computedFields.push({ table: table.name, name: key });
+      if (cf.rows) {
+        if (!isObject(value)) fail(`expecting an object for computed field "${key}"`);
+        const remote = schema.table(cf.rows);
+        if (!remote) fail(`table ${qnQuoted(cf.rows)} does not exist`);
+        expression(value, remote as BoolExpTable, schema, refs, root);
+        continue;
+      }
       columnExpression(key, cf.typeName, value, table, refs, root);
       continue;
     }

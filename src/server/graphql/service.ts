@@ -77,6 +77,8 @@ export class GraphqlService {
   readonly stats = { prepared: 0, compiled: 0 };
   /** Operations run with a plan already compiled (the metrics' plan-cache hits). */
   planHits = 0;
+  /** ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES (issue 29.8): bigint, numeric and float8 as strings; numbers by default. */
+  stringifyNumeric = false;
   /**
    * Whole response bodies of operations that read neither the database nor a handler nor a variable (introspection,
    * `__typename`), as bytes: the standard introspection query's answer is megabytes at a thousand tables, built once
@@ -273,7 +275,7 @@ export class GraphqlService {
     if (bad) throw bad;
     const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
-    const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
+    const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound, this.stringifyNumeric);
     return { schema, entry, sel, varsKey };
   }
 

@@ -67,6 +67,8 @@ export interface HttpOptions {
   enableAllowlist?: boolean;
   /** The node and alias limits of `/v1/graphql` (issue 28); default DEFAULT_DOCUMENT_LIMITS. */
   graphqlLimits?: DocumentLimits;
+  /** ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES: bigint, numeric and float8 answered as strings (issue 29.8). */
+  stringifyNumeric?: boolean;
   /** `--cors-domain` / `--disable-cors`; default any origin. */
   cors?: CorsSetting;
   /** Structured logs (issue 31.2); default none. */
@@ -146,6 +148,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   if (opts.metrics) registerMetrics(app, opts.metrics);
 
   const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
+  if (opts.stringifyNumeric) graphql.stringifyNumeric = true;
   const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   registerHealth(app, engine, log);
   registerRoutes(app, { engine, graphql, auth, logger: opts.logger, version: opts.version ?? VERSION, bodyIdleMs: t.bodyIdle, logged: log.has('http-log') });

@@ -89,7 +89,9 @@ export function boolExpTable(rt: ResolvedTable): BoolExpTable {
     const def = rt.entry.computed_fields.find((c) => c.name === name)?.definition;
     const extra = cf.fn.inputs.length - 1 - (def?.session_argument === undefined ? 0 : 1);
     computedFields.set(name, cf.returnsTable
-      ? { unusable: `computed field "${name}" returns rows of a table; only scalar computed fields can be used in a boolean expression` }
+      ? extra > 0 || def?.session_argument !== undefined
+        ? { unusable: `computed field "${name}" takes arguments besides the row; it cannot be used in a boolean expression` }
+        : { fn: { schema: cf.fn.schema, name: cf.fn.name }, typeName: cf.fn.returnTypeName, rows: cf.returnsTable }
       : def?.session_argument !== undefined
         ? { unusable: `computed field "${name}" takes the session argument "${def.session_argument}"; it cannot be used in a boolean expression` }
         : extra > 0

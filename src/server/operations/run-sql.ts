@@ -101,7 +101,9 @@ const runSql: Operation<RunSqlArgs> = {
 export async function setSessionVariables(ctx: OpContext): Promise<void> {
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(ctx.sessionVariables).sort()) sorted[k] = ctx.sessionVariables[k] as string;
-  await ctx.tx.query("SELECT set_config('engine.session_variables', $1, true)", [JSON.stringify(sorted)]);
+  const hasura = Object.fromEntries(Object.entries(sorted).map(([k, v]) => [k.replace(/^x-engine-/, 'x-hasura-'), v]));
+  // `hasura.user` too: the incumbent's name for it, read by its projects' functions and triggers (issue 29.6).
+  await ctx.tx.query("SELECT set_config('engine.session_variables', $1, true), set_config('hasura.user', $2, true)", [JSON.stringify(sorted), JSON.stringify(hasura)]);
 }
 
 export const sqlOperations: Record<string, Operation<unknown>> = { run_sql: op(runSql) };

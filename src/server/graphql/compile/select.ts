@@ -64,10 +64,10 @@ export class SelectionCompiler {
     const relKey = (source: RowSource): string => (source.kind === 'rel' ? `r:${source.rel.name}` : `f:${field.name}`);
     switch (i.kind) {
       case 'column':
-        return cell(`c:${i.column.name}`, outputExpr(col(row, i.column.name), i.column.typeName));
+        return cell(`c:${i.column.name}`, outputExpr(col(row, i.column.name), i.column.typeName, this.sel.stringifyNumeric));
       case 'scalar_cf': {
         const call = this.functionCall(i.cf.cf.fn.schema, i.cf.cf.fn.name, { kind: 'function', fn: i.cf.cf.fn, fnArgs: i.cf.fnArgs, viaRow: true }, this.sel.args(node), row);
-        return cell(`f:${i.cf.name}`, outputExpr(call, i.cf.cf.fn.returnTypeName));
+        return cell(`f:${i.cf.name}`, outputExpr(call, i.cf.cf.fn.returnTypeName, this.sel.stringifyNumeric));
       }
       case 'object':
         return cell(relKey(i.source), this.objectRow(field, i.view, i.source, nodes, row, path));
@@ -215,7 +215,7 @@ export class SelectionCompiler {
       const field = type.getFields()[n.name.value];
       const i = field ? fieldInfo(field) : undefined;
       if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
-      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(aggregateSql(op, this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name)), i.column), aggregateType(op, i.column) ?? i.column.typeName)]);
+      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(aggregateSql(op, this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name)), i.column), aggregateType(op, i.column) ?? i.column.typeName, this.sel.stringifyNumeric)]);
     }
     return jsonObject(pairs);
   }

@@ -7,10 +7,13 @@ export class SelectionContext {
   readonly fragments: Map<string, FragmentDefinitionNode>;
   private readonly defaults = new Map<string, ValueNode>();
 
-  /** `bound`: the scalar variables left as parameters, so that the plan serves any of their values. */
+  /**
+   * `bound`: the scalar variables left as parameters, so that the plan serves any of their values.
+   * `stringifyNumeric`: bigint, numeric and float8 answered as strings (ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES).
+   */
   constructor(
     doc: DocumentNode, readonly op: OperationDefinitionNode, readonly variables: Variables, private readonly coerced: Record<string, unknown>,
-    readonly bound: Set<string> = new Set(),
+    readonly bound: Set<string> = new Set(), readonly stringifyNumeric = false,
   ) {
     this.fragments = fragmentMap(doc);
     for (const d of op.variableDefinitions ?? []) if (d.defaultValue) this.defaults.set(d.variable.name.value, d.defaultValue);

@@ -11,6 +11,10 @@ import { STALE_PLAN_STATE, STORED_VERSION } from '../../catalog.js';
  * One statement under construction: its parameters ($1…$n in order of appearance) and fresh aliases. Every value
  * goes through `value`; the SQL text holds only catalog identifiers, type names and the engine's own keywords.
  */
+/** The session's JSON text with every key under the incumbent's prefix (`x-engine-role` → `x-hasura-role`). */
+export const hasuraUser = (session: string): string =>
+  `coalesce((SELECT json_object_agg(regexp_replace("k", '^x-engine-', 'x-hasura-'), "v") FROM json_each_text(${session}::json) AS "e"("k", "v"))::text, '{}')`;
+
 export class StatementBuilder {
   readonly params: PlanParam[] = [];
   private aliases = 0;
@@ -64,7 +68,8 @@ export class StatementBuilder {
     const session = this.sessionJson('text');
     this.params.push({ kind: 'version' });
     const planned = `$${this.params.length}::integer`;
-    return `(SELECT set_config('engine.session_variables', ${session}, true) AS "s", ` +
+    // `hasura.user`: the incumbent's setting, read by its projects' functions and triggers with x-hasura- keys (issue 29.6).
+    return `(SELECT set_config('engine.session_variables', ${session}, true) AS "s", set_config('hasura.user', ${hasuraUser(session)}, true) AS "h", ` +
       `CASE WHEN ${STORED_VERSION} IS DISTINCT FROM ${planned} THEN engine_catalog.raise_error('${STALE_PLAN_STATE}', 'stale plan') END AS "v") AS "_g"`;
   }
 

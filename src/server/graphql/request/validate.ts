@@ -6,6 +6,7 @@ import type { ApiError } from '../../../errors.js';
 import { pathIndex, pathKey } from '../../../metadata/json.js';
 import { validationFailed } from '../errors.js';
 import { nodePaths } from '../compile/index.js';
+import { withoutStringOffsets } from './string-offset.js';
 
 /**
  * GraphQL validation (spec §5) with the engine's messages and paths (graphql-api.md §6.1 rows 12–25): the rules of
@@ -48,7 +49,7 @@ export const ENGINE_RULES = specifiedRules.filter((rule) => rule !== NoUnusedVar
 
 /** Validates the document against the role's schema; returns the first error as the engine reports it, or null. */
 export function validateDocument(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode): ApiError | null {
-  const errors = validate(schema, doc, ENGINE_RULES, { maxErrors: 100 });
+  const errors = withoutStringOffsets(doc, validate(schema, doc, ENGINE_RULES, { maxErrors: 100 }));
   if (errors.length === 0) return null;
   // The rules run in one pass over the document, so their order is document order (rules reporting on leave last).
   const first = errors[0] as GraphQLError;

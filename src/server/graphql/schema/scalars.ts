@@ -6,12 +6,13 @@ import { NUMERIC } from '../../bool-exp/operators.js';
  * PostgreSQL, so a scalar only checks the literal's kind; outputs come from PostgreSQL's JSON and never pass here.
  */
 
+/** The incumbent's mapping (issue 29.8): only these five types are GraphQL's own scalars; the rest keep PostgreSQL names. */
 const BUILTIN: Record<string, GraphQLScalarType> = {
-  smallint: GraphQLInt, integer: GraphQLInt, real: GraphQLFloat, 'double precision': GraphQLFloat, boolean: GraphQLBoolean,
-  text: GraphQLString, 'character varying': GraphQLString, character: GraphQLString, citext: GraphQLString, name: GraphQLString,
+  integer: GraphQLInt, real: GraphQLFloat, boolean: GraphQLBoolean, text: GraphQLString, 'character varying': GraphQLString,
 };
 
 const NAMED: Record<string, string> = {
+  smallint: 'smallint', 'double precision': 'float8', character: 'bpchar', citext: 'citext', name: 'name',
   bigint: 'bigint', numeric: 'numeric', uuid: 'uuid', json: 'json', jsonb: 'jsonb',
   'timestamp with time zone': 'timestamptz', 'timestamp without time zone': 'timestamp', date: 'date',
   'time without time zone': 'time', 'time with time zone': 'timetz', interval: 'interval',
@@ -111,15 +112,20 @@ export function columnScalar(typeName: string): GraphQLScalarType {
   return customScalar(name, 'text');
 }
 
-/** Types whose values PostgreSQL's to_json would print as numbers but the API prints as strings (§2.3). */
-const AS_STRING = new Set(['bigint', 'numeric']);
+/**
+ * Types PostgreSQL's JSON prints as numbers with every digit (numeric 123456789012345678901234.5 as that literal):
+ * the incumbent's default, kept; with `stringify` (ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES, issue 29.8) as strings, double precision
+ * included as the incumbent does.
+ */
+const NUMERIC_OUTPUT = new Set(['bigint', 'numeric', 'double precision']);
 
-/** The SQL expression of a column value in a response: bigint and numeric (and their arrays) become strings. */
-export function outputExpr(expr: string, typeName: string): string {
+/** The SQL expression of a column value in a response; `stringify`: bigint, numeric and float8 (and their arrays) as strings. */
+export function outputExpr(expr: string, typeName: string, stringify = false): string {
+  if (!stringify) return expr;
   const t = typeName.replace(/\(.*\)$/, '');
-  if (AS_STRING.has(t)) return `(${expr})::text`;
+  if (NUMERIC_OUTPUT.has(t)) return `(${expr})::text`;
   const arr = /^(.*?)((\[\])+)$/.exec(t);
-  if (arr && AS_STRING.has(arr[1] ?? '')) return `(${expr})::text[]`;
+  if (arr && NUMERIC_OUTPUT.has(arr[1] ?? '')) return `(${expr})::text[]`;
   return expr;
 }
 

@@ -276,9 +276,11 @@ export class TableTypes {
         f['_nin'] = many;
       }
       f['_is_null'] = BOOLEAN_ARG;
-      if (s === GraphQLString) {
-        for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = text;
-        regexFields(f);
+      // bpchar, citext and name keep their own scalar names (issue 29.8) and, as at the incumbent, the text operators.
+      if (s === GraphQLString || TEXT_LIKE.has(base)) {
+        const t = s === GraphQLString ? text : one;
+        for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar']) f[op] = t;
+        if (s === GraphQLString) regexFields(f);
       }
       if (base === 'jsonb') {
         const keys = { type: list(sharedNonNull(GraphQLString)), extensions: NO_EXTENSIONS };
