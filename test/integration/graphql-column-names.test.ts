@@ -89,7 +89,8 @@ describe('column custom names in /v1/graphql', () => {
     expect(of('article')).toEqual(['id', 'headline', 'body', 'writerId', 'published', 'hits', 'tags', 'author']);
     expect(of('article_bool_exp')).toEqual(['_and', '_not', '_or', 'id', 'headline', 'body', 'writerId', 'published', 'hits', 'tags', 'author']);
     expect(of('article_order_by')).toEqual(['id', 'headline', 'body', 'writerId', 'published', 'hits', 'tags', 'author']);
-    expect(of('article_insert_input')).toEqual(['id', 'headline', 'body', 'writerId', 'published', 'hits', 'tags']);
+    // The object relationship for nested inserts (issue 30.1) follows the columns.
+    expect(of('article_insert_input')).toEqual(['id', 'headline', 'body', 'writerId', 'published', 'hits', 'tags', 'author']);
     expect(of('article_inc_input')).toEqual(['id', 'writerId', 'hits']);
     expect(of('article_pk_columns_input')).toEqual(['id']);
     expect(of('article_max_fields')).toEqual(['id', 'headline', 'body', 'writerId', 'hits']);

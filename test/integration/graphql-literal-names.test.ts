@@ -61,7 +61,7 @@ describe('columns named true, false and null', () => {
       flag_aggregate { aggregate { count sum { false } max { null } } } }`, as('user')))
       .toEqual({ data: {
         flag: [{ id: 1, true: true, false: 10, null: 'a' }],
-        flag_aggregate: { aggregate: { count: 2, sum: { false: '30' }, max: { null: 'b' } } },
+        flag_aggregate: { aggregate: { count: 2, sum: { false: 30 }, max: { null: 'b' } } },
       } });
     expect(await q(e, '{ only_literals { true false } vote(order_by: {id: asc}) { id choice } }'))
       .toEqual({ data: { only_literals: [{ true: 1, false: 2 }], vote: [{ id: 1, choice: 'yes' }, { id: 2, choice: 'true' }] } });

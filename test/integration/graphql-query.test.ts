@@ -49,12 +49,16 @@ describe('§4.3 selecting rows', () => {
     expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
   });
 
-  it('the permission limit caps every list and the rows an aggregate aggregates, never _by_pk', async () => {
+  // Issue 30.5, as the incumbent: the permission's limit caps lists and an aggregate field's nodes, not the rows its
+  // aggregates are computed over (those are the rows the filter allows).
+  it('the permission limit caps every list and the nodes of an aggregate, not what it aggregates, never _by_pk', async () => {
     await e.sql(`INSERT INTO article (title, author_id, published) SELECT 'p' || g, 2, true FROM generate_series(1, 20) g`);
     expect(((await q(e, '{ article { id } }', USER2)) as { data: { article: unknown[] } }).data.article).toHaveLength(10);
     expect(((await q(e, '{ article(limit: 3) { id } }', USER2)) as { data: { article: unknown[] } }).data.article).toHaveLength(3);
-    await check('{ article_aggregate { aggregate { count } } }', USER2, data({ article_aggregate: { aggregate: { count: 10 } } }));
-    await check('{ author_by_pk(id: 2) { articles_aggregate { aggregate { count } } } }', USER2, data({ author_by_pk: { articles_aggregate: { aggregate: { count: 10 } } } }));
+    await check('{ article_aggregate { aggregate { count } } }', USER2, data({ article_aggregate: { aggregate: { count: 22 } } }));
+    const both = (await q(e, '{ article_aggregate { aggregate { count } nodes { id } } }', USER2)) as { data: { article_aggregate: { aggregate: { count: number }; nodes: unknown[] } } };
+    expect([both.data.article_aggregate.aggregate.count, both.data.article_aggregate.nodes.length]).toEqual([22, 10]);
+    await check('{ author_by_pk(id: 2) { articles_aggregate { aggregate { count } } } }', USER2, data({ author_by_pk: { articles_aggregate: { aggregate: { count: 21 } } } }));
     await check('{ article_by_pk(id: 20) { id } }', USER2, data({ article_by_pk: { id: 20 } }));
     await check('{ article(limit: 100) { id } }', ADMIN, data({ article: expect.any(Array) }));
   });

@@ -38,6 +38,7 @@ const USER_SDL: Record<string, string> = {
   insert_article_one(object: article_insert_input!, on_conflict: article_on_conflict): article
   update_article(_set: article_set_input, where: article_bool_exp!): article_mutation_response
   update_article_by_pk(_set: article_set_input, pk_columns: article_pk_columns_input!): article
+  update_article_many(updates: [article_updates!]!): [article_mutation_response]
 }`,
   article: 'type article {\n  id: Int!\n  title: String!\n  content: String\n  author_id: Int!\n  published: Boolean!\n  views: bigint!\n  author: author\n}',
   author: `type author {
@@ -74,6 +75,12 @@ describe('§2.11 role user, through a client schema built from getIntrospectionQ
   avg: article_avg_fields
   max: article_max_fields
   min: article_min_fields
+  stddev: article_stddev_fields
+  stddev_pop: article_stddev_pop_fields
+  stddev_samp: article_stddev_samp_fields
+  var_pop: article_var_pop_fields
+  var_samp: article_var_samp_fields
+  variance: article_variance_fields
 }`);
     expect(printType(schema.getType('article_sum_fields') as never)).toBe('type article_sum_fields {\n  id: bigint\n  author_id: bigint\n  views: numeric\n}');
     expect(printType(schema.getType('article_bool_exp') as never)).toBe(`input article_bool_exp {
