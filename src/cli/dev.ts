@@ -4,6 +4,7 @@ import { CliError } from '../errors.js';
 import { ALLOW_UNKNOWN_KEYS, allowUnknownKeys, type CommandRunner } from './globals.js';
 import { projectConfig } from './context.js';
 import type { Output } from './output.js';
+import { untilStopped } from './until-stopped.js';
 import type { DevEvent } from '../project/dev/watch.js';
 
 interface DevFlags {
@@ -59,21 +60,10 @@ export function registerDev(program: Command, run: CommandRunner): void {
     out.data(`Engine listening on ${server.url}`);
     await watcher.start();
     logger.info('Watching migrations/, metadata/, seeds/ and tests/ (Ctrl-C stops)');
-    return new Promise<number>((resolve) => {
-      let stopping = false;
-      const stop = () => {
-        if (stopping) return resolve(1);
-        stopping = true;
-        void watcher.close().then(() => client.close()).then(() => server.close()).then(
-          () => {
-            logger.info('Engine stopped.');
-            resolve(0);
-          },
-          (e: unknown) => resolve(out.fail(e)),
-        );
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+    return untilStopped(out, logger, async () => {
+      await watcher.close();
+      await client.close();
+      await server.close();
     });
   });
 }

@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import type { ServeFlags } from '../project/config/serve-settings.js';
 import type { CommandRunner } from './globals.js';
+import { untilStopped } from './until-stopped.js';
 
 /** `engine serve` (cli.md §5.17): resolves when the server has stopped, with the exit status. */
 export function registerServe(program: Command, run: CommandRunner): void {
@@ -63,21 +64,6 @@ export function registerServe(program: Command, run: CommandRunner): void {
     if (!settings.adminSecret) out.warn('no-admin-secret', `no admin secret is set; anyone who can reach ${server.url} has admin access`);
     if (out.mode === 'json') out.success({ url: server.url, database: server.database, data_dir: server.dataDir });
     else out.data(`Engine listening on ${server.url}`);
-    return new Promise<number>((resolve) => {
-      let stopping = false;
-      const stop = () => {
-        if (stopping) return resolve(1);
-        stopping = true;
-        void server.close().then(
-          () => {
-            logger.info('Engine stopped.');
-            resolve(0);
-          },
-          (e: unknown) => resolve(out.fail(e)),
-        );
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    return untilStopped(out, logger, () => server.close());
   });
 }

@@ -100,21 +100,27 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   // The incumbent's v2 query API (issue 29 point 6): the same operations, data queries among them.
   app.post('/v2/query', metadataApi);
 
-  app.post('/v1alpha1/pg_dump', async (request, reply) => {
-    const req = request.raw;
-    let isAdmin = false;
-    try {
-      const caller = await auth.resolveCaller(req.headers);
-      request.role = caller.role;
-      isAdmin = caller.role === 'admin';
-      if (!isAdmin) throw new ApiError(400, 'access-denied', '$', 'restricted access : admin only');
-      const sql = await pgDumpRequest(engine.db, await readJson(req, bodyIdleMs));
-      reply.code(200).header('content-type', 'application/sql; charset=utf-8').send(sql);
-    } catch (e) {
-      if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      sendError(req, reply, e, isAdmin);
-    }
-  });
+  /** A route for the admin only (`refusal`: the incumbent's message to others); its errors are metadata-API bodies. */
+  const adminRoute = (refusal: string, answer: (request: FastifyRequest, reply: FastifyReply) => Promise<void>) =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const req = request.raw;
+      let isAdmin = false;
+      try {
+        const caller = await auth.resolveCaller(req.headers);
+        request.role = caller.role;
+        isAdmin = caller.role === 'admin';
+        if (!isAdmin) throw new ApiError(400, 'access-denied', '$', refusal);
+        await answer(request, reply);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.status >= 500) throw e;
+        sendError(req, reply, e, isAdmin);
+      }
+    };
+
+  app.post('/v1alpha1/pg_dump', adminRoute('restricted access : admin only', async (request, reply) => {
+    const sql = await pgDumpRequest(engine.db, await readJson(request.raw, bodyIdleMs));
+    reply.code(200).header('content-type', 'application/sql; charset=utf-8').send(sql);
+  }));
 
   /** graphql-api.md §1: every answer is a GraphQL body, authentication errors included (issue 27). */
   const graphqlApi = (service: () => GraphqlService) => async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -151,20 +157,9 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/v1beta1/relay', graphqlApi(() => graphql.relay()));
 
   /** Issue 30.7: the incumbent's explain API (admin only); errors are metadata-API bodies, as its are. */
-  app.post('/v1/graphql/explain', async (request, reply) => {
-    const req = request.raw;
-    let isAdmin = false;
-    try {
-      const caller = await auth.resolveCaller(req.headers);
-      request.role = caller.role;
-      isAdmin = caller.role === 'admin';
-      if (!isAdmin) throw new ApiError(400, 'access-denied', '$', 'You have to be an admin to access this endpoint');
-      send(reply, 200, await graphql.explain(await readJson(req, bodyIdleMs)));
-    } catch (e) {
-      if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      sendError(req, reply, e, isAdmin);
-    }
-  });
+  app.post('/v1/graphql/explain', adminRoute('You have to be an admin to access this endpoint', async (request, reply) => {
+    send(reply, 200, await graphql.explain(await readJson(request.raw, bodyIdleMs)));
+  }));
 
   /** Issue 20: a stored query run like a `/v1/graphql` request, authenticated and permitted the same way. */
   app.all(`${REST_PREFIX}*`, async (request, reply) => {

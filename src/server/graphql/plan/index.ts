@@ -1,1 +1,1 @@
-export { planOperation, type RootPlan } from './plan.js';
+export { constantRoot, planOperation, type RootPlan } from './plan.js';

@@ -40,6 +40,14 @@ export interface CheckPaths {
   update: string;
 }
 
+/** `__typename`, `__schema` and `__type` at the root: answered without SQL (the Relay API's too); null for others. */
+export function constantRoot(key: string, nodes: FieldNode[], rootType: GraphQLObjectType): RootPlan | null {
+  const name = (nodes[0] as FieldNode).name.value;
+  if (name === '__typename') return { key, kind: 'json', json: JSON.stringify(rootType.name) };
+  if (name === '__schema' || name === '__type') return { key, kind: 'introspection', nodes };
+  return null;
+}
+
 /** Compiles every root field: one SQL statement per database root field (§7.1). */
 export function planOperation(schema: GraphQLSchema, role: RoleView, sel: SelectionContext): RootPlan[] {
   const rootType = (sel.op.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType()) as GraphQLObjectType;
@@ -48,12 +56,9 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     const node = nodes[0] as FieldNode;
     const name = node.name.value;
     const path = `$.selectionSet.${key}`;
-    if (name === '__typename') {
-      plans.push({ key, kind: 'json', json: JSON.stringify(rootType.name) });
-      continue;
-    }
-    if (name === '__schema' || name === '__type') {
-      plans.push({ key, kind: 'introspection', nodes });
+    const constant = constantRoot(key, nodes, rootType);
+    if (constant) {
+      plans.push(constant);
       continue;
     }
     const field = rootType.getFields()[name] as GraphQLField<unknown, unknown>;

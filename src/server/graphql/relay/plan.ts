@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FieldNode, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { StatementBuilder, type SelectionContext } from '../compile/index.js';
 import { fieldInfo, type RoleView } from '../schema/index.js';
-import type { RootPlan } from '../plan/index.js';
+import { constantRoot, type RootPlan } from '../plan/index.js';
 import { RelayCompiler } from './compile.js';
 import { NODE } from './schema.js';
 
@@ -21,12 +21,9 @@ export function planRelayOperation(schema: GraphQLSchema, role: RoleView, sel: S
     const node = nodes[0] as FieldNode;
     const name = node.name.value;
     const path = `$.selectionSet.${key}`;
-    if (name === '__typename') {
-      plans.push({ key, kind: 'json', json: JSON.stringify(rootType.name) });
-      continue;
-    }
-    if (name === '__schema' || name === '__type') {
-      plans.push({ key, kind: 'introspection', nodes });
+    const constant = constantRoot(key, nodes, rootType);
+    if (constant) {
+      plans.push(constant);
       continue;
     }
     const b = new StatementBuilder(role.cache);
