@@ -7,4 +7,5 @@ export { MutationCompiler } from './mutations.js';
 export { fragmentMap, nodePaths, selectionDepth } from './paths.js';
 export { listClauses } from './list-args.js';
 export { joinSql } from './where.js';
-export { nestedFailure, type NestedPaths } from './nested-insert.js';
+export { type NestedPaths } from './nested-insert.js';
+export { nestedFailure } from './nested-insert-errors.js';

@@ -4,8 +4,7 @@ import { isSessionRef } from '../../bool-exp/operators.js';
 import { isNowPreset } from '../../kinds/permissions.js';
 import { pathKey, type Json } from '../../../metadata/json.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
-import { gqlError, validationFailed } from '../errors.js';
-import type { ApiError } from '../../../errors.js';
+import { validationFailed } from '../errors.js';
 import type { GqlColumn, MutationTable, RelInsert, RoleView } from '../schema/index.js';
 import { jsonObject, SelectionCompiler } from './select.js';
 import type { SelectionContext } from './selection.js';
@@ -371,33 +370,4 @@ export class NestedInsertCompiler {
     ctes.push(`"f" AS (SELECT ${fails.length > 0 ? `coalesce(${fails.join(', ')})` : 'NULL::text'} AS "m")`);
     return `WITH ${ctes.join(', ')} SELECT CASE WHEN "m" IS NULL THEN (${out})::text END AS "root", CASE WHEN "m" IS NOT NULL THEN engine_catalog.raise_error('${CHECK_FAILED_STATE}', "m") END AS "fail" FROM "f"`;
   }
-}
-
-/** The path of object `ord` (1-based) of level `id`, as the incumbent names it. */
-function objectPath(n: NestedPaths, id: number, ord: number): string {
-  const l = n.levels[id];
-  if (!l || l.parent < 0) return `${n.root}[${ord - 1}]`;
-  const parent = objectPath(n, l.parent, l.po[ord - 1] ?? 1);
-  return l.before ? `${parent}.${l.rel}.data` : `${parent}.${l.rel}.data[${l.index[ord - 1] ?? 0}]`;
-}
-
-/** The error a nested insert's statement raised (`nested:<level>:<ordinal>:<kind>`), or null for another message. */
-export function nestedFailure(n: NestedPaths, message: string): ApiError | null {
-  const m = /^nested:(\d+):(\d+):(\w+)$/.exec(message);
-  if (!m) return null;
-  const id = Number(m[1]);
-  const ord = Number(m[2]);
-  const kind = m[3] as string;
-  const l = n.levels[id];
-  if (!l) return null;
-  if (kind === 'insert' || kind === 'update') {
-    // The incumbent writes a level without relationships as one statement: its error names the whole list.
-    const path = l.parent < 0 ? objectPath(n, id, ord) : l.leaf || l.before ? `${objectPath(n, l.parent, l.po[ord - 1] ?? 1)}.${l.rel}.data` : objectPath(n, id, ord);
-    return gqlError('permission-error', path, `check constraint of an ${kind} permission has failed`);
-  }
-  if (kind === 'rows') {
-    if (l.before) return gqlError('not-supported', `${objectPath(n, l.parent, l.po[ord - 1] ?? 1)}.${l.rel}`, `cannot proceed to insert object relation "${l.rel}" since insert to table "${l.table}" affects zero rows`);
-    return gqlError('not-supported', objectPath(n, id, ord), `cannot proceed to insert array relations since insert to table "${l.table}" affects zero rows`);
-  }
-  return gqlError('unexpected', '$', `a row of table "${l.table}" written by the nested insert was changed before its permission check (by a trigger); nothing was written`);
 }

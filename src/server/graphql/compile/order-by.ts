@@ -51,23 +51,7 @@ function aggregateTerms(b: StatementBuilder, v: GValue, remote: TableView, from:
   if (!isPlainObject(v)) return;
   const where = conds.filter((c) => c !== 'true');
   const sub = (agg: string): string => wrap(`(SELECT ${agg} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''})`);
-  for (const [op, value] of Object.entries(v)) {
-    if (value === null) continue;
-    if (op === 'count') {
-      const dir = DIRECTION[String(value)];
-      if (dir) out.push({ expr: sub('count(*)'), dir, column: null });
-      continue;
-    }
-    if (!OPS.has(op) || !isPlainObject(value)) continue;
-    for (const [field, d] of Object.entries(value)) {
-      const column = remote.columns.find((c) => c.field === field);
-      const dir = d === null ? undefined : DIRECTION[String(d)];
-      if (!column || !dir) continue;
-      // An inherited role's hidden cells are null: aggregated as such (issue 27).
-      const cell = b.cell(remote, `c:${column.name}`, a, `${a}.${quoteIdent(column.name)}`);
-      out.push({ expr: sub(`${op}(${cell})`), dir, column: null });
-    }
-  }
+  eachAggregate(b, v, remote, (aggOf, _isCount, dir) => out.push({ expr: sub(aggOf(a)), dir, column: null }));
 }
 
 export function orderTerms(b: StatementBuilder, role: RoleView, v: GValue, view: TableView, alias: string, path: string, out: OrderTerm[], wrap: (e: string) => string = identity, grouped: GroupedJoins | null = null): void {
@@ -148,11 +132,20 @@ function groupedTerms(b: StatementBuilder, v: GValue, view: TableView, remote: T
     // No related row: no group, so no join row; count is then 0 and every other aggregate null.
     out.push({ expr: isCount ? `coalesce(${j}."v", 0)` : `${j}."v"`, dir, column: null });
   };
+  eachAggregate(b, v, remote, join);
+}
+
+/**
+ * The terms of an `R_aggregate_order_by` value in order: `count`, then `op(column)` for each column of the related
+ * table the role sees, with its direction; `aggOf` gives the aggregate over the related rows' alias.
+ */
+function eachAggregate(b: StatementBuilder, v: GValue, remote: TableView, term: (aggOf: (a: string) => string, isCount: boolean, dir: string) => void): void {
+  if (!isPlainObject(v)) return;
   for (const [op, value] of Object.entries(v)) {
     if (value === null) continue;
     if (op === 'count') {
       const dir = DIRECTION[String(value)];
-      if (dir) join(() => 'count(*)', true, dir);
+      if (dir) term(() => 'count(*)', true, dir);
       continue;
     }
     if (!OPS.has(op) || !isPlainObject(value)) continue;
@@ -160,7 +153,8 @@ function groupedTerms(b: StatementBuilder, v: GValue, view: TableView, remote: T
       const column = remote.columns.find((c) => c.field === field);
       const dir = d === null ? undefined : DIRECTION[String(d)];
       if (!column || !dir) continue;
-      join((a) => `${op}(${b.cell(remote, `c:${column.name}`, a, `${a}.${quoteIdent(column.name)}`)})`, false, dir);
+      // An inherited role's hidden cells are null: aggregated as such (issue 27).
+      term((a) => `${op}(${b.cell(remote, `c:${column.name}`, a, `${a}.${quoteIdent(column.name)}`)})`, false, dir);
     }
   }
 }
