@@ -5,13 +5,13 @@
  * migration is applied, an applied migration that changed is reported with the way out, a test file change re-runs
  * the cases. Only on the embedded database (the example's own tests cover `engine test`).
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { post } from '../helpers/engine.js';
 import { eventually } from '../helpers/webhook.js';
-import { removeTempDirs, tempDir } from './cli-helpers.js';
+import { cli, removeTempDirs, tempDir } from './cli-helpers.js';
 import { finished, run, stopAll } from './process-helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/quickstart', import.meta.url));
@@ -65,5 +65,14 @@ describe('engine dev', () => {
 
     p.child.kill('SIGINT');
     expect(await finished(p, 60_000), p.err().slice(-1500)).toBe(0);
+  }, T);
+
+  it('refuses an external database before starting anything: the embedded one is what dev serves', async () => {
+    const dir = join(await tempDir('engine-dev-e2e-'), 'project');
+    cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => !src.includes('.engine') });
+    const r = await cli(['dev', '--port', '0'], { cwd: dir, env: { ENGINE_ADMIN_SECRET: SECRET, ENGINE_GRAPHQL_DATABASE_URL: 'postgres://127.0.0.1:1/none' } });
+    expect(r.code, r.stderr).toBe(64);
+    expect(r.stderr).toContain('engine dev runs on the embedded database; unset ENGINE_GRAPHQL_DATABASE_URL or use engine serve');
+    expect(existsSync(join(dir, '.engine'))).toBe(false);
   }, T);
 });
