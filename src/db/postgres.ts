@@ -36,6 +36,9 @@ function queryable(client: pg.PoolClient | pg.Client, prepared = true): Queryabl
 type Zone = 'utc' | 'default' | 'unknown' | 'pending';
 const zones = new WeakMap<object, Zone>();
 
+/** Clients that failed while checked out: released as broken. */
+const lost = new WeakSet<object>();
+
 /**
  * The statement that gives a pooled session the zone a piece of work asks for (GraphQL: UTC; everything else: the
  * database's own), or null when it has it already. A connection keeps its zone, so the change is paid when the kind of
@@ -110,6 +113,10 @@ export class PostgresDatabase implements Database {
       const pool = new pg.Pool(poolConfig(at, settings));
       // An idle client's network error must not crash the process; the next checkout reports it.
       pool.on('error', () => {});
+      // A checked-out client's error (the server ended it between two queries of the work: a database dropped WITH
+      // (FORCE), a restart) would otherwise be unhandled and end the process; such a client is not reused. One listener
+      // for the client's life, not one per checkout.
+      pool.on('connect', (client) => client.on('error', () => lost.add(client)));
       try {
         await pool.query('SELECT 1');
         return pool;
@@ -139,7 +146,8 @@ export class PostgresDatabase implements Database {
       throw e instanceof Error && e.message === POOL_TIMEOUT ? poolBusy(this.acquireTimeoutMs) : e;
     });
     let client: pg.PoolClient;
-    if (signal) {
+    // With a connection idle the wait is a tick: the caller checks the signal right after (batch), so no race is set up.
+    if (signal && this.pool.idleCount === 0) {
       // A request whose time runs out while every connection is busy stops waiting; the connection it would have had
       // goes back to the pool.
       const { aborted, off } = whenAborted(signal);
@@ -156,19 +164,13 @@ export class PostgresDatabase implements Database {
     const busy = this.busy;
     busy.set(client, (client as unknown as { processID: number }).processID);
     zones.set(client, 'pending');
-    let lost = false;
-    const onError = () => {
-      lost = true;
-    };
-    client.on('error', onError);
     return {
       client,
       zone,
       done(ok, broken = false) {
         zones.set(client, ok && zones.get(client) === 'pending' ? (utc ? 'utc' : 'default') : 'unknown');
         busy.delete(client);
-        client.removeListener('error', onError);
-        client.release(broken || lost);
+        client.release(broken || lost.has(client));
       },
     };
   }
