@@ -33,7 +33,8 @@ export function headerCaller(headers: IncomingHttpHeaders, prefix: SessionPrefix
   const role = roleHeader ? roleHeader : 'admin';
   const entries: [string, string][] = [];
   for (const name of Object.keys(headers)) {
-    if (sessionVariableName(name) !== undefined && !ADMIN_SECRET_HEADERS.includes(name.toLowerCase()) && sessionVariableName(name) !== 'x-engine-admin-secret') {
+    const canonical = sessionVariableName(name);
+    if (canonical !== undefined && canonical !== 'x-engine-admin-secret' && !ADMIN_SECRET_HEADERS.includes(name.toLowerCase())) {
       entries.push([name, headerValue(headers, name) ?? '']);
     }
   }
