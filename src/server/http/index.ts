@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fastify, type FastifyInstance } from 'fastify';
 import type { Logger } from '../../logger.js';
+import { probes } from '../../probes.js';
 import { Authenticator } from '../auth/index.js';
 import type { Engine } from '../engine.js';
 import { GraphqlService } from '../graphql/service.js';
@@ -16,6 +17,7 @@ import { noStructuredLog, type StructuredLog } from './logs.js';
 import { registerHttpLog } from './http-log.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerRoutes } from './routes.js';
+import { registerTracing } from './tracing.js';
 import { attachWebSockets } from './websocket.js';
 import './request-info.js';
 
@@ -94,12 +96,14 @@ const apps = new WeakMap<Server, FastifyInstance>();
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const log = opts.log ?? noStructuredLog;
+  // Traces are on for the process or not (runEngine starts them before the server): read once.
+  const tracer = probes.tracer;
   let server: Server | undefined;
   const app = fastify({
     serverFactory: (handler) => {
       server = createServer(
         { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
-        handler,
+        tracer ? tracer.serve(handler) : handler,
       );
       return server;
     },
@@ -146,6 +150,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   });
   if (log.has('http-log')) registerHttpLog(app, log);
   if (opts.metrics) registerMetrics(app, opts.metrics);
+  if (tracer) registerTracing(app, tracer);
 
   const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
   if (opts.stringifyNumeric) graphql.stringifyNumeric = true;
