@@ -25,6 +25,8 @@ const ROUNDS = num('BENCH_ROUNDS', 3);
 const SECONDS = num('BENCH_SECONDS', 5);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
 const SECRET = 'bench-metrics-secret';
+/** A database of its own: the peer benchmark's (bench_peer) may be in use by another run. */
+const DB = 'bench_observability';
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -76,7 +78,7 @@ async function main() {
   const loadStart = loadavg()[0];
   const receiver = await sink();
   progress('observability: creating the peer database');
-  const db = await createDatabase();
+  const db = await createDatabase(DB);
   const quiet = { ENGINE_GRAPHQL_ENABLED_LOG_TYPES: 'startup' };
   const variants = [
     ['off', quiet],
@@ -134,7 +136,7 @@ async function main() {
     ].join('\n'));
   } finally {
     for (const s of sides) await s.stop();
-    await dropDatabase();
+    await dropDatabase(DB);
     await receiver.close();
   }
 }

@@ -9,7 +9,7 @@ import type { TraceProbe } from '../../probes.js';
 
 const operation = (sql: string): string => /^\s*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
 
-function tracedQueryable<Q extends Queryable>(q: Q, tracer: TraceProbe, system: Record<string, string>): Pick<Queryable, 'query' | 'runScript'> {
+function tracedQueryable(q: Queryable, tracer: TraceProbe, system: Record<string, string>): Pick<Queryable, 'query' | 'runScript'> {
   return {
     query<T extends Row = Row>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]> {
       const op = operation(sql);
