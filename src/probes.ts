@@ -58,6 +58,8 @@ export interface TraceProbe {
   serve(handler: RequestListener): RequestListener;
   /** Names a request's span once its route is known, and adds attributes to it. */
   request(req: IncomingMessage, name: string, attributes: SpanAttributes): void;
+  /** The trace id of a request's span when it is recorded (its `http-log` line names it). */
+  traceOf(req: IncomingMessage): string | undefined;
 }
 
 export const probes: Probes = {};

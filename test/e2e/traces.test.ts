@@ -51,8 +51,11 @@ describe('engine serve with traces', () => {
       expect(body.resourceSpans[0]?.resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'my-engine' } });
       const span = body.resourceSpans.flatMap((x) => x.scopeSpans.flatMap((s) => s.spans)).find((s) => s.traceId === traceId);
       expect(span).toMatchObject({ name: 'GET /v1/version', parentSpanId: 'b7ad6b7169203331' });
-      const startup = p.out().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; detail: Record<string, unknown> }).find((d) => d.type === 'startup');
-      expect(startup?.detail['traces']).toEqual({ endpoint: `${r.url}/v1/traces`, service_name: 'my-engine' });
+      const lines = () => p.out().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; detail: Record<string, unknown> });
+      expect(lines().find((d) => d.type === 'startup')?.detail['traces']).toEqual({ endpoint: `${r.url}/v1/traces`, service_name: 'my-engine' });
+      // The request's http-log line names its trace.
+      const logged = await eventually(() => lines().find((d) => d.type === 'http-log' && d.detail['path'] === '/v1/version'), 10_000, 'the http-log line');
+      expect(logged.detail['trace_id']).toBe(traceId);
       expect((await post(`${url}/v1/graphql`, { query: '{ __typename }' })).status).toBe(200);
       expect(p.out() + p.err()).not.toContain(KEY);
     } finally {

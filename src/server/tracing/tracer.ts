@@ -109,4 +109,9 @@ export class Tracer implements TraceProbe {
     span.name = name;
     span.set(attributes);
   }
+
+  traceOf(req: IncomingMessage): string | undefined {
+    const span = this.requests.get(req);
+    return span?.ctx.sampled ? span.ctx.traceId : undefined;
+  }
 }
