@@ -59,13 +59,13 @@ async function admin(fn) {
 }
 
 /** Creates the database afresh (a left-over one of an interrupted run is dropped first); returns its URL. */
-export async function createDatabase() {
+export async function createDatabase(name = DB_NAME) {
   await admin(async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(DB_NAME)} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${pg.escapeIdentifier(DB_NAME)}`);
+    await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
   });
   const u = new URL(EXTERNAL_URL);
-  u.pathname = `/${DB_NAME}`;
+  u.pathname = `/${name}`;
   const url = u.toString();
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -79,8 +79,8 @@ export async function createDatabase() {
   return url;
 }
 
-export function dropDatabase() {
-  return admin((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(DB_NAME)} WITH (FORCE)`));
+export function dropDatabase(name = DB_NAME) {
+  return admin((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
 }
 
 /** Applies METADATA through the engine's metadata API (POST /v1/query, one bulk). */

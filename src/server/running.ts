@@ -21,6 +21,12 @@ const TRIGGERS_MAX_AGE_MS = 100;
 /** How long a cancelled request has to send its answer before a stop closes its connection. */
 const CLOSE_AFTER_CANCEL_MS = 1000;
 
+/** A URL as the start-up line shows it: no user info, query or fragment (an endpoint may carry a key). */
+function shownUrl(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`;
+}
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
@@ -37,7 +43,16 @@ export async function runEngine(
   let scheduler: { stop(): Promise<void> } | undefined;
   let worker: ActionWorker | undefined;
   let stopLogging = (): void => {};
+  let tracing: { stop(): Promise<void> } | undefined;
   try {
+    // Traces first: every statement of the engine goes through the traced database (its folder loaded only now).
+    if (opts.traces) {
+      const t = await import('./tracing/index.js');
+      const started = t.startTracing(opts.traces, logger);
+      tracing = started;
+      db = t.tracedDatabase(db, started.tracer);
+      if (replicas) replicas = t.tracedDatabase(replicas, started.tracer);
+    }
     const engine = await Engine.start(db, logger, opts.clock);
     logger.debug(`start-up: catalog and schema cache ready after ${since()}`);
     const lookup = opts.variable;
@@ -73,6 +88,7 @@ export async function runEngine(
     log.emit('info', 'startup', {
       kind: 'server', address: address.address, port: address.port, database: db.kind, cors: opts.cors ?? { origins: '*' },
       enabled_log_types: opts.logTypes ?? null, allowlist: opts.enableAllowlist ?? false, metrics: opts.metricsSecret !== undefined,
+      traces: opts.traces ? { endpoint: shownUrl(opts.traces.endpoint), service_name: opts.traces.resource['service.name'] ?? null } : null,
     });
     // Their first claims wait for the first poll (≤ 1 s): they would hold the database while the first requests come.
     const claimOnStart = false;
@@ -98,6 +114,7 @@ export async function runEngine(
     const events = processor;
     const scheduled = scheduler;
     const actions = worker;
+    const traces = tracing;
     return {
       url: `http://${host}:${address.port}`,
       engine,
@@ -122,7 +139,7 @@ export async function runEngine(
           clearTimeout(last);
         }
         stopLogging();
-        await log.flush();
+        await Promise.all([log.flush(), traces?.stop()]);
         await db.close();
         await replicas?.close();
         release();
@@ -134,6 +151,7 @@ export async function runEngine(
     await scheduler?.stop().catch(() => {});
     await worker?.stop().catch(() => {});
     stopLogging();
+    await tracing?.stop().catch(() => {});
     await db.close().catch(() => {});
     await replicas?.close().catch(() => {});
     release();

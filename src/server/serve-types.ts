@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { Engine } from './engine.js';
 import type { CorsSetting } from './http/cors.js';
 import type { LogFormat, LogType } from './http/logs.js';
+import type { TraceSettings } from './tracing/settings.js';
 
 export interface ServeOptions {
   /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
@@ -54,6 +55,8 @@ export interface ServeOptions {
   enableConsole?: boolean;
   /** `ENGINE_GRAPHQL_METRICS_SECRET`: `GET /v1/metrics` is served to this bearer token (issue 31.3). */
   metricsSecret?: string;
+  /** Traces over OTLP/HTTP (issue 31.4); off when absent. */
+  traces?: TraceSettings;
 }
 
 export interface RunningServer {

@@ -90,7 +90,7 @@ describe('GET /v1/metrics', () => {
 });
 
 describe('the engine\'s own metrics (issue 31.3)', () => {
-  it('counts statements, schema cache rebuilds, event and scheduled deliveries, action calls and pending events', async () => {
+  it('counts statements, schema cache rebuilds, event and one-off deliveries with their latency, action calls and pending events', async () => {
     const hook = await startWebhook((req, res) => {
       res.setHeader('content-type', 'application/json');
       res.end(req.body?.action ? '{"id": 7}' : 'ok');
@@ -115,10 +115,16 @@ describe('the engine\'s own metrics (issue 31.3)', () => {
       const done = await eventually(async () => {
         const m = await scrape(url);
         const events = at(m, 'engine_event_deliveries_total{outcome="delivered",queue="event_trigger"}');
-        const scheduled = at(m, 'engine_event_deliveries_total{outcome="delivered",queue="scheduled"}');
+        const scheduled = at(m, 'engine_event_deliveries_total{outcome="delivered",queue="one_off"}');
         return events === 1 && scheduled === 1 ? m : undefined;
       }, 30_000, 'both deliveries counted');
       expect(at(done, 'engine_event_delivery_duration_seconds_count{queue="event_trigger"}')).toBe(1);
+      // The latency from the event's creation (the one-off event's time): once per event delivered.
+      expect(at(done, 'engine_event_delivery_latency_seconds_count{queue="event_trigger"}')).toBe(1);
+      expect(at(done, 'engine_event_delivery_latency_seconds_count{queue="one_off"}')).toBe(1);
+      expect(at(done, 'engine_event_delivery_latency_seconds_sum{queue="one_off"}')).toBeLessThan(30);
+      expect(done.has('engine_events_pending{queue="cron"}')).toBe(true);
+      expect(at(done, 'engine_events_pending{queue="one_off"}')).toBe(0);
       expect(at(done, 'engine_webhook_calls_total{outcome="2xx",purpose="action"}')).toBe(1);
       expect(at(done, 'engine_webhook_calls_total{outcome="2xx",purpose="trigger"}')).toBe(2);
       expect(at(done, 'engine_events_pending{queue="event_trigger"}')).toBe(0);

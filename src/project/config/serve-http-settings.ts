@@ -1,6 +1,8 @@
 import { CliError } from '../../errors.js';
 import { parseCorsDomain, type CorsSetting } from '../../server/http/cors.js';
 import type { LogFormat, LogType } from '../../server/http/logs.js';
+import { resolveTraceSettings, type TraceSettings } from '../../server/tracing/settings.js';
+import { VERSION } from '../../version.js';
 import { setting, type Environment } from './environment.js';
 
 /** The HTTP-layer settings of `engine serve` (issue 31): CORS and structured logs. */
@@ -20,6 +22,8 @@ export interface HttpSettings {
   enableConsole?: boolean;
   /** `ENGINE_GRAPHQL_METRICS_SECRET`: the bearer token of `GET /v1/metrics` (issue 31.3); off when unset. */
   metricsSecret?: string;
+  /** Traces over OTLP/HTTP (issue 31.4): on when an endpoint is set (ENGINE_GRAPHQL_OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_…). */
+  traces?: TraceSettings;
 }
 
 // Listed here rather than imported from the server's logs module, which loads pino: settings are read before it.
@@ -86,6 +90,9 @@ export function resolveHttpSettings(flags: HttpFlags, env: Environment): HttpSet
   // Environment only, as the admin secret: a secret on the command line shows in `ps`.
   const metrics = setting(env, undefined, 'ENGINE_GRAPHQL_METRICS_SECRET');
   if (metrics !== undefined && metrics !== '') out.metricsSecret = metrics;
+  // Environment only, as the SDK's own variables are: the headers may carry a backend's API key.
+  const traces = resolveTraceSettings((name) => env.variable(name), VERSION);
+  if (traces) out.traces = traces;
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
+import { probes } from '../../probes.js';
 import type { Database } from '../../db/database.js';
 import { Canceller, type CancelSignal } from '../../db/cancel.js';
 import type { Caller } from '../auth/index.js';
@@ -14,7 +15,8 @@ import { forwardedHeaders, requestHeadersJson, runActions as runActionsOf, type 
 import { runRemotes as runRemotesOf, type RemoteRootPlan } from '../remote-schemas/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
-  astBytes, batchElements, checkAllowlist, checkOperationLimits, checkRequestLimits, checkVariables, timeLimitMs, DEFAULT_DOCUMENT_LIMITS, parseRequest, PlanCache, planBytes, prepare, variablesShape,
+  astBytes, batchElements, checkAllowlist, checkOperationLimits, checkRequestLimits, checkVariables, timeLimitMs, DEFAULT_DOCUMENT_LIMITS, parseQuery, parseRequest, PlanCache, planBytes, prepare,
+  prepareDocument, variablesShape,
   type CachedOperation, type DocumentLimits, type GraphqlRequest, type PlanCacheLimits,
 } from './request/index.js';
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
@@ -208,7 +210,8 @@ export class GraphqlService {
   private async runOn(cache: SchemaCache, version: VersionGuard, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext, onPrimary = false): Promise<string | Buffer> {
     const { schema, entry, sel, varsKey } = await this.request(cache, req, caller, http);
     const role = new RoleView(cache, caller.role, caller.backendOnly === true);
-    const { plans, counted } = this.plan(entry, varsKey, schema, role, sel);
+    const tracer = probes.tracer;
+    const { plans, counted } = tracer ? this.tracedPlan(entry, varsKey, schema, role, sel) : this.plan(entry, varsKey, schema, role, sel);
     const known = this.bodies.get(plans);
     if (known) {
       await confirmVersion(this.source.db, version);
@@ -226,7 +229,8 @@ export class GraphqlService {
       env: this.env, op: entry.op, fragments: sel.fragments, variables: req.variables ?? {}, clientHeaders: forwardedHeaders(http.rawHeaders),
       sessionVariables: caller.sessionVariables, ...(http.signal ? { signal: http.signal } : {}),
     });
-    const body = await executeQuery({ db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, limit });
+    const x = { db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, limit };
+    const body = tracer ? await tracer.span('graphql.execute', 'internal', {}, () => executeQuery(x), 'child') : await executeQuery(x);
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
     return this.response(entry, plans, counted, body);
@@ -260,8 +264,12 @@ export class GraphqlService {
     // Plans are cached per schema: a backend caller's role key differs from the role's.
     const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
     let entry = this.plans.get(cache, planRole, req.query, req.operationName);
+    const tracer = probes.tracer;
     if (!entry) {
-      entry = prepare(schema, req.query, req.operationName, this.limits);
+      if (tracer) {
+        const parsed = tracer.sync('graphql.parse', {}, () => parseQuery(req.query));
+        entry = tracer.sync('graphql.validate', {}, () => prepareDocument(schema, parsed, req.operationName, this.limits));
+      } else entry = prepare(schema, req.query, req.operationName, this.limits);
       this.stats.prepared++;
       if (this.plans.accepts(req.query)) {
         entry.bytes = astBytes(entry.doc);
@@ -269,6 +277,7 @@ export class GraphqlService {
       }
     }
     const { doc, op } = entry;
+    tracer?.annotate({ 'graphql.operation.type': op.operation, 'graphql.operation.name': op.name?.value });
     const over = checkOperationLimits(cache.metadata.api_limits, caller.role, entry);
     if (over) throw over;
     const bad = checkVariables(schema, op, req.variables);
@@ -292,6 +301,16 @@ export class GraphqlService {
     this.plans.remember(entry, varsKey, plans);
     // Plans compiled now are counted again once run: introspection answers are kept with them.
     return { plans, counted: planBytes(plans) };
+  }
+
+  /** plan() as a span of the request's trace, which says whether the plan cache had it. */
+  private tracedPlan(...args: Parameters<GraphqlService['plan']>): ReturnType<GraphqlService['plan']> {
+    return (probes.tracer as NonNullable<typeof probes.tracer>).sync('graphql.plan', {}, (span) => {
+      const hits = this.planHits;
+      const planned = this.plan(...args);
+      span.set({ 'engine.plan_cache.hit': this.planHits > hits });
+      return planned;
+    });
   }
 
   /** The response body; a constant answer is kept, as bytes, with its plans. */

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { HttpApp, HttpReply, HttpRequest } from './router.js';
+import { probes } from '../../probes.js';
 import type { StructuredLog } from './logs.js';
 
 /**
  * The `http-log` line of each answer (issue 31.2), written once the answer is sent: method, path (no query string:
  * it may carry values), status, duration, request id, role, and for GraphQL the operation name, the query's hash
- * and the first error code. No header or variable value is logged.
+ * and the first error code; with traces on, the trace id. No header or variable value is logged.
  */
 
 // Clients send the same few documents again and again: a hash is computed once per document (the sha-256 of a short
@@ -48,6 +49,8 @@ function line(request: HttpRequest, reply: HttpReply): object {
     ...(request.role ? { role: request.role } : {}),
     ...(request.graphqlText ? graphqlFields(request.graphqlText) : {}),
     ...(request.errorCode ? { error_code: request.errorCode } : {}),
+    // With traces on (issue 31.4): the line and the request's spans are found from each other.
+    ...(probes.tracer ? { trace_id: probes.tracer.traceOf(request.raw) } : {}),
   };
 }
 

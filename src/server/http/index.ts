@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../logger.js';
+import { probes } from '../../probes.js';
 import { Authenticator } from '../auth/index.js';
 import type { Engine } from '../engine.js';
 import { GraphqlService } from '../graphql/service.js';
@@ -15,6 +16,7 @@ import { noStructuredLog, type StructuredLog } from './logs.js';
 import { registerHttpLog } from './http-log.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerRoutes } from './routes.js';
+import { registerTracing } from './tracing.js';
 import { attachWebSockets } from './websocket.js';
 import { HttpApp } from './router.js';
 
@@ -90,6 +92,8 @@ const MAX_REQUEST_ID = 200;
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const log = opts.log ?? noStructuredLog;
+  // Traces are on for the process or not (runEngine starts them before the server): read once.
+  const tracer = probes.tracer;
   // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
   const app = new HttpApp((req) => {
     const own = req.headers['x-request-id'];
@@ -110,6 +114,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   });
   if (log.has('http-log')) registerHttpLog(app, log);
   if (opts.metrics) registerMetrics(app, opts.metrics);
+  if (tracer) registerTracing(app, tracer);
 
   const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
   if (opts.stringifyNumeric) graphql.stringifyNumeric = true;
@@ -126,7 +131,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   });
   const server = createServer(
     { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
-    app.handle,
+    tracer ? tracer.serve(app.handle) : app.handle,
   );
   attachWebSockets(server, { db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}) });
   return server;

@@ -21,6 +21,8 @@ export class HttpRequest {
   errorCode = '';
   /** The GraphQL body's text (GraphQL routes), read for the operation name and query hash only when logged. */
   graphqlText = '';
+  /** The route that answered, as registered (`/v1/graphql`, `/api/rest/*`); '' when none did. */
+  route = '';
   private parsedQuery: Record<string, string> | undefined;
 
   constructor(readonly raw: IncomingMessage, readonly id: string) {}
@@ -179,18 +181,26 @@ export class HttpApp {
       this.errorHandler(e, request, reply);
       return;
     }
-    this.run(this.match(req.method ?? 'GET', request.url) ?? this.notFoundHandler, request, reply);
+    this.run(this.match(request, req.method ?? 'GET', request.url) ?? this.notFoundHandler, request, reply);
   };
 
-  private match(method: string, url: string): Handler | undefined {
+  private match(request: HttpRequest, method: string, url: string): Handler | undefined {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     // A path that does not decode (`/api/rest/%zz`) names no resource.
     if (path.includes('%') && !decodes(path)) return undefined;
     const byMethod = this.exact.get(path);
     const h = byMethod?.get(method) ?? byMethod?.get('*');
-    if (h) return h;
-    for (const p of this.prefixes) if (path.startsWith(p.prefix) && (p.method === '*' || p.method === method)) return p.handler;
+    if (h) {
+      request.route = path;
+      return h;
+    }
+    for (const p of this.prefixes) {
+      if (path.startsWith(p.prefix) && (p.method === '*' || p.method === method)) {
+        request.route = `${p.prefix}*`;
+        return p.handler;
+      }
+    }
     return undefined;
   }
 

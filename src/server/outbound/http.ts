@@ -1,6 +1,7 @@
 import type { Agent, Dispatcher } from 'undici';
 import type { NameValue } from './request.js';
 import type { CancelSignal } from '../../db/cancel.js';
+import { probes, type TraceProbe } from '../../probes.js';
 
 /**
  * The one HTTP call of engine-api.md §5.1: POST of a JSON body (or a GET, for the auth hook and JWKS), redirects not
@@ -230,7 +231,42 @@ class Call implements Dispatcher.DispatchHandler {
   }
 }
 
-export async function callHttp(opts: CallOptions): Promise<CallResult> {
+/**
+ * The call as a client span (issue 31.4), its context sent as `traceparent` (and `tracestate`), replacing any the
+ * headers had (a client's, forwarded to an action handler): the handler's spans join the engine's trace.
+ */
+function traced(tracer: TraceProbe, opts: CallOptions): Promise<CallResult> {
+  const method = opts.method ?? 'POST';
+  const purpose = opts.purpose ?? 'webhook';
+  let url: URL | undefined;
+  try {
+    url = new URL(opts.url);
+  } catch {
+    // Not a URL: the call fails as it would untraced.
+  }
+  return tracer.span(opts.name !== undefined ? `${purpose} ${opts.name}` : purpose, 'client', {
+    'http.request.method': method, 'url.full': shownUrl(opts.url), 'server.address': url?.hostname, 'engine.call.purpose': purpose, 'engine.call.name': opts.name,
+  }, async (span) => {
+    const context = tracer.outbound();
+    const headers = context
+      ? [...opts.headers.filter((h) => !/^trace(parent|state)$/i.test(h.name)), { name: 'traceparent', value: context.traceparent },
+        ...(context.tracestate ? [{ name: 'tracestate', value: context.tracestate }] : [])]
+      : opts.headers;
+    const res = await send({ ...opts, headers });
+    if (res.kind === 'response') {
+      span.set({ 'http.response.status_code': res.status });
+      if (res.status >= 500) span.fail(`HTTP ${res.status}`);
+    } else span.fail(res.message);
+    return res;
+  });
+}
+
+export function callHttp(opts: CallOptions): Promise<CallResult> {
+  const tracer = probes.tracer;
+  return tracer ? traced(tracer, opts) : send(opts);
+}
+
+async function send(opts: CallOptions): Promise<CallResult> {
   // Loaded before the call's timer starts: the first call's import is not part of the exchange its timeout bounds.
   const agent = await loadAgent();
   if (!observer) return new Promise((resolve) => new Call(opts, agent, resolve).start());

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { EventTrigger } from '../../metadata/types.js';
-import { probes } from '../../probes.js';
+import { probes, type DeliveryKind } from '../../probes.js';
 import { EVENTS_CHANNEL } from '../catalog.js';
 import type { Env } from '../outbound/index.js';
 import { attempt } from './event-delivery.js';
@@ -55,11 +55,19 @@ export interface DeliveryQueue<D, E extends { id: string; trigger_name: string }
   record(db: Queryable, me: number, results: AttemptResult[]): Promise<void>;
   /** Never throws: every failure is an attempt result. */
   attempt(ev: E, def: D, env: Env, signal: AbortSignal): Promise<AttemptResult>;
+  /** What metrics and traces call the row's queue. */
+  kind(def: D): DeliveryKind;
+  /** Seconds since the row was due: since its creation, or its scheduled time when later (metrics' delivery latency). */
+  sinceDue(ev: E): number;
 }
+
+/** Seconds from `at` (an ISO time) to `now`, never below 0 (the database's clock may run ahead of the engine's). */
+export const secondsSince = (at: string, now: number): number => Math.max(0, (now - Date.parse(at)) / 1000);
 
 /** Event-trigger events (engine-api.md §5.3). */
 export const eventQueue = (triggers: () => Promise<Map<string, EventTrigger>>): DeliveryQueue<EventTrigger, ClaimedEvent> => ({
   name: 'event processor', channel: EVENTS_CHANNEL, definitions: triggers, claim: claimEvents, release: releaseEvents, record: recordAttempts, attempt,
+  kind: () => 'event_trigger', sinceDue: (ev) => secondsSince(ev.created_at, Date.now()),
 });
 
 export interface ProcessorOptions {
@@ -91,6 +99,9 @@ interface Tally {
   /** Its deliveries that ended during the last claim's round trip. */
   pace: number;
 }
+
+/** How an attempt ended, as metrics count it. */
+const outcome = (r: AttemptResult): 'delivered' | 'retry' | 'error' | 'dead' => (r.delivered ? 'delivered' : r.dead ? 'dead' : r.error ? 'error' : 'retry');
 
 export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_name: string } = ClaimedEvent> extends Worker {
   private readonly queue: DeliveryQueue<D, E>;
@@ -267,9 +278,10 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
   private async deliver(ev: E, def: D): Promise<void> {
     const probe = probes.delivery;
     const started = probe ? performance.now() : 0;
-    const result = await this.queue.attempt(ev, def, this.opts.env, this.abort.signal);
+    const tracer = probes.tracer;
+    const result = tracer ? await this.tracedAttempt(tracer, ev, def) : await this.queue.attempt(ev, def, this.opts.env, this.abort.signal);
     if (probe && !this.abort.signal.aborted) {
-      probe(this.queue.channel === EVENTS_CHANNEL ? 'event_trigger' : 'scheduled', result.delivered ? 'delivered' : result.error ? 'error' : 'retry', (performance.now() - started) / 1000);
+      probe(this.queue.kind(def), outcome(result), (performance.now() - started) / 1000, this.queue.sinceDue(ev));
     }
     const t = this.of(ev.trigger_name);
     t.flying--;
@@ -287,6 +299,18 @@ export class EventProcessor<D = EventTrigger, E extends { id: string; trigger_na
     this.settled();
     // A pending gathering timer claims the freed slots anyway, unless enough are free already.
     if (!this.claimTimer || this.freed >= this.batch) this.wake();
+  }
+
+  /** An attempt as the first span of a trace of its own; the webhook call is its child, and gets its traceparent. */
+  private tracedAttempt(tracer: NonNullable<typeof probes.tracer>, ev: E, def: D): Promise<AttemptResult> {
+    const kind = this.queue.kind(def);
+    const name = ev.trigger_name === '' ? kind : `${kind} ${ev.trigger_name}`;
+    return tracer.span(name, 'consumer', { 'engine.event.queue': kind, 'engine.event.id': ev.id, 'engine.event.trigger': ev.trigger_name || undefined }, async (span) => {
+      const result = await this.queue.attempt(ev, def, this.opts.env, this.abort.signal);
+      span.set({ 'engine.event.outcome': outcome(result), 'http.response.status_code': result.status ?? undefined });
+      if (!result.delivered && !result.dead) span.fail(result.status === null ? 'the webhook was not reached' : `HTTP ${result.status}`);
+      return result;
+    }, 'root');
   }
 
   /**

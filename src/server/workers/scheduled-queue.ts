@@ -8,7 +8,7 @@ import { SCHEDULED_CHANNEL } from '../catalog.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { Env } from '../outbound/index.js';
 import { deliver } from './event-delivery.js';
-import type { DeliveryQueue } from './event-processor.js';
+import { secondsSince, type DeliveryQueue } from './event-processor.js';
 import type { AttemptResult } from './event-store.js';
 import { claimScheduled, recordScheduled, releaseScheduled, writeCronEvents, type ClaimedScheduled } from './scheduled-store.js';
 
@@ -105,6 +105,15 @@ export class ScheduledQueue implements DeliveryQueue<ScheduledDef, ClaimedSchedu
   claim: DeliveryQueue<ScheduledDef, ClaimedScheduled>['claim'] = (db, me, rooms, limit) => claimScheduled(db, me, rooms, limit, this.clock.now());
   release: DeliveryQueue<ScheduledDef, ClaimedScheduled>['release'] = (db, me, ids) => releaseScheduled(db, me, ids);
   record: DeliveryQueue<ScheduledDef, ClaimedScheduled>['record'] = (db, me, results) => recordScheduled(db, me, results, this.clock.now());
+
+  kind(def: ScheduledDef): 'cron' | 'one_off' {
+    return def.kind === 'cron' ? 'cron' : 'one_off';
+  }
+
+  /** From the event's time, or its creation when later (a one-off event created past its time), by the queue's clock. */
+  sinceDue(ev: ClaimedScheduled): number {
+    return secondsSince(ev.created_at > ev.scheduled_time ? ev.created_at : ev.scheduled_time, this.clock.now().getTime());
+  }
 
   async attempt(ev: ClaimedScheduled, def: ScheduledDef, env: Env, signal: AbortSignal): Promise<AttemptResult> {
     const d = def.kind === 'cron'

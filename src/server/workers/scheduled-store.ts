@@ -14,6 +14,8 @@ export interface ClaimedScheduled {
   /** The cron trigger, or '' for a one-off event. */
   trigger_name: string;
   scheduled_time: string;
+  /** When the row was written (UTC, as scheduled_time). */
+  created_at: string;
   definition: Json;
   tries: number;
 }
@@ -37,7 +39,7 @@ export async function claimScheduled(db: Queryable, me: number, triggers: Trigge
      c AS (SELECT id FROM cand ORDER BY turn, scheduled_time LIMIT $4)
      UPDATE engine_catalog.scheduled_events e SET locked = now(), locked_by = $5 FROM c WHERE e.id = c.id
      RETURNING e.id::text AS id, coalesce(e.trigger_name, '') AS trigger_name, ${UTC('e.scheduled_time')} AS scheduled_time,
-       e.definition, e.tries`,
+       ${UTC('e.created_at')} AS created_at, e.definition, e.tries`,
     [open.map((t) => t.name), open.map((t) => t.room), open.map((t) => t.busy), limit, me, now.toISOString()],
   );
   for (const r of rows) r.tries = Number(r.tries);

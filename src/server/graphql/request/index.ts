@@ -3,6 +3,6 @@ export { checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, withoutRepeatedFields, ty
 export { astBytes, planBytes, PlanCache, type CachedOperation, type PlanCacheLimits } from './plan-cache.js';
 export { batchElements, parseRequest, type GraphqlRequest } from './body.js';
 export { checkVariables, validateDocument } from './validate.js';
-export { MAX_QUERY_DEPTH, MAX_QUERY_TOKENS, prepare, variablesShape } from './prepare.js';
+export { MAX_QUERY_DEPTH, MAX_QUERY_TOKENS, parseQuery, prepare, prepareDocument, variablesShape } from './prepare.js';
 export { checkOperationLimits, timeLimitMs } from './api-limits.js';
 export { checkRequestLimits } from './rate-limit.js';

@@ -34,16 +34,25 @@ export function variablesShape(schema: GraphQLSchema, op: OperationDefinitionNod
 
 /** Steps 3–6 of §1.3: parse, select the operation, check its kind and depth, validate. */
 export function prepare(schema: GraphQLSchema, query: string, operationName: string | null, limits: DocumentLimits): CachedOperation {
-  let doc: DocumentNode;
+  return prepareDocument(schema, parseQuery(query), operationName, limits);
+}
+
+/** Step 3 of §1.3 (traces show it apart from the rest). */
+export function parseQuery(query: string): DocumentNode {
   try {
     // Without locations: they keep every token of the document alive (tens of bytes each) for as long as it is cached.
-    doc = parse(query, { maxTokens: MAX_QUERY_TOKENS, noLocation: true });
+    return parse(query, { maxTokens: MAX_QUERY_TOKENS, noLocation: true });
   } catch (e) {
     if (!(e instanceof GraphQLError)) throw e;
     const loc = e.locations?.[0];
     const description = e.message.replace(/^Syntax Error: /, '').replace(/\.$/, '');
     throw gqlError('parse-failed', '$.query', `not a valid graphql query: ${description}${loc ? ` (line ${loc.line}, column ${loc.column})` : ''}`);
   }
+}
+
+/** Steps 4–6 of §1.3 on a parsed document. */
+export function prepareDocument(schema: GraphQLSchema, parsed: DocumentNode, operationName: string | null, limits: DocumentLimits): CachedOperation {
+  let doc = parsed;
   const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   let op: OperationDefinitionNode | undefined;
   if (operationName !== null) {

@@ -1,0 +1,144 @@
+// Issue 31 (benchmarks): the cost of observability on the peer benchmark's queries, in one run. Four `engine serve`
+// of this build side by side on the same database, differing only in their environment:
+//   off       no http-log (ENGINE_GRAPHQL_ENABLED_LOG_TYPES=startup), no metrics, no traces
+//   metrics   ENGINE_GRAPHQL_METRICS_SECRET set (GET /v1/metrics scraped once per round, as Prometheus would)
+//   logs+m    metrics, and the default log types in JSON (http-log: one line per request, written to /dev/null)
+//   traces    OTEL_EXPORTER_OTLP_ENDPOINT: every request's spans exported to a receiver in this process
+// Rounds are interleaved (the order of the sides rotating) so that the machine's drift falls on all alike; medians.
+//   node bench/observability.mjs          BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 (after npm run build)
+// Needs the external PostgreSQL (ENGINE_TEST_DATABASE_URL or the default). Markdown on stdout, progress on stderr.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { count, progress } from './lib.mjs';
+import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
+import { load, sampleError } from './peer/load.mjs';
+import { freePort } from './peer/servers.mjs';
+import { QUERIES } from './peer-postgraphile.mjs';
+
+const BIN = fileURLToPath(new URL('../bin/engine.js', import.meta.url));
+const num = (name, dflt) => (process.env[name] ? Number(process.env[name]) : dflt);
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const SECONDS = num('BENCH_SECONDS', 5);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
+const SECRET = 'bench-metrics-secret';
+/** A database of its own: the peer benchmark's (bench_peer) may be in use by another run. */
+const DB = 'bench_observability';
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** An OTLP/HTTP receiver that reads and counts what it is sent, as a collector would before its own work. */
+async function sink() {
+  const got = { posts: 0, bytes: 0 };
+  const server = createServer((req, res) => {
+    req.on('data', (c) => { got.bytes += c.length; });
+    req.on('end', () => {
+      got.posts++;
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, got, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function startEngine(label, databaseUrl, env) {
+  const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-obs-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
+    { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${label}: engine exited (${child.exitCode}): ${err.slice(-800)}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${label}: engine did not answer /healthz within 60 s: ${err.slice(-800)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const stop = () => new Promise((r) => {
+    if (child.exitCode !== null) return r();
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+  return { label, url, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
+}
+
+async function main() {
+  const loadStart = loadavg()[0];
+  const receiver = await sink();
+  progress('observability: creating the peer database');
+  const db = await createDatabase(DB);
+  const quiet = { ENGINE_GRAPHQL_ENABLED_LOG_TYPES: 'startup' };
+  const variants = [
+    ['off', quiet],
+    ['metrics', { ...quiet, ENGINE_GRAPHQL_METRICS_SECRET: SECRET }],
+    ['logs+m', { ENGINE_GRAPHQL_LOG_FORMAT: 'json', ENGINE_GRAPHQL_METRICS_SECRET: SECRET }],
+    ['traces', { ...quiet, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '1000' }],
+  ];
+  const sides = [];
+  try {
+    for (const [label, env] of variants) sides.push(await startEngine(label, db, env));
+    await applyMetadata(sides[0].url);
+    // The others read the metadata the first stored.
+    for (const s of sides) await fetch(`${s.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"reload_metadata","args":{}}' });
+    for (const s of sides) {
+      for (const q of QUERIES) {
+        const e = await sampleError(`${s.url}/v1/graphql`, q.engine);
+        if (e) throw new Error(`${s.label}: ${q.label}: ${e}`);
+      }
+    }
+    const rps = Object.fromEntries(sides.map((s) => [s.label, {}]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const q of QUERIES) {
+        // Each query's sides in a rotating order: no side is always first after the previous query's load.
+        const shift = (round + QUERIES.indexOf(q)) % sides.length;
+        for (const s of [...sides.slice(shift), ...sides.slice(0, shift)]) {
+          progress(`observability: round ${round + 1}/${ROUNDS} ${q.key} ${s.label}`);
+          const m = await load(`${s.url}/v1/graphql`, q.engine, { seconds: SECONDS, warmup: 1, connections: CONNECTIONS });
+          if (m.failed > m.total / 100) throw new Error(`${s.label}: ${q.label}: ${m.failed} of ${m.total} requests failed`);
+          (rps[s.label][q.key] ??= []).push(m.rps);
+        }
+      }
+      for (const s of sides.filter((x) => x.label === 'metrics' || x.label === 'logs+m')) {
+        const r = await fetch(`${s.url}/v1/metrics`, { headers: { authorization: `Bearer ${SECRET}` } });
+        if (r.status !== 200) throw new Error(`${s.label}: GET /v1/metrics answered ${r.status}`);
+        await r.text();
+      }
+    }
+    const labels = sides.map((s) => s.label);
+    const cell = (label, key) => {
+      const xs = rps[label][key];
+      const m = median(xs);
+      const base = median(rps.off[key]);
+      return `${count(Math.round(m))} (${count(Math.round(Math.min(...xs)))}–${count(Math.round(Math.max(...xs)))})${label === 'off' ? '' : ` **${(m / base).toFixed(3)}×**`}`;
+    };
+    console.log([
+      '## Observability cost on the peer queries (issue 31)',
+      '',
+      `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; external PostgreSQL; ${cpus().length} cores; ${ROUNDS} interleaved rounds of ${SECONDS} s per query and side ` +
+        `at ${CONNECTIONS} connections (after 1 s warm-up each); load average ${loadStart.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end. ` +
+        `Traces: ${count(receiver.got.posts)} exports, ${count(receiver.got.bytes)} bytes received.`,
+      '',
+      `| query | ${labels.map((l) => `${l} req/s median (min–max)${l === 'off' ? '' : ', ÷ off'}`).join(' | ')} |`,
+      `|---|${labels.map(() => '---:').join('|')}|`,
+      ...QUERIES.map((q) => `| ${q.label} | ${labels.map((l) => cell(l, q.key)).join(' | ')} |`),
+    ].join('\n'));
+  } finally {
+    for (const s of sides) await s.stop();
+    await dropDatabase(DB);
+    await receiver.close();
+  }
+}
+
+await main();
