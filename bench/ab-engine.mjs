@@ -5,7 +5,7 @@
 //   BENCH_ROUNDS=5 BENCH_SECONDS=5 BENCH_SEQUENTIAL=2000    rounds, seconds per run, sequential requests per round
 // Only the bins are used (`node <checkout>/bin/engine.js serve`), so any two commits compare. Markdown on stdout.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request as undiciRequest } from 'undici';
@@ -49,7 +49,23 @@ async function startEngine(checkout, databaseUrl) {
     child.once('exit', () => r());
     child.kill('SIGTERM');
   });
-  return { url, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
+  return { url, pid: child.pid, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
+}
+
+/**
+ * The CPU time (user + system, µs) the engine process spent between the call and the call of the function it returns:
+ * per request it holds much better than throughput on a busy machine (the other processes take wall time, not its CPU).
+ */
+function cpuClock(pid) {
+  const read = () => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * (1e6 / 100);
+  };
+  return () => {
+    const t0 = read();
+    return () => read() - t0;
+  };
 }
 
 /** p50 of the HTTP round trip of `n` sequential requests (the plan-cache hit path seen from outside). */
@@ -78,7 +94,7 @@ async function main() {
     await applyMetadata(sides[0].url);
     // B reads the metadata A stored; a request to B before its schema caught up would fail the sample check below.
     for (const s of sides) await fetch(`${s.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"reload_metadata","args":{}}' });
-    const figures = Object.fromEntries(sides.map((s) => [s.label, { rps: {}, seq: [] }]));
+    const figures = Object.fromEntries(sides.map((s) => [s.label, { rps: {}, cpu: {}, seq: [] }]));
     for (const s of sides) {
       for (const q of QUERIES) {
         const e = await sampleError(`${s.url}/v1/graphql`, q.engine);
@@ -90,8 +106,9 @@ async function main() {
       for (const q of QUERIES) {
         for (const s of order) {
           progress(`ab: round ${round + 1}/${ROUNDS} ${q.key} ${s.label}`);
-          const m = await load(`${s.url}/v1/graphql`, q.engine, { seconds: SECONDS, warmup: 1, connections: CONNECTIONS });
+          const m = await load(`${s.url}/v1/graphql`, q.engine, { seconds: SECONDS, warmup: 1, connections: CONNECTIONS, measured: cpuClock(s.pid) });
           (figures[s.label].rps[q.key] ??= []).push(m.rps);
+          (figures[s.label].cpu[q.key] ??= []).push(m.cpuPerRequestUs);
         }
       }
       for (const s of order) figures[s.label].seq.push(await sequential(`${s.url}/v1/graphql`, QUERIES[0].engine, SEQUENTIAL));
@@ -100,7 +117,9 @@ async function main() {
       const ra = median(figures.A.rps[q.key]);
       const rb = median(figures.B.rps[q.key]);
       const spread = (xs) => `${count(Math.round(Math.min(...xs)))}–${count(Math.round(Math.max(...xs)))}`;
-      return `| ${q.label} | ${count(Math.round(ra))} (${spread(figures.A.rps[q.key])}) | ${count(Math.round(rb))} (${spread(figures.B.rps[q.key])}) | ${(rb / ra).toFixed(3)}× |`;
+      const ca = median(figures.A.cpu[q.key]);
+      const cb = median(figures.B.cpu[q.key]);
+      return `| ${q.label} | ${count(Math.round(ra))} (${spread(figures.A.rps[q.key])}) | ${count(Math.round(rb))} (${spread(figures.B.rps[q.key])}) | ${(rb / ra).toFixed(3)}× | ${Math.round(ca)} | ${Math.round(cb)} | ${(cb / ca).toFixed(3)}× |`;
     });
     const sa = median(figures.A.seq);
     const sb = median(figures.B.seq);
@@ -110,10 +129,10 @@ async function main() {
       `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; external PostgreSQL; ${ROUNDS} interleaved rounds of ${SECONDS} s per query and side at ${CONNECTIONS} connections` +
         ` (after 1 s warm-up each); load average ${loadStart.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end.`,
       '',
-      '| query | A req/s median (min–max) | B req/s median (min–max) | B / A |',
-      '|---|---:|---:|---:|',
+      '| query | A req/s median (min–max) | B req/s median (min–max) | B / A | A engine CPU µs/request | B | B / A |',
+      '|---|---:|---:|---:|---:|---:|---:|',
       ...rows,
-      `| plan-cache hit path: HTTP round trip p50 of ${count(SEQUENTIAL)} sequential by-pk requests, median of rounds (lower is better) | ${sa.toFixed(3)} ms | ${sb.toFixed(3)} ms | ${(sb / sa).toFixed(3)}× |`,
+      `| plan-cache hit path: HTTP round trip p50 of ${count(SEQUENTIAL)} sequential by-pk requests, median of rounds (lower is better) | ${sa.toFixed(3)} ms | ${sb.toFixed(3)} ms | ${(sb / sa).toFixed(3)}× | | | |`,
     ].join('\n'));
   } finally {
     for (const s of sides) await s.stop();

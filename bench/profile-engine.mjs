@@ -58,4 +58,5 @@ for (const n of prof.nodes) {
 const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, TOP);
 for (const [name, t] of rows) console.log(`${((100 * t) / total).toFixed(2).padStart(6)} %  ${name}`);
 console.log(`profile: ${join(cwd, file)}`);
-rmSync(cwd, { recursive: true, force: true });
+// BENCH_KEEP=1 keeps the profile (for comparing two builds' profiles request by request).
+if (!process.env.BENCH_KEEP) rmSync(cwd, { recursive: true, force: true });

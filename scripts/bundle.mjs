@@ -23,7 +23,7 @@ const result = await build({
   chunkNames: 'chunk-[hash]',
   sourcemap: 'linked',
   logLevel: 'warning',
-  external: ['@electric-sql/*', 'libpg-query', 'undici', 'ws', 'pg', 'pg-native', 'tar', 'jose', '@inquirer/*', 'fastify', '@fastify/*', 'pino', 'prom-client'],
+  external: ['@electric-sql/*', 'libpg-query', 'undici', 'ws', 'pg', 'pg-native', 'tar', 'jose', '@inquirer/*', 'pino', 'prom-client'],
   // CommonJS packages in the bundle (commander) call require() for Node's own modules.
   banner: { js: "import { createRequire as __engineRequire } from 'node:module'; const require = __engineRequire(import.meta.url);" },
 });

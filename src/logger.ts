@@ -4,6 +4,8 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** False when debug messages are dropped: callers skip building them (false only when known). */
+  readonly debugEnabled?: boolean;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -40,7 +40,7 @@ function percentile(sorted, p) {
  * requests/s, p50/p99 latency in ms (over every response, to 0.001 ms: autocannon's own histogram is whole ms) and
  * the count of failed requests (error bodies, non-2xx, socket errors).
  */
-export async function load(url, q, { seconds, warmup, connections }) {
+export async function load(url, q, { seconds, warmup, connections, measured }) {
   const once = async (duration, latencies) => {
     const rnd = q.random ?? (() => 1);
     const inst = autocannon({
@@ -53,7 +53,10 @@ export async function load(url, q, { seconds, warmup, connections }) {
   };
   if (warmup > 0) await once(warmup, null);
   const latencies = [];
+  // `measured` (optional) brackets the measured part only, e.g. to read a server's CPU time around it.
+  const mark = measured?.();
   const r = await once(seconds, latencies);
+  const cpu = mark?.();
   const failed = r.mismatches + r.non2xx + r.errors + r.timeouts;
   latencies.sort((a, b) => a - b);
   return {
@@ -62,5 +65,6 @@ export async function load(url, q, { seconds, warmup, connections }) {
     p99: percentile(latencies, 0.99),
     failed,
     total: r.requests.total,
+    ...(cpu !== undefined ? { cpuPerRequestUs: cpu / Math.max(1, r.requests.total) } : {}),
   };
 }

@@ -71,6 +71,7 @@ export class Output {
       info: (m) => enabled('info') && this.line(m),
       warn: (m) => this.warn('warning', m),
       error: (m) => this.line(`${this.paint.red('error:')} ${m}`),
+      debugEnabled: enabled('debug'),
     };
   }
 

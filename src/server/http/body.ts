@@ -6,7 +6,7 @@ import { checkStorableStrings } from '../storable-strings.js';
 
 /**
  * Request bodies are read here, not by the framework's parsers: the limit is enforced while reading, a stalled upload
- * is timed out, and a refused body is never drained (issue 11), which fastify's parsers do not all guarantee.
+ * is timed out, and a refused body is never drained (issue 11).
  */
 
 /** One limit for the engine and the project tool, which refuses larger requests before sending them. */

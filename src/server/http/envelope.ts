@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { HttpReply } from './router.js';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../errors.js';
 import { BodyError, closeAfterAnswer, discardBody } from './body.js';
@@ -18,7 +18,7 @@ export const INTERNAL = JSON.stringify({ path: '$', error: 'internal error', cod
 export const notFound = (): ApiError => new ApiError(404, 'not-found', '$', 'resource does not exist');
 
 /** A JSON answer; the body is sent as it is (GraphQL answers are already text). */
-export function send(reply: FastifyReply, status: number, body: string | Buffer): void {
+export function send(reply: HttpReply, status: number, body: string | Buffer): void {
   reply.code(status).header('content-type', JSON_TYPE).send(body);
 }
 
@@ -27,7 +27,7 @@ export function send(reply: FastifyReply, status: number, body: string | Buffer)
  * connection closes once the answer is flushed; otherwise what is left of the body is discarded, keeping the
  * connection alive.
  */
-export function sendError(req: IncomingMessage, reply: FastifyReply, e: ApiError, isAdmin: boolean): void {
+export function sendError(req: IncomingMessage, reply: HttpReply, e: ApiError, isAdmin: boolean): void {
   reply.request.errorCode = e.code;
   if (e instanceof BodyError) {
     if (req.socket.destroyed) return; // the client is gone: no one to answer

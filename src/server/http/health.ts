@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { HttpApp } from './router.js';
 import type { Engine } from '../engine.js';
 import { recordJson } from '../inconsistency.js';
 import { JSON_TYPE } from './envelope.js';
@@ -25,9 +25,9 @@ async function within<T>(p: Promise<T>): Promise<T> {
   }
 }
 
-export function registerHealth(app: FastifyInstance, engine: Engine, log: StructuredLog): void {
+export function registerHealth(app: HttpApp, engine: Engine, log: StructuredLog): void {
   app.get('/healthz', async (request, reply) => {
-    const strict = (request.query as Record<string, unknown>)['strict'] === 'true';
+    const strict = request.query['strict'] === 'true';
     let inconsistent;
     try {
       // A database busy with a long statement is alive (the embedded worker answers nothing else meanwhile): the ping

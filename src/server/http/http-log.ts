@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpApp, HttpReply, HttpRequest } from './router.js';
 import type { StructuredLog } from './logs.js';
 
 /**
@@ -36,7 +36,7 @@ function graphqlFields(text: string): { operation_name?: string; query_hash?: st
   }
 }
 
-function line(request: FastifyRequest, reply: FastifyReply): object {
+function line(request: HttpRequest, reply: HttpReply): object {
   const url = request.raw.url ?? '/';
   const q = url.indexOf('?');
   return {
@@ -51,9 +51,8 @@ function line(request: FastifyRequest, reply: FastifyReply): object {
   };
 }
 
-export function registerHttpLog(app: FastifyInstance, log: StructuredLog): void {
-  app.addHook('onResponse', (request, reply, done) => {
+export function registerHttpLog(app: HttpApp, log: StructuredLog): void {
+  app.onResponse((request, reply) => {
     log.emit(reply.statusCode >= 500 ? 'error' : 'info', 'http-log', line(request, reply));
-    done();
   });
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fastify, type FastifyInstance } from 'fastify';
 import type { Logger } from '../../logger.js';
 import { Authenticator } from '../auth/index.js';
 import type { Engine } from '../engine.js';
@@ -17,7 +16,7 @@ import { registerHttpLog } from './http-log.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerRoutes } from './routes.js';
 import { attachWebSockets } from './websocket.js';
-import './request-info.js';
+import { HttpApp } from './router.js';
 
 export { MAX_BODY_BYTES, MAX_NESTING, readJson } from './body.js';
 export { errorBody, sendError } from './envelope.js';
@@ -25,8 +24,8 @@ export { loadMetrics, type Metrics } from './metrics.js';
 export { subscriptionsOf } from './websocket.js';
 
 /**
- * The HTTP layer of engine-api.md §1 on fastify (issue 31.0): routes, CORS, request ids, logs. Bodies are read by
- * body.ts, not by fastify's parsers, and the Node server is made here, so that its limits and timeouts stay ours.
+ * The HTTP layer of engine-api.md §1 (issue 31.0): routes (router.ts), CORS, request ids, logs. Bodies are read by
+ * body.ts, and the Node server is made here, so that its limits and timeouts stay ours.
  */
 
 /**
@@ -77,7 +76,7 @@ export interface HttpOptions {
    * More routes on the same server: the place for static files (the web console at /console) and later WebSocket
    * endpoints. Called after the API routes, before the server listens.
    */
-  extraRoutes?: (app: FastifyInstance) => void;
+  extraRoutes?: (app: HttpApp) => void;
   /** `GET /v1/metrics` and the request counters (issue 31.3); off when absent. */
   metrics?: Metrics;
   /** `--live-queries-refetch-interval` in ms (issue 32.3); default 1 s, 0 disables the fallback refetch. */
@@ -87,62 +86,27 @@ export interface HttpOptions {
 /** The longest client X-Request-Id echoed. */
 const MAX_REQUEST_ID = 200;
 
-/** The fastify instance behind each server, made ready by listen(). */
-const apps = new WeakMap<Server, FastifyInstance>();
-
 /** The engine's HTTP server; call listen() to start it. */
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const log = opts.log ?? noStructuredLog;
-  let server: Server | undefined;
-  const app = fastify({
-    serverFactory: (handler) => {
-      server = createServer(
-        { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
-        handler,
-      );
-      return server;
-    },
-    logger: false,
-    // engine-api.md §1.1: a HEAD is another method (404), as before.
-    exposeHeadRoutes: false,
-    // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const own = req.headers['x-request-id'];
-      return typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? own : randomUUID();
-    },
-    // Bodies are limited while body.ts reads them.
-    bodyLimit: Number.MAX_SAFE_INTEGER,
-    // A path fastify cannot decode (`/v1/query%`) names no resource: the §1.4 404, as before fastify.
-    frameworkErrors: (e, request, reply) => {
-      // Before any hook: the id is set here.
-      reply.header('x-request-id', request.id);
-      if (e.code === 'FST_ERR_BAD_URL') return sendError(request.raw, reply, notFound(), false);
-      opts.logger.error(`request failed: ${e.stack ?? e.message}`);
-      send(reply, 500, INTERNAL);
-    },
+  // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
+  const app = new HttpApp((req) => {
+    const own = req.headers['x-request-id'];
+    return typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? own : randomUUID();
   });
-  // Every body is left unread for the routes (body.ts): no parser buffers it first.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
-  app.decorateRequest('role', '');
-  app.decorateRequest('errorCode', '');
-  app.decorateRequest('graphqlText', '');
   const corsSetting = opts.cors ?? DEFAULT_CORS;
   const cors = corsSetting.disabled ? null : corsStep(corsSetting.origins);
-  app.addHook('onRequest', (request, reply, done) => {
+  app.onRequest((request, reply) => {
     reply.header('x-request-id', request.id);
-    // engine-api.md §1.2: the Content-Type header is ignored. Hidden from fastify, which would refuse a malformed one
-    // (415) and parse a well-formed one for nothing; no route reads it, and the auth hook and actions never forward it.
+    // engine-api.md §1.2: the Content-Type header is ignored; no route reads it, and the auth hook and actions never
+    // forward it.
     const headers = request.raw.headers;
     if (headers['content-type'] !== undefined) headers['content-type'] = undefined;
     const acrh = headers['access-control-request-headers'];
     if (cors?.(headers.origin, request.raw.method ?? '', typeof acrh === 'string' ? acrh : undefined, reply)) {
       reply.code(204).header('content-length', '0').send();
-      return;
     }
-    done();
   });
   if (log.has('http-log')) registerHttpLog(app, log);
   if (opts.metrics) registerMetrics(app, opts.metrics);
@@ -160,15 +124,16 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     if (!reply.raw.headersSent) send(reply, 500, INTERNAL);
     else reply.raw.destroy();
   });
-  if (!server) throw new Error('fastify did not create the server');
-  apps.set(server, app);
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
+    app.handle,
+  );
   attachWebSockets(server, { db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}) });
   return server;
 }
 
 /** Listens and resolves with the bound address; rejects with the listen error (EADDRINUSE …). */
-export async function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  await apps.get(server)?.ready();
+export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (e: Error) => reject(e);
     server.once('error', onError);

@@ -28,7 +28,9 @@ export class StructuredLog {
   private readonly json: Pino | undefined;
 
   constructor(private readonly opts: StructuredLogOptions) {
-    this.types = new Set(opts.types ?? DEFAULT_LOG_TYPES);
+    // In text format the lines are debug messages: when those are dropped, none is built (a request's http-log line
+    // parsed its GraphQL body for nothing).
+    this.types = new Set(opts.format === 'text' && opts.logger?.debugEnabled === false ? [] : (opts.types ?? DEFAULT_LOG_TYPES));
     if (opts.format === 'json') {
       this.json = pino(
         {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { HttpApp } from './router.js';
 import type { Registry } from 'prom-client';
 import { ApiError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
@@ -103,12 +103,11 @@ function allowed(header: string | undefined, secret: string): boolean {
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', (request, reply, done) => {
+export function registerMetrics(app: HttpApp, metrics: Metrics): void {
+  app.onResponse((request, reply) => {
     const endpoint = endpointOf(request.raw.url ?? '/');
     const op = request.graphqlText ? operationType(request.graphqlText) : '';
     metrics.observe(endpoint, reply.statusCode, op, reply.elapsedTime / 1000);
-    done();
   });
   app.get('/v1/metrics', async (request, reply) => {
     if (!allowed(request.headers.authorization, metrics.secret)) {

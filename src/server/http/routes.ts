@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpApp, HttpReply, HttpRequest } from './router.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../../errors.js';
 import { StatementCancelled } from '../../db/database.js';
@@ -57,13 +57,13 @@ function graphqlErrorCode(body: string | Buffer): string {
   return ERROR_CODE.exec(body)?.[1] ?? '';
 }
 
-function sendGraphql(reply: FastifyReply, body: string | Buffer, setCookies: string[], logged: boolean): void {
+function sendGraphql(reply: HttpReply, body: string | Buffer, setCookies: string[], logged: boolean): void {
   if (logged) reply.request.errorCode = graphqlErrorCode(body);
   if (setCookies.length > 0) reply.header('set-cookie', setCookies);
   send(reply, 200, body);
 }
 
-export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
   const { engine, graphql, auth, bodyIdleMs } = ctx;
   const versionBody = JSON.stringify({ version: ctx.version });
 
@@ -73,7 +73,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     send(reply, 200, versionBody);
   });
 
-  const metadataApi = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const metadataApi = async (request: HttpRequest, reply: HttpReply): Promise<void> => {
     const req = request.raw;
     let isAdmin = false;
     try {
@@ -101,8 +101,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/v2/query', metadataApi);
 
   /** A route for the admin only (`refusal`: the incumbent's message to others); its errors are metadata-API bodies. */
-  const adminRoute = (refusal: string, answer: (request: FastifyRequest, reply: FastifyReply) => Promise<void>) =>
-    async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const adminRoute = (refusal: string, answer: (request: HttpRequest, reply: HttpReply) => Promise<void>) =>
+    async (request: HttpRequest, reply: HttpReply): Promise<void> => {
       const req = request.raw;
       let isAdmin = false;
       try {
@@ -123,7 +123,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   }));
 
   /** graphql-api.md §1: every answer is a GraphQL body, authentication errors included (issue 27). */
-  const graphqlApi = (service: () => GraphqlService) => async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const graphqlApi = (service: () => GraphqlService) => async (request: HttpRequest, reply: HttpReply): Promise<void> => {
     const req = request.raw;
     try {
       // A POST auth hook receives the GraphQL request, so the body comes first; otherwise it is not read for a 401.

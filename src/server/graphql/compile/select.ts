@@ -184,17 +184,24 @@ export class SelectionCompiler {
     return `(SELECT ${jsonObject(pairs)} FROM ${numbered} AS ${e})`;
   }
 
-  private aggregateFields(type: GraphQLObjectType, view: TableView, nodes: FieldNode[], r: string): string {
+  /** An aggregate object's JSON: `term` gives each subfield's SQL (undefined: left out); `__typename` is constant. */
+  private aggregatePairs(type: GraphQLObjectType, nodes: FieldNode[], term: (i: FieldInfo | undefined, field: GraphQLField<unknown, unknown> | undefined, n: FieldNode, fns: FieldNode[]) => string | undefined): string {
     const pairs: [string, string][] = [];
     for (const [key, fns] of this.sel.subfields(nodes)) {
       const n = fns[0] as FieldNode;
       const field = type.getFields()[n.name.value];
-      const i = field ? fieldInfo(field) : undefined;
-      if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
-      else if (i?.kind === 'agg_count') pairs.push([key, this.count(n, view, r)]);
-      else if (i?.kind === 'agg_op' && field) pairs.push([key, this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, view, i.op, fns, r)]);
+      const sql = n.name.value === '__typename' ? `'${type.name}'::text` : term(field ? fieldInfo(field) : undefined, field, n, fns);
+      if (sql !== undefined) pairs.push([key, sql]);
     }
     return jsonObject(pairs);
+  }
+
+  private aggregateFields(type: GraphQLObjectType, view: TableView, nodes: FieldNode[], r: string): string {
+    return this.aggregatePairs(type, nodes, (i, field, n, fns) => {
+      if (i?.kind === 'agg_count') return this.count(n, view, r);
+      if (i?.kind === 'agg_op' && field) return this.aggregateOp(getNamedType(field.type) as GraphQLObjectType, view, i.op, fns, r);
+      return undefined;
+    });
   }
 
   private count(n: FieldNode, view: TableView, r: string): string {
@@ -212,15 +219,9 @@ export class SelectionCompiler {
   }
 
   private aggregateOp(type: GraphQLObjectType, view: TableView, op: AggOp, nodes: FieldNode[], r: string): string {
-    const pairs: [string, string][] = [];
-    for (const [key, fns] of this.sel.subfields(nodes)) {
-      const n = fns[0] as FieldNode;
-      const field = type.getFields()[n.name.value];
-      const i = field ? fieldInfo(field) : undefined;
-      if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
-      else if (i?.kind === 'agg_col') pairs.push([key, outputExpr(aggregateSql(op, this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name)), i.column), aggregateType(op, i.column) ?? i.column.typeName, this.sel.stringifyNumeric)]);
-    }
-    return jsonObject(pairs);
+    return this.aggregatePairs(type, nodes, (i) => (i?.kind === 'agg_col'
+      ? outputExpr(aggregateSql(op, this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name)), i.column), aggregateType(op, i.column) ?? i.column.typeName, this.sel.stringifyNumeric)
+      : undefined));
   }
 
   private typeOfField(t: GraphQLObjectType, name: string): GraphQLObjectType {
