@@ -87,7 +87,7 @@ describe('§4.3 selecting rows', () => {
   });
 
   it('a role without permissions has only no_queries_available', async () => {
-    await check('{ no_queries_available }', NOBODY, data({ no_queries_available: 'there are no queries available to the current role' }));
+    await check('{ no_queries_available }', NOBODY, data({ no_queries_available: "There are no queries available to the current role. Either there are no sources or remote schemas configured, or the current role doesn't have the required permissions." }));
     await check('{ article { id } }', NOBODY, gqlErr('field "article" not found in type: \'query_root\'', '$.selectionSet.article', 'validation-failed'));
   });
 });

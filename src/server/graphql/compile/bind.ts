@@ -4,6 +4,7 @@ import { compareCodePoints } from '../../../metadata/json.js';
 import { arrayLiteral, type Param } from '../../bool-exp/compile.js';
 import { sessionValue } from '../../auth/session-names.js';
 import { validationFailed } from '../errors.js';
+import { jsonPathLiteral } from './json-path.js';
 import { NumLit, paramText, resolveVars, type GValue, type Variables, type VarRef } from './values.js';
 
 /*
@@ -17,6 +18,8 @@ import { NumLit, paramText, resolveVars, type GValue, type Variables, type VarRe
  */
 export type PlanParam = Param | { kind: 'session-json' } | { kind: 'gvalue'; value: GValue; typeName: string }
   | { kind: 'count'; variable: VarRef; path: string; cap: number | null }
+  /** A json/jsonb field's `path` argument from a bound variable (json-path.ts). */
+  | { kind: 'json-path'; variable: VarRef; path: string }
   /** What an asynchronous action stores of its HTTP request (engine-api.md §5.2.4): the headers, the document text. */
   | { kind: 'request'; what: 'headers' | 'query' }
   /** The resource_version the request was planned at. */
@@ -42,9 +45,16 @@ function countValue(p: Extract<PlanParam, { kind: 'count' }>, vars: Variables): 
   return String(p.cap === null ? n : Math.min(n, p.cap));
 }
 
+/** `$` alone is the whole value: an empty path, which `#>` answers with the value itself. */
+const jsonPathValue = (p: Extract<PlanParam, { kind: 'json-path' }>, vars: Variables): string =>
+  jsonPathLiteral(String(vars[p.variable.name]), p.path) ?? '{}';
+
 /** The argument checks that wait for bound variables (§1.3 step 8), before any parameter is bound. */
 export function checkBound(params: PlanParam[], vars: Variables): void {
-  for (const p of params) if (p.kind === 'count') countValue(p, vars);
+  for (const p of params) {
+    if (p.kind === 'count') countValue(p, vars);
+    else if (p.kind === 'json-path') jsonPathValue(p, vars);
+  }
 }
 
 /** Binds a statement's parameters for one request; throws `missing session variable` (§4.2). */
@@ -59,6 +69,7 @@ export function bind(params: PlanParam[], session: Record<string, string>, vars:
     }
     if (p.kind === 'gvalue') return { kind: 'value', text: paramText(resolveVars(p.value, vars), p.typeName) };
     if (p.kind === 'count') return { kind: 'value', text: countValue(p, vars) };
+    if (p.kind === 'json-path') return { kind: 'value', text: jsonPathValue(p, vars) };
     return p;
   }), session);
 }

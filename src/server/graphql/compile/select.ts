@@ -7,6 +7,7 @@ import { outputExpr } from '../schema/index.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, isPlainObject, type GValue } from './values.js';
 import { joinSql } from './where.js';
+import { jsonPathSql } from './json-path.js';
 import type { RoleView, TableView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
 
@@ -63,8 +64,10 @@ export class SelectionCompiler {
     const cell = (key: string, expr: string): string => this.b.cell(parent, key, row, expr);
     const relKey = (source: RowSource): string => (source.kind === 'rel' ? `r:${source.rel.name}` : `f:${field.name}`);
     switch (i.kind) {
-      case 'column':
-        return cell(`c:${i.column.name}`, outputExpr(col(row, i.column.name), i.column.typeName, this.sel.stringifyNumeric));
+      case 'column': {
+        const value = field.args.length > 0 ? jsonPathSql(this.b, col(row, i.column.name), this.sel.args(node).get('path'), `${path}.args.path`) : col(row, i.column.name);
+        return cell(`c:${i.column.name}`, outputExpr(value, i.column.typeName, this.sel.stringifyNumeric));
+      }
       case 'scalar_cf': {
         const call = this.functionCall(i.cf.cf.fn.schema, i.cf.cf.fn.name, { kind: 'function', fn: i.cf.cf.fn, fnArgs: i.cf.fnArgs, viaRow: true }, this.sel.args(node), row);
         return cell(`f:${i.cf.name}`, outputExpr(call, i.cf.cf.fn.returnTypeName, this.sel.stringifyNumeric));

@@ -48,6 +48,12 @@ export class StatementBuilder {
     return `$${this.params.length}::integer`;
   }
 
+  /** A json/jsonb field's `path` from a bound variable: parsed (and rejected) when bound, as a text[] of its elements. */
+  jsonPath(variable: VarRef, path: string): string {
+    this.params.push({ kind: 'json-path', variable, path });
+    return `$${this.params.length}::text[]`;
+  }
+
   request(what: 'headers' | 'query', typeName: string): string {
     this.params.push({ kind: 'request', what });
     return `$${this.params.length}::${typeName}`;

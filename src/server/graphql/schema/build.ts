@@ -31,6 +31,9 @@ function sorted(m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigM
   return out;
 }
 
+/** The placeholder query's value and description: the incumbent's text (issue 30.5, decision in docs/decisions.md). */
+const NO_QUERIES = "There are no queries available to the current role. Either there are no sources or remote schemas configured, or the current role doesn't have the required permissions.";
+
 /** Builds the schema of one role. */
 export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false, enums: EnumTypes = new Map()): GraphQLSchema {
   const view = new RoleView(cache, role, backendOnly);
@@ -50,7 +53,8 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
       if (v.aggregates && root('select_aggregate')) query[n.select_aggregate] = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
       if (v.pk && root('select_by_pk')) {
         const args: GraphQLFieldConfigArgumentMap = {};
-        for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.scalars.column(col.typeName)), extensions: NO_EXTENSIONS };
+        // A key column referencing an enum table is typed by its enum, as in the table type (the incumbent's).
+        for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.columnType(rt, col)), extensions: NO_EXTENSIONS };
         query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
       }
     }
@@ -76,7 +80,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
   const queryRoot = new GraphQLObjectType({
     name: 'query_root',
     fields: Object.keys(query).length > 0 ? sorted(query) : {
-      no_queries_available: { type: new GraphQLNonNull(GraphQLString), extensions: info({ kind: 'constant', json: JSON.stringify('there are no queries available to the current role') }) },
+      no_queries_available: { type: new GraphQLNonNull(GraphQLString), description: NO_QUERIES, extensions: info({ kind: 'constant', json: JSON.stringify(NO_QUERIES) }) },
     },
   });
   const mutationRoot = Object.keys(mutation).length > 0 ? new GraphQLObjectType({ name: 'mutation_root', fields: sorted(mutation) }) : undefined;

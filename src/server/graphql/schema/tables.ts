@@ -16,6 +16,7 @@ import { gqlName, isEnumValueName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
 import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
 import { cfClaimKey } from './claims.js';
+import { isJsonType } from './scalars.js';
 import { castField, ltreeFields, regexFields } from './operators-extra.js';
 import { extraOrderFields, type OrderTypes } from './order-by.js';
 
@@ -39,6 +40,8 @@ const ORDER_FIELD = { type: ORDER_BY, extensions: NO_EXTENSIONS };
 const INT_ARG = { type: GraphQLInt, extensions: NO_EXTENSIONS };
 const BOOLEAN_ARG = { type: GraphQLBoolean, extensions: NO_EXTENSIONS };
 const ORDER_PLACEHOLDER = { _PLACEHOLDER: BOOLEAN_ARG };
+/** json/jsonb columns' `path` (the incumbent's, issue 30.4): the part of the value at that JSON path. */
+const JSON_PATH_ARGS = { path: { type: GraphQLString, description: 'JSON select path', extensions: NO_EXTENSIONS } };
 
 const TIME_TYPES = new Set(['date', 'time without time zone', 'time with time zone', 'timestamp without time zone', 'timestamp with time zone', 'interval']);
 const baseType = (c: DbColumn): string => c.typeName.replace(/\(.*\)$/, '');
@@ -127,7 +130,8 @@ export class TableTypes {
     const view = v.rt.db.kind === 'v';
     for (const c of v.columns) {
       const s = this.columnType(v.rt, c);
-      f[c.field] = { type: c.notNull && !view ? sharedNonNull(s) : s, description: c.comment ?? undefined, extensions: columnInfo(c) };
+      const args = isJsonType(baseType(c)) ? JSON_PATH_ARGS : undefined;
+      f[c.field] = { type: c.notNull && !view ? sharedNonNull(s) : s, args, description: c.comment ?? undefined, extensions: columnInfo(c) };
     }
     for (const r of v.objRels) {
       const remote = this.role.table(r.remoteKey) as TableView;
