@@ -9,8 +9,9 @@ import type { OpContext } from '../context.js';
 
 /**
  * The incumbent's function permissions (issue 29 point 6): `create_function_permission` / `drop_function_permission`
- * keep the roles in the function's metadata entry. Function root fields follow the select permission of the table they
- * return (the incumbent's ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS default), so the roles are stored and exported.
+ * keep the roles in the function's metadata entry. They grant the function's root fields only with
+ * ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS=false (graphql/schema/functions.ts); by default (the incumbent's) those
+ * follow the select permission of the table the function returns, and the roles are only stored and exported.
  */
 
 interface Args { fn: QualifiedName; role: string }
