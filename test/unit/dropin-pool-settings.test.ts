@@ -87,8 +87,8 @@ describe('pool_settings of databases.yaml', () => {
 `));
     const problems = buildMetadata(join(dir, 'metadata'), dir, 3).problems.sorted().map((p) => `${p.severity} ${p.code} ${p.file}:${p.line}:${p.column} ${p.message}`);
     expect(problems).toEqual([
-      'error metadata-invalid metadata/databases/databases.yaml:6:49 invalid value for "pool_settings.idle_timeout" of database "default": expected a number of seconds ≥ 0',
-      'warning database-setting-ignored metadata/databases/databases.yaml:6:66 setting "connection_info.pool_settings.retries" of database "default" has no effect: engine uses the database it is started with (engine serve --database-url); the setting is kept as written',
+      'error metadata-invalid metadata/databases/databases.yaml:6:57 invalid value for "pool_settings.idle_timeout" of database "default": expected a number of seconds ≥ 0',
+      'warning database-setting-ignored metadata/databases/databases.yaml:6:61 setting "connection_info.pool_settings.retries" of database "default" has no effect: engine uses the database it is started with (engine serve --database-url); the setting is kept as written',
       'warning database-setting-ignored metadata/databases/databases.yaml:8:7 setting "connection_info.isolation_level" of database "default" has no effect: engine uses the database it is started with (engine serve --database-url); the setting is kept as written',
     ]);
   });

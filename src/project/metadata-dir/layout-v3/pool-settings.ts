@@ -61,7 +61,8 @@ export function metadataPool(metadataDir: string, cwd: string, bad: (file: strin
   }
   if (text === undefined) return null;
   const src = parseYaml(file, text, new Problems());
-  const first: unknown = Array.isArray(src?.value) ? (src.value as unknown[])[0] : undefined;
+  const value = src?.value;
+  const first: unknown = Array.isArray(value) ? (value as unknown[])[0] : undefined;
   const conf = isObj(first) ? first['configuration'] : undefined;
   const info = isObj(conf) ? conf['connection_info'] : undefined;
   if (!isObj(info)) return null;
