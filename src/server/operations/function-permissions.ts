@@ -36,6 +36,19 @@ function store(ctx: OpContext, entry: FunctionEntry, roles: string[]): void {
   ctx.apply(md);
 }
 
+/** The incumbent's rule: a function permission needs the role's select permission on the table the function returns. */
+function checkReturnTable(ctx: OpContext, fn: QualifiedName, role: string): void {
+  const returned = ctx.cache.catalog.tablesByOid.get(ctx.cache.catalog.functions.get(qnKey(fn))?.[0]?.returnRelid ?? '');
+  const entry = returned && ctx.metadata.tables.get(qnKey(returned));
+  if (!returned || !entry) return;
+  // An inherited role selects what its member roles select.
+  const selects = (r: string, seen: Set<string>): boolean => entry.select_permissions.some((p) => p.role === r)
+    || (!seen.has(r) && (ctx.metadata.inherited_roles.get(r)?.role_set ?? []).some((m) => selects(m, new Set([...seen, r]))));
+  if (!selects(role, new Set())) {
+    throw badRequest('not-supported', '$.args', `function permission can only be added when the function's return table ${qnQuoted(returned)} has select permission configured for role: "${role}"`);
+  }
+}
+
 const createFunctionPermission: Operation<Args> = {
   write: true,
   parse: (args, path) => parse(args, path),
@@ -43,6 +56,7 @@ const createFunctionPermission: Operation<Args> = {
     const entry = tracked(ctx, fn);
     const roles = entry.permissions ?? [];
     if (roles.includes(role)) throw badRequest('already-exists', '$.args', `permission on function ${qnQuoted(fn)} for role "${role}" already exists`);
+    checkReturnTable(ctx, fn, role);
     store(ctx, entry, [...roles, role]);
     return SUCCESS;
   },
