@@ -29,8 +29,8 @@ async function setup(e: TestEngine): Promise<void> {
 
 const USER1 = as('user', 1);
 const data = (d: unknown) => ({ data: d });
-const typeOf = async (e: TestEngine, field: string, headers = {}) => {
-  const r = await gql(e, { query: `{ __schema { queryType { fields { name type { kind name ofType { kind name } } args { name } } } } }` }, headers);
+const typeOf = async (e: TestEngine, field: string) => {
+  const r = await gql(e, { query: '{ __schema { queryType { fields { name type { kind name ofType { kind name } } args { name } } } } }' });
   const fields = (r.body as { data: { __schema: { queryType: { fields: { name: string; type: unknown; args: { name: string }[] }[] } } } }).data.__schema.queryType.fields;
   const f = fields.find((x) => x.name === field);
   return f ? { type: f.type, args: f.args.map((a) => a.name) } : undefined;

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/errors.js';
 import { loadEnvironment } from '../../src/project/config/environment.js';
-import { resolveServeSettings } from '../../src/project/config/serve-settings.js';
+import { resolveServeSettings, type ServeFlags } from '../../src/project/config/serve-settings.js';
 import { buildMetadata } from '../../src/project/metadata-dir/build.js';
 import { withMetadataPool } from '../../src/project/metadata-dir/layout-v3/serve-pool.js';
 
@@ -35,7 +35,7 @@ function project(version: number, databases: string | null): string {
   return root;
 }
 
-const serve = (dir: string, vars: Record<string, string> = {}, flags = {}) => {
+const serve = (dir: string, vars: Record<string, string> = {}, flags: ServeFlags = {}) => {
   const env = loadEnvironment({ cwd: dir, env: vars });
   return withMetadataPool(resolveServeSettings(flags, env), env, dir);
 };
