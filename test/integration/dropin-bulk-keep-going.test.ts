@@ -4,7 +4,7 @@ import { exported, qt } from '../helpers/assertions.js';
 
 // The incumbent's `bulk_keep_going` (its console and scripts send it): every item runs in order, in the request's
 // transaction; one that fails is undone — its statements and its metadata change — and answers its error object
-// (path under `$.args[i]`) in its slot; the others are kept. `bulk` still stops at the first failure.
+// (its path under `$.args[i]`, as in `bulk`) in its slot; the others are kept. `bulk` still stops at the first failure.
 
 const e = useTestEngine();
 
@@ -29,11 +29,11 @@ describe('bulk_keep_going', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual([
       SUCCESS,
-      { path: '$.args[1]', error: 'no such table/view exists in postgres : "nope"', code: 'not-exists' },
+      { path: '$.args[1].args', error: 'no such table/view exists in postgres : "nope"', code: 'not-exists' },
       CMD_OK,
-      { path: '$.args[3]', error: 'query execution failed', code: 'postgres-error', internal: expect.objectContaining({ error: expect.objectContaining({ message: 'division by zero' }) }) },
+      { path: '$.args[3].args', error: 'query execution failed', code: 'postgres-error', internal: expect.objectContaining({ error: expect.objectContaining({ message: 'division by zero' }) }) },
       SUCCESS,
-      { path: '$.args[5]', error: 'view/table already tracked : "a"', code: 'already-tracked' },
+      { path: '$.args[5].args', error: 'view/table already tracked : "a"', code: 'already-tracked' },
       { path: '$.args[6].type', error: 'unknown operation type "no_such_operation"', code: 'parse-failed' },
     ]);
     expect(JSON.parse((await exported(e)).text)).toEqual({ version: 2, tables: [{ table: qt('a') }, { table: qt('b') }] });
@@ -45,7 +45,7 @@ describe('bulk_keep_going', () => {
     const before = await e.state();
     const r = await e.query({ type: 'bulk_keep_going', args: [track('nope'), sql('select 1/0')] });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject([{ path: '$.args[0]', code: 'not-exists' }, { path: '$.args[1]', code: 'postgres-error' }]);
+    expect(r.body).toMatchObject([{ path: '$.args[0].args', code: 'not-exists' }, { path: '$.args[1].args', code: 'postgres-error' }]);
     expect(await e.state()).toEqual(before);
   });
 
