@@ -38,12 +38,14 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--log-format <format>', 'json: one JSON object per line on stdout; text (default): the events as debug messages on stderr (env ENGINE_GRAPHQL_LOG_FORMAT)');
   run(cmd, async (globals, out) => {
     // The engine and its embedded database are loaded only by this command: `engine --version` stays instant.
-    const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }] = await Promise.all([
+    const [{ maskUrl }, { loadEnvironment, fallbackMessage }, { resolveServeSettings }, { withMetadataPool }] = await Promise.all([
       import('../db/database.js'), import('../project/config/environment.js'), import('../project/config/serve-settings.js'),
+      import('../project/metadata-dir/layout-v3/serve-pool.js'),
     ]);
     const flags = cmd.opts<ServeFlags>();
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
-    const settings = resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env);
+    // A version 3 project's databases.yaml may set the pool (the incumbent's pool_settings, issue 29).
+    const settings = withMetadataPool(resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env), env);
     // PGlite's files are read and compiled while the engine's modules load (src/db/pglite-preload.ts).
     if (!settings.databaseUrl) void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
     const logger = out.logger;

@@ -64,6 +64,7 @@ export async function runEngine(
       nodes: opts.nodeLimit ?? DEFAULT_DOCUMENT_LIMITS.nodes, aliases: opts.aliasLimit ?? DEFAULT_DOCUMENT_LIMITS.aliases,
     }, undefined, opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     graphql.stringifyNumeric = opts.stringifyNumericTypes ?? false;
+    if (opts.inferFunctionPermissions === false) graphql.setInferFunctionPermissions(false);
     // Listening first: the workers' sessions are not needed to answer, and their first claims wait for a poll anyway.
     const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
     const metrics = opts.metricsSecret ? await loadMetrics(opts.metricsSecret, graphql, db) : undefined;

@@ -33,6 +33,8 @@ export interface ServeOptions {
   enableAllowlist?: boolean;
   /** ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES: bigint, numeric and float8 answered as JSON strings (issue 29.8). */
   stringifyNumericTypes?: boolean;
+  /** ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS=false: function root fields only for roles with a function permission (issue 29.6). */
+  inferFunctionPermissions?: boolean;
   /** `--node-limit`, `--alias-limit`: fields and aliases of one GraphQL operation, fragments expanded (issue 28). */
   nodeLimit?: number;
   aliasLimit?: number;

@@ -18,6 +18,7 @@ const fnOf = async () => (JSON.parse((await exported(e)).text).functions ?? []) 
 
 describe('function permissions (issue 29 point 6)', () => {
   it('create/drop_function_permission and pg_ names store the roles; export and replace_metadata keep them', async () => {
+    for (const role of ['user', 'guest']) await write(e, { type: 'create_select_permission', args: { table: 'note', role, permission: { columns: ['id'], filter: {} } } });
     await write(e, { type: 'track_function', args: { function: 'search_notes', configuration: { exposed_as: 'query' } } });
     await write(e, { type: 'create_function_permission', args: { function: 'search_notes', role: 'user' } });
     await write(e, { type: 'pg_create_function_permission', args: { source: 'default', function: { schema: 'public', name: 'search_notes' }, role: 'guest' } });
@@ -37,12 +38,16 @@ describe('function permissions (issue 29 point 6)', () => {
   });
 
   it('refuses what it cannot apply, at its path, changing nothing', async () => {
+    await write(e, { type: 'create_select_permission', args: { table: 'note', role: 'user', permission: { columns: ['id'], filter: {} } } });
     await write(e, { type: 'track_function', args: 'search_notes' });
     await write(e, { type: 'create_function_permission', args: { function: 'search_notes', role: 'user' } });
     const cases: [unknown, ReturnType<typeof err>][] = [
       [{ type: 'create_function_permission', args: { function: 'search_notes', role: 'user' } }, err('$.args', 'permission on function "search_notes" for role "user" already exists', 'already-exists')],
       [{ type: 'drop_function_permission', args: { function: 'search_notes', role: 'nobody' } }, err('$.args', 'permission on function "search_notes" for role "nobody" does not exist', 'not-exists')],
       [{ type: 'create_function_permission', args: { function: 'nope', role: 'user' } }, err('$.args.function', 'function "nope" is not tracked', 'not-exists')],
+      // The incumbent's rule: the role must have a select permission on the table the function returns.
+      [{ type: 'create_function_permission', args: { function: 'search_notes', role: 'guest' } },
+        err('$.args', 'function permission can only be added when the function\'s return table "note" has select permission configured for role: "guest"', 'not-supported')],
       [{ type: 'replace_metadata', args: { version: 2, functions: [{ function: 'search_notes', configuration: { custom_name: 'find' } }] } },
         err('$.args.functions[0].configuration.custom_name', 'function configuration "custom_name" is not supported', 'not-supported')],
       [{ type: 'replace_metadata', args: { version: 2, functions: [{ function: 'search_notes', configuration: { exposed_as: 'mutation' } }] } },

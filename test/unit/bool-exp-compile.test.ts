@@ -33,7 +33,7 @@ const tables = [article, author, invoice, weird, weirdRemote];
 const schema: BoolExpSchema = { table: (n) => tables.find((t) => t.name.schema === n.schema && t.name.name === n.name) };
 
 const compile = (exp: Json, on: BoolExpTable = article, offset?: number) => compileBoolExp(exp, on, 't', schema, offset);
-const values = (exp: Json, on: BoolExpTable = article) => compile(exp, on).params.map((p) => (p.kind === 'value' ? p.text : p.kind === 'session' ? `<session ${p.name}>` : `<array ${JSON.stringify(p.items)}>`));
+const values = (exp: Json, on: BoolExpTable = article) => compile(exp, on).params.map((p) => (p.kind === 'value' ? p.text : p.kind === 'session' ? `<session ${p.name}>` : p.kind === 'session-json' ? '<session>' : `<array ${JSON.stringify(p.items)}>`));
 
 /** The SQL outside double-quoted identifiers: only keywords, operators, casts, `$n` and punctuation. */
 const residue = (sql: string): string => sql.replace(/"(?:[^"]|"")*"/g, '');

@@ -110,7 +110,6 @@ describe('reading the version 3 layout', () => {
     expect(problems(md)).toEqual([
       'error feature-not-supported metadata/databases/databases.yaml:2:9 engine does not support databases of kind "citus" yet (only postgres); remove it from the metadata directory, or keep it on a branch until engine supports it',
       'error feature-not-supported metadata/databases/databases.yaml:3:3 engine does not support native queries yet; remove it from the metadata directory, or keep it on a branch until engine supports it',
-      'warning database-setting-ignored metadata/databases/databases.yaml:7:7 setting "connection_info.pool_settings" of database "main" has no effect: engine uses the database it is started with (engine serve --database-url); the setting is kept as written',
       'warning database-setting-ignored metadata/databases/databases.yaml:8:5 setting "read_replicas" of database "main" has no effect: engine uses the database it is started with (engine serve --database-url); the setting is kept as written',
       'error metadata-unknown-key metadata/databases/databases.yaml:10:3 unknown key "colour" in database "main"',
       'error feature-not-supported metadata/databases/databases.yaml:11:3 engine does not support several databases yet: database "other" is a second one; engine serves one database; remove it from the metadata directory, or keep it on a branch until engine supports it',

@@ -196,13 +196,9 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
       enableAllowlist = v.trim().toLowerCase() === 'true';
     }
   }
-  // Function root fields follow the select permission of the table they return (the incumbent's default, true).
-  const infer = env.variable('ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS')?.trim().toLowerCase();
-  if (infer !== undefined && infer !== '' && infer !== 'true') {
-    throw new CliError('config-invalid', infer === 'false'
-      ? 'ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS=false is not supported: function root fields follow the select permission of the table they return'
-      : 'invalid value for "infer_function_permissions" from ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS: expected true or false', 1);
-  }
+  // True (the incumbent's default): function root fields follow the select permission of the table they return;
+  // false: they also need a function permission.
+  const infer = booleanVariable(env, 'ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS', 'infer_function_permissions');
   const nodeLimit = positiveSetting(env, flags.nodeLimit, '--node-limit', 'node_limit', 'ENGINE_GRAPHQL_NODE_LIMIT');
   const aliasLimit = positiveSetting(env, flags.aliasLimit, '--alias-limit', 'alias_limit', 'ENGINE_GRAPHQL_ALIAS_LIMIT');
   const queryTimeoutMs = seconds(flags.queryTimeout, '--query-timeout', env, 'ENGINE_GRAPHQL_QUERY_TIMEOUT', 'query_timeout');
@@ -215,6 +211,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   return {
     port, host, dataDir,
     ...(stringify === true ? { stringifyNumericTypes: true } : {}),
+    ...(infer === false ? { inferFunctionPermissions: false } : {}),
     ...(sessionVariablePrefix !== undefined ? { sessionVariablePrefix } : {}),
     ...withConsole(resolveHttpSettings(flags, env), databaseUrl !== undefined && databaseUrl !== ''),
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),

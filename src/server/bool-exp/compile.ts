@@ -1,7 +1,7 @@
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qualifiedName } from '../../metadata/reader.js';
 import { canonicalKey, columnRef, isSessionRef, operatorOf } from './operators.js';
-import type { BoolExpSchema, BoolExpTable } from './schema.js';
+import type { BoolExpComputedField, BoolExpSchema, BoolExpTable } from './schema.js';
 
 /**
  * Compiles a validated BoolExp to a parameterised SQL condition (graphql-api.md §4.2): values are always
@@ -13,7 +13,9 @@ export type Param =
   | { kind: 'value'; text: string | null }
   | { kind: 'session'; name: string; array: boolean }
   /** An array operand whose elements may themselves be session variables (`_in: ["X-Engine-User-Id", 5]`). */
-  | { kind: 'array'; items: ({ text: string | null } | { session: string })[] };
+  | { kind: 'array'; items: ({ text: string | null } | { session: string })[] }
+  /** The whole session-variables object as JSON (a computed field's session argument, issue 29 point 3). */
+  | { kind: 'session-json' };
 
 export interface Compiled {
   sql: string;
@@ -77,6 +79,16 @@ class Builder {
   alias(): string {
     return quoteIdent(`_be${this.aliases++}`);
   }
+
+  /** `"s"."f"(<row>, "session" => $n::json)`: the table argument by name when it has one (it may not be first). */
+  call(cf: BoolExpComputedField, row: string): string {
+    const args = [cf.tableArg ? `${quoteIdent(cf.tableArg)} => ${row}` : row];
+    if (cf.sessionArg) {
+      this.params.push({ kind: 'session-json' });
+      args.push(`${quoteIdent(cf.sessionArg.name)} => $${this.offset + this.params.length}::${cast(cf.sessionArg.typeName)}`);
+    }
+    return `${quoteTable(cf.fn)}(${args.join(', ')})`;
+  }
 }
 
 export function compileBoolExp(exp: Json, table: BoolExpTable, alias: string, schema: BoolExpSchema, paramOffset = 0): Compiled {
@@ -105,14 +117,14 @@ function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolE
     } else if (table.columns.has(key)) {
       parts.push(column(`${alias}.${quoteIdent(key)}`, castTypeOf(table.columns.get(key)), value, alias, b, rootAlias));
     } else if (!table.relationships.has(key) && table.computedFields?.has(key)) {
-      const cf = table.computedFields.get(key) as { fn: { schema: string; name: string }; typeName: string; rows?: { schema: string; name: string } };
+      const cf = table.computedFields.get(key) as BoolExpComputedField;
       const remote = cf.rows && schema.table(cf.rows);
       if (remote) {
         const a = b.alias();
-        parts.push(`EXISTS (SELECT 1 FROM ${quoteTable(cf.fn)}(${alias}) AS ${a} WHERE ${expression(value, remote, a, schema, b, rootAlias)})`);
+        parts.push(`EXISTS (SELECT 1 FROM ${b.call(cf, alias)} AS ${a} WHERE ${expression(value, remote, a, schema, b, rootAlias)})`);
         continue;
       }
-      parts.push(column(`${quoteTable(cf.fn)}(${alias})`, cf.typeName, value, alias, b, rootAlias));
+      parts.push(column(b.call(cf, alias), cf.typeName, value, alias, b, rootAlias));
     } else {
       const rel = table.relationships.get(key);
       const remote = rel && schema.table(rel.remote);

@@ -81,6 +81,13 @@ export class GraphqlService {
   planHits = 0;
   /** ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES (issue 29.8): bigint, numeric and float8 as strings; numbers by default. */
   stringifyNumeric = false;
+
+  /** ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS (issue 29.6): false grants function root fields by function permission only. */
+  setInferFunctionPermissions(infer: boolean): void {
+    this.schemas.functions = { inferFunctionPermissions: infer };
+    this.relaySchemas.functions = { inferFunctionPermissions: infer };
+    this.relayService?.setInferFunctionPermissions(infer);
+  }
   /**
    * Whole response bodies of operations that read neither the database nor a handler nor a variable (introspection,
    * `__typename`), as bytes: the standard introspection query's answer is megabytes at a thousand tables, built once
@@ -104,7 +111,10 @@ export class GraphqlService {
 
   /** The `/v1beta1/relay` service: the same settings, the Relay schema; made at its first request. */
   relay(): GraphqlService {
-    this.relayService ??= new GraphqlService(this.source, this.env, this.allowlist, this.limits, this.plans.limits, this.timeoutMs, 'relay');
+    if (!this.relayService) {
+      this.relayService = new GraphqlService(this.source, this.env, this.allowlist, this.limits, this.plans.limits, this.timeoutMs, 'relay');
+      this.relayService.setInferFunctionPermissions(this.schemas.functions.inferFunctionPermissions);
+    }
     return this.relayService;
   }
 

@@ -70,6 +70,8 @@ export interface HttpOptions {
   graphqlLimits?: DocumentLimits;
   /** ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES: bigint, numeric and float8 answered as strings (issue 29.8). */
   stringifyNumeric?: boolean;
+  /** ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS=false: function root fields only for roles with a function permission (issue 29.6). */
+  inferFunctionPermissions?: boolean;
   /** `--cors-domain` / `--disable-cors`; default any origin. */
   cors?: CorsSetting;
   /** Structured logs (issue 31.2); default none. */
@@ -118,6 +120,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
 
   const graphql = opts.graphql ?? new GraphqlService(engine, opts.env, opts.enableAllowlist ?? false, opts.graphqlLimits);
   if (opts.stringifyNumeric) graphql.stringifyNumeric = true;
+  if (opts.inferFunctionPermissions === false) graphql.setInferFunctionPermissions(false);
   const auth = opts.auth ?? Authenticator.adminOnly(opts.adminSecret);
   registerHealth(app, engine, log);
   registerRoutes(app, { engine, graphql, auth, logger: opts.logger, version: opts.version ?? VERSION, bodyIdleMs: t.bodyIdle, logged: log.has('http-log') });

@@ -22,8 +22,9 @@ export function functionReason(entry: FunctionEntry, overloads: DbFunction[] | u
   if (overloads.length > 1) return `the function ${q} is overloaded; ${OVERLOADED}`;
   const fn = overloads[0] as DbFunction;
   if (fn.volatility === 'v') return `the function ${q} is of type VOLATILE; ${VOLATILE}`;
-  const returnsTracked = fn.returnsSet && [...tables.values()].some((t) => t.db.oid === fn.returnRelid);
-  if (!returnsTracked) return `the function ${q} does not return a set of rows of a tracked table`;
+  // The incumbent's rule (issue 29.6): SETOF a tracked table's row type, or one row of it; a scalar is refused.
+  if (fn.returnTypType !== 'c') return `the function ${q} does not return a "COMPOSITE" type; only functions returning rows of a tracked table can be tracked`;
+  if (![...tables.values()].some((t) => t.db.oid === fn.returnRelid)) return `the function ${q} does not return rows of a tracked table`;
   const s = entry.configuration.session_argument;
   if (s !== undefined) {
     const arg = fn.inputs.find((a) => a.name === s);

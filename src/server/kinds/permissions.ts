@@ -87,16 +87,19 @@ export function boolExpTable(rt: ResolvedTable): BoolExpTable {
   const computedFields: NonNullable<BoolExpTable['computedFields']> = new Map();
   for (const [name, cf] of rt.computedFields) {
     const def = rt.entry.computed_fields.find((c) => c.name === name)?.definition;
-    const extra = cf.fn.inputs.length - 1 - (def?.session_argument === undefined ? 0 : 1);
-    computedFields.set(name, cf.returnsTable
-      ? extra > 0 || def?.session_argument !== undefined
-        ? { unusable: `computed field "${name}" takes arguments besides the row; it cannot be used in a boolean expression` }
-        : { fn: { schema: cf.fn.schema, name: cf.fn.name }, typeName: cf.fn.returnTypeName, rows: cf.returnsTable }
-      : def?.session_argument !== undefined
-        ? { unusable: `computed field "${name}" takes the session argument "${def.session_argument}"; it cannot be used in a boolean expression` }
-        : extra > 0
-          ? { unusable: `computed field "${name}" takes arguments besides the row; it cannot be used in a boolean expression` }
-          : { fn: { schema: cf.fn.schema, name: cf.fn.name }, typeName: cf.fn.returnTypeName });
+    const sa = def?.session_argument;
+    const session = sa === undefined ? undefined : cf.fn.inputs.find((a) => a.name === sa);
+    // The row and the session are all a permission can give (issue 29 point 3, as the incumbent).
+    if (cf.fn.inputs.length - 1 - (sa === undefined ? 0 : 1) > 0) {
+      computedFields.set(name, { unusable: `computed field "${name}" takes arguments besides the row${sa === undefined ? '' : ' and the session'}; it cannot be used in a boolean expression` });
+      continue;
+    }
+    const tableArg = def?.table_argument ?? cf.fn.inputs[0]?.name ?? '';
+    computedFields.set(name, {
+      fn: { schema: cf.fn.schema, name: cf.fn.name }, typeName: cf.fn.returnTypeName, tableArg,
+      ...(cf.returnsTable ? { rows: cf.returnsTable } : {}),
+      ...(sa !== undefined ? { sessionArg: { name: sa, typeName: session?.castType ?? 'json' } } : {}),
+    });
   }
   return { name: rt.entry.table, columns: rt.db.columns, relationships: rt.relationships, computedFields };
 }

@@ -9,8 +9,9 @@ import type { OpContext } from '../context.js';
 
 /**
  * The incumbent's function permissions (issue 29 point 6): `create_function_permission` / `drop_function_permission`
- * keep the roles in the function's metadata entry. Function root fields follow the select permission of the table they
- * return (the incumbent's ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS default), so the roles are stored and exported.
+ * keep the roles in the function's metadata entry. They grant the function's root fields only with
+ * ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS=false (graphql/schema/functions.ts); by default (the incumbent's) those
+ * follow the select permission of the table the function returns, and the roles are only stored and exported.
  */
 
 interface Args { fn: QualifiedName; role: string }
@@ -35,6 +36,19 @@ function store(ctx: OpContext, entry: FunctionEntry, roles: string[]): void {
   ctx.apply(md);
 }
 
+/** The incumbent's rule: a function permission needs the role's select permission on the table the function returns. */
+function checkReturnTable(ctx: OpContext, fn: QualifiedName, role: string): void {
+  const returned = ctx.cache.catalog.tablesByOid.get(ctx.cache.catalog.functions.get(qnKey(fn))?.[0]?.returnRelid ?? '');
+  const entry = returned && ctx.metadata.tables.get(qnKey(returned));
+  if (!returned || !entry) return;
+  // An inherited role selects what its member roles select.
+  const selects = (r: string, seen: Set<string>): boolean => entry.select_permissions.some((p) => p.role === r)
+    || (!seen.has(r) && (ctx.metadata.inherited_roles.get(r)?.role_set ?? []).some((m) => selects(m, new Set([...seen, r]))));
+  if (!selects(role, new Set())) {
+    throw badRequest('not-supported', '$.args', `function permission can only be added when the function's return table ${qnQuoted(returned)} has select permission configured for role: "${role}"`);
+  }
+}
+
 const createFunctionPermission: Operation<Args> = {
   write: true,
   parse: (args, path) => parse(args, path),
@@ -42,6 +56,7 @@ const createFunctionPermission: Operation<Args> = {
     const entry = tracked(ctx, fn);
     const roles = entry.permissions ?? [];
     if (roles.includes(role)) throw badRequest('already-exists', '$.args', `permission on function ${qnQuoted(fn)} for role "${role}" already exists`);
+    checkReturnTable(ctx, fn, role);
     store(ctx, entry, [...roles, role]);
     return SUCCESS;
   },

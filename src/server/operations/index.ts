@@ -16,6 +16,7 @@ import { cronTriggerOperations } from './cron-triggers.js';
 import { queryCollectionOperations } from './query-collections.js';
 import { restEndpointOperations } from './rest-endpoints.js';
 import { op, type Operation } from './operation.js';
+import type { OpContext } from '../context.js';
 import { checkSource, tableSettingOperations } from './table-settings.js';
 import { dataOperations } from './data.js';
 import { functionPermissionOperations } from './function-permissions.js';
@@ -41,21 +42,51 @@ export function requireArgs(env: Envelope, path: string): Json {
   return env.args;
 }
 
+/** One item of a bulk: its envelope read, parsed and run; its errors re-rooted at `$.args[i]`. */
+async function runItem(ctx: OpContext, item: Json | undefined, i: number): Promise<Json> {
+  try {
+    const env = parseEnvelope(item, '$');
+    const operation = OPERATIONS.get(env.type) as Operation<unknown>;
+    const args = operation.parse(requireArgs(env, '$'), '$.args');
+    return await operation.run(ctx, args);
+  } catch (e) {
+    if (e instanceof ApiError) throw e.withPathPrefix(idx('$.args', i));
+    throw e;
+  }
+}
+
 const bulk: Operation<Json[]> = {
   write: true,
   parse: (args, path) => arr(args, path),
   async run(ctx, items) {
     const results: Json[] = [];
+    for (let i = 0; i < items.length; i++) results.push(await runItem(ctx, items[i], i));
+    return results;
+  },
+};
+
+/**
+ * The incumbent's `bulk_keep_going`: every item runs, in order, in the request's transaction; one that fails is undone
+ * (its statements and its metadata change) and answers its error object in its slot, and the others are kept.
+ */
+const bulkKeepGoing: Operation<Json[]> = {
+  write: true,
+  parse: (args, path) => arr(args, path),
+  async run(ctx, items) {
+    const results: Json[] = [];
     for (let i = 0; i < items.length; i++) {
-      const prefix = idx('$.args', i);
+      const saved = { cache: ctx.cache, changed: ctx.changed, refreshed: ctx.refreshed, fullTriggerSync: ctx.fullTriggerSync };
+      await ctx.tx.query('SAVEPOINT engine_bulk_item');
       try {
-        const env = parseEnvelope(items[i], '$');
-        const operation = OPERATIONS.get(env.type) as Operation<unknown>;
-        const args = operation.parse(requireArgs(env, '$'), '$.args');
-        results.push(await operation.run(ctx, args));
+        results.push(await runItem(ctx, items[i], i));
+        await ctx.tx.query('RELEASE SAVEPOINT engine_bulk_item');
       } catch (e) {
-        if (e instanceof ApiError) throw e.withPathPrefix(prefix);
-        throw e;
+        // A server-side failure (a timeout, a lost database) ends the request, as in `bulk`.
+        if (!(e instanceof ApiError) || e.status >= 500) throw e;
+        await ctx.tx.query('ROLLBACK TO SAVEPOINT engine_bulk_item');
+        await ctx.tx.query('RELEASE SAVEPOINT engine_bulk_item');
+        Object.assign(ctx, saved);
+        results.push({ path: e.path, error: e.message, code: e.code, ...(e.internal !== undefined ? { internal: e.internal } : {}) });
       }
     }
     return results;
@@ -111,12 +142,13 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...functionPermissionOperations,
     ...remoteSchemaOperations,
     bulk: op(bulk),
+    bulk_keep_going: op(bulkKeepGoing),
   })),
 );
 
 /** Does the request need the metadata lock? Writing operations do, bulks holding one, and reads declaring `locks`. */
 export function needsLock(type: string, args: Json | undefined): boolean {
-  if (type === 'bulk') {
+  if (type === 'bulk' || type === 'bulk_keep_going') {
     if (!Array.isArray(args)) return false;
     return args.some((item) => isObject(item) && typeof item['type'] === 'string' && needsLock(item['type'], item['args']));
   }

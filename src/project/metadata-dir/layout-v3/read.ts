@@ -6,6 +6,7 @@ import { readProjectFile, statProjectPath, unreadable, unreadableReason } from '
 import { checkKeys, Ctx, got, isObj, list, mapping, present, string, type Obj } from '../../validate/core.js';
 import { parseYaml, type YamlSource } from '../../yaml-source.js';
 import { loadFile, viewOf, type IncludeContext } from './includes.js';
+import { HONOURED_CONNECTION_KEYS, POOL_SETTING_KEYS, poolOfConnectionInfo } from './pool-settings.js';
 
 /**
  * Reading the config version 3 layout (the incumbent's current one): `databases/databases.yaml` lists the databases,
@@ -151,8 +152,9 @@ const holdsSomething = (v: unknown): boolean => present(v) && !(Array.isArray(v)
 
 /**
  * The connection of the database is the one `engine serve` is given (`--database-url`): `database_url` says which
- * one and is kept as written; the other settings (pools, isolation level, read replicas, …) have no effect here, which
- * a warning says rather than ignoring them in silence. Export keeps all of them.
+ * one and is kept as written. Its pool (`pool_settings`, `use_prepared_statements`) is the pool `engine serve` uses
+ * where no flag or variable sets one (pool-settings.ts); the other settings (isolation level, read replicas, retries,
+ * …) have no effect here, which a warning says rather than ignoring them in silence. Export keeps all of them.
  */
 function configuration(c: Ctx, v: unknown, thing: string): void {
   if (!present(v)) return;
@@ -164,8 +166,16 @@ function configuration(c: Ctx, v: unknown, thing: string): void {
   for (const k of Object.keys(o)) if (k !== 'connection_info') ignored(k, [...path, k]);
   const info = o['connection_info'];
   if (!present(info)) return;
-  if (!isObj(info)) return void c.error('metadata-invalid', `expected a mapping for "connection_info", got ${got(info)}`, [...path, 'connection_info']);
-  for (const k of Object.keys(info)) if (k !== 'database_url') ignored(`connection_info.${k}`, [...path, 'connection_info', k]);
+  const infoPath = [...path, 'connection_info'];
+  if (!isObj(info)) return void c.error('metadata-invalid', `expected a mapping for "connection_info", got ${got(info)}`, infoPath);
+  for (const k of Object.keys(info)) if (k !== 'database_url' && !HONOURED_CONNECTION_KEYS.includes(k)) ignored(`connection_info.${k}`, [...infoPath, k]);
+  const ps = info['pool_settings'];
+  if (present(ps) && !isObj(ps)) c.error('metadata-invalid', `expected a mapping for "pool_settings", got ${got(ps)}`, [...infoPath, 'pool_settings']);
+  else if (isObj(ps)) for (const k of Object.keys(ps)) if (!(k in POOL_SETTING_KEYS)) ignored(`connection_info.pool_settings.${k}`, [...infoPath, 'pool_settings', k]);
+  poolOfConnectionInfo(info, (key, reason) => {
+    const at = key.startsWith('pool_settings.') ? [...infoPath, 'pool_settings', key.slice('pool_settings.'.length)] : [...infoPath, key];
+    c.error('metadata-invalid', `invalid value for "${key}" of ${thing}: ${reason}`, at);
+  });
 }
 
 /** Files under `databases/` that no include reaches are not read: a warning each, as for unknown files (issue 12). */

@@ -16,7 +16,7 @@ import { NumLit, paramText, resolveVars, type GValue, type Variables, type VarRe
  * A parameter of a compiled statement: a BoolExp parameter, the whole session-variables object, a value holding
  * bound variables (converted when the request binds), or a limit/offset from a bound variable (checked then).
  */
-export type PlanParam = Param | { kind: 'session-json' } | { kind: 'gvalue'; value: GValue; typeName: string }
+export type PlanParam = Param | { kind: 'gvalue'; value: GValue; typeName: string }
   | { kind: 'count'; variable: VarRef; path: string; cap: number | null }
   /** A json/jsonb field's `path` argument from a bound variable (json-path.ts). */
   | { kind: 'json-path'; variable: VarRef; path: string }
@@ -87,6 +87,7 @@ export function bindParams(params: Param[], sessionVariables: Record<string, str
   };
   return params.map((p) => {
     if (p.kind === 'value') return p.text;
+    if (p.kind === 'session-json') return sessionJsonText(sessionVariables);
     if (p.kind === 'array') return arrayLiteral(p.items.map((i) => ('session' in i ? session(i.session) : i.text)));
     const v = session(p.name);
     if (!p.array) return v;

@@ -103,7 +103,7 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     }
     const c = new SelectionCompiler(b, role, sel);
     let expr: string;
-    if (i.kind === 'rows') expr = c.rowsJson(field, i.view, i.source, nodes, null, path);
+    if (i.kind === 'rows') expr = i.single ? `(${c.rowsJson(field, i.view, i.source, nodes, null, path)} -> 0)` : c.rowsJson(field, i.view, i.source, nodes, null, path);
     else if (i.kind === 'aggregate') expr = c.aggregateJson(field, i.view, i.source, nodes, null, path);
     else if (i.kind === 'by_pk') expr = c.byPk(field, i.view, nodes, path);
     else throw new Error(`root field ${name} of kind ${i.kind} cannot be compiled`);

@@ -6,7 +6,7 @@ import {
 import type { SchemaCache } from '../../schema-cache.js';
 import {
   cachedClaims, info, NO_EXTENSIONS, RoleView, ScalarRegistry, TableTypes, tableNames,
-  type EnumTypes, type RowSource, type TableView,
+  DEFAULT_FUNCTION_SETTINGS, functionView, type EnumTypes, type FunctionSettings, type RowSource, type TableView,
 } from '../schema/index.js';
 
 /**
@@ -109,7 +109,7 @@ class RelayTypes extends TableTypes {
 const fieldMap = (): GraphQLFieldConfigMap<unknown, unknown> => Object.create(null) as GraphQLFieldConfigMap<unknown, unknown>;
 
 /** The Relay schema of a role: `node` and the connections of its node tables and of functions returning them. */
-export function buildRelaySchema(cache: SchemaCache, role: string, enums: EnumTypes = new Map()): GraphQLSchema {
+export function buildRelaySchema(cache: SchemaCache, role: string, enums: EnumTypes = new Map(), functions: FunctionSettings = DEFAULT_FUNCTION_SETTINGS): GraphQLSchema {
   const c = cachedClaims(cache);
   const view = new RoleView(cache, role, false);
   const tt = new RelayTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs);
@@ -123,7 +123,7 @@ export function buildRelaySchema(cache: SchemaCache, role: string, enums: EnumTy
     query[`${n.select}_connection`] = { type: tt.connection(v), args: tt.connectionArgs(v), description: n.comments.select, extensions: info({ kind: 'connection', view: v, source: table }) };
   }
   for (const f of c.functions) {
-    const v = view.table(f.returns);
+    const v = functionView(view, f, functions);
     if (!isNode(v)) continue;
     const source: RowSource = { kind: 'function', fn: f.fn, fnArgs: f.args, viaRow: false };
     query[`${f.name}_connection`] = { type: tt.connection(v), args: { ...tt.fnArgsArg(f.name, f.args), ...tt.connectionArgs(v) }, description: f.fn.comment ?? undefined, extensions: info({ kind: 'connection', view: v, source }) };
@@ -145,6 +145,8 @@ const MAX_ROLES = 256;
 
 /** The Relay schemas of the current schema cache by role (a new schema cache discards them). */
 export class RelaySchemaStore {
+  /** How function root fields are granted (schema/functions.ts); set before the first schema is built. */
+  functions: FunctionSettings = DEFAULT_FUNCTION_SETTINGS;
   private cache: SchemaCache | null = null;
   private readonly schemas = new Map<string, GraphQLSchema>();
 
@@ -157,7 +159,7 @@ export class RelaySchemaStore {
     if (!s) {
       // Roles are few; a flood of unknown role names only rebuilds.
       if (this.schemas.size >= MAX_ROLES) this.schemas.clear();
-      s = buildRelaySchema(cache, role, enums);
+      s = buildRelaySchema(cache, role, enums, this.functions);
       this.schemas.set(role, s);
     }
     return s;

@@ -15,6 +15,7 @@ import { ScalarRegistry } from './scalar-registry.js';
 import { sharedNonNull } from './shared-types.js';
 import { RoleView } from './visibility.js';
 import { remoteRootFields } from './remotes.js';
+import { DEFAULT_FUNCTION_SETTINGS, functionRootFields, type FunctionSettings } from './functions.js';
 
 /** Per-role GraphQL schemas (graphql-api.md §2): built lazily, cached for one schema cache. */
 
@@ -35,7 +36,9 @@ function sorted(m: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigM
 const NO_QUERIES = "There are no queries available to the current role. Either there are no sources or remote schemas configured, or the current role doesn't have the required permissions.";
 
 /** Builds the schema of one role. */
-export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false, enums: EnumTypes = new Map()): GraphQLSchema {
+export function buildRoleSchema(
+  cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false, enums: EnumTypes = new Map(), functions: FunctionSettings = DEFAULT_FUNCTION_SETTINGS,
+): GraphQLSchema {
   const view = new RoleView(cache, role, backendOnly);
   const tt = new TableTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs);
   const query = fieldMap();
@@ -60,15 +63,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, c: Claims = ca
     }
     mutationFields(tt, rt, n, v, mutation);
   }
-  for (const f of c.functions) {
-    const v = view.table(f.returns);
-    if (!v) continue;
-    const source: RowSource = { kind: 'function', fn: f.fn, fnArgs: f.args, viaRow: false };
-    const args = { ...tt.fnArgsArg(f.name, f.args), ...tt.listArgs(v) };
-    const description = f.fn.comment ?? undefined;
-    query[f.name] = { type: tt.listOf(v), args, description, extensions: info({ kind: 'rows', view: v, source }) };
-    if (v.aggregates) query[`${f.name}_aggregate`] = { type: tt.aggregateNonNull(v), args, description, extensions: info({ kind: 'aggregate', view: v, source }) };
-  }
+  functionRootFields(tt, c.functions, functions, query);
   const at = new ActionTypes(tt, cache.metadata.custom_types);
   for (const a of c.actions) {
     if (role !== 'admin' && !a.permissions.some((p) => p.role === role)) continue;
@@ -105,6 +100,8 @@ function knownRoles(cache: SchemaCache): Set<string> {
 
 /** The schemas of the current schema cache by role; a new schema cache discards them all (§2.1). */
 export class SchemaStore {
+  /** How function root fields are granted (functions.ts); set before the first schema is built. */
+  functions: FunctionSettings = DEFAULT_FUNCTION_SETTINGS;
   private cache: SchemaCache | null = null;
   private claims: Claims | null = null;
   private roles = new Set<string>();
@@ -122,7 +119,7 @@ export class SchemaStore {
     const key = `${this.roles.has(role) ? role : '\u0000'}${backendOnly ? '\u0001' : ''}`;
     let s = this.schemas.get(key);
     if (!s) {
-      s = buildRoleSchema(cache, role, this.claims ?? undefined, backendOnly, enums);
+      s = buildRoleSchema(cache, role, this.claims ?? undefined, backendOnly, enums, this.functions);
       this.schemas.set(key, s);
     }
     return s;

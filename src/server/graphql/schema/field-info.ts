@@ -56,7 +56,8 @@ export const STAT_OPS: readonly StatOp[] = ['stddev', 'stddev_pop', 'stddev_samp
 
 /** What the compiler needs to know of a schema field; attached to the field as `extensions.engine`. */
 export type FieldInfo =
-  | { kind: 'rows'; view: TableView; source: RowSource }
+  /** `single`: a tracked function returning one row (not SETOF): its first row, or null (the incumbent's object field). */
+  | { kind: 'rows'; view: TableView; source: RowSource; single?: boolean }
   | { kind: 'aggregate'; view: TableView; source: RowSource }
   | { kind: 'by_pk'; view: TableView }
   | { kind: 'object'; view: TableView; source: RowSource }

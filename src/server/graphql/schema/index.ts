@@ -13,3 +13,4 @@ export { ScalarRegistry } from './scalar-registry.js';
 export { TableTypes } from './tables.js';
 export { tableNames } from './table-names.js';
 export { type EnumTypes } from './enum-values.js';
+export { DEFAULT_FUNCTION_SETTINGS, functionView, type FunctionSettings } from './functions.js';

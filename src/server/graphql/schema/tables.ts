@@ -46,7 +46,6 @@ const JSON_PATH_ARGS = { path: { type: GraphQLString, description: 'JSON select 
 const TIME_TYPES = new Set(['date', 'time without time zone', 'time with time zone', 'timestamp without time zone', 'timestamp with time zone', 'interval']);
 const baseType = (c: DbColumn): string => c.typeName.replace(/\(.*\)$/, '');
 const SUM_TYPE: Record<string, string> = { smallint: 'bigint', integer: 'bigint', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
-const AVG_TYPE: Record<string, string> = { smallint: 'numeric', integer: 'numeric', bigint: 'numeric', numeric: 'numeric', real: 'double precision', 'double precision': 'double precision' };
 
 /** Result types by column type: a schema asks for every column and operation, of a few column types. */
 const AGG_RESULTS = new Map<string, Record<AggOp, string | null>>();
@@ -54,7 +53,7 @@ const AGG_RESULTS = new Map<string, Record<AggOp, string | null>>();
 /** The SQL of an aggregate over a column's cell, of the type aggregateType answers. */
 export function aggregateSql(op: AggOp, cell: string, c: DbColumn): string {
   const call = `${op}(${cell})`;
-  return aggregateType(op, c) === 'double precision' && (STAT_OPS as readonly string[]).includes(op) ? `(${call})::double precision` : call;
+  return aggregateType(op, c) === 'double precision' && (op === 'avg' || (STAT_OPS as readonly string[]).includes(op)) ? `(${call})::double precision` : call;
 }
 
 /** The PostgreSQL type of an aggregate's result, or null when the column has no such aggregate. */
@@ -63,9 +62,9 @@ export function aggregateType(op: AggOp, c: DbColumn): string | null {
   if (!r) {
     const t = baseType(c);
     const ordered = NUMERIC.has(t) || TEXT_LIKE.has(t) || TIME_TYPES.has(t) ? c.typeName : null;
-    // The statistical aggregates as the incumbent types them: numeric stays numeric, any other number is a Float.
+    // avg and the statistical aggregates as the incumbent types them: numeric stays numeric, any other number is a Float.
     const stat = t === 'numeric' ? 'numeric' : NUMERIC.has(t) ? 'double precision' : null;
-    r = { sum: SUM_TYPE[t] ?? null, avg: AVG_TYPE[t] ?? null, max: ordered, min: ordered, stddev: stat, stddev_pop: stat, stddev_samp: stat, var_pop: stat, var_samp: stat, variance: stat };
+    r = { sum: SUM_TYPE[t] ?? null, avg: stat, max: ordered, min: ordered, stddev: stat, stddev_pop: stat, stddev_samp: stat, var_pop: stat, var_samp: stat, variance: stat };
     AGG_RESULTS.set(c.typeName, r);
   }
   return r[op];
