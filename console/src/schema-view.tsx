@@ -51,7 +51,7 @@ export function SchemaView({ mode }: { mode: 'project' | 'engine' }) {
         : 'Served by the engine: the SQL runs on the database and is kept nowhere. Run engine console in a project to record it as a migration.'}</p>
       <form onSubmit={submit} aria-label="Schema change">
         {mode === 'project' && (
-          <label className="toolbar">Migration name <input aria-label="Migration name" className="mono" required pattern="[A-Za-z0-9_\-]+" value={name} onChange={(e) => setName(e.target.value)} placeholder="add_note_table" /></label>
+          <label className="toolbar">Migration name <input aria-label="Migration name" className="mono" required value={name} onChange={(e) => setName(e.target.value)} placeholder="add_note_table" /></label>
         )}
         <label htmlFor="schema-up">{mode === 'project' ? 'Up (SQL)' : 'SQL'}</label>
         <textarea id="schema-up" rows={10} spellCheck={false} value={up} onChange={(e) => setUp(e.target.value)} />

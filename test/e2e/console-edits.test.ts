@@ -30,7 +30,8 @@ async function project(): Promise<string> {
   const r = await cli(['metadata', 'export'], { cwd: dir, env });
   expect(r.code, show(r)).toBe(0);
   const file = join(dir, 'metadata/tables.yaml');
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/^(- table:\n\s+name: other)/m, '# other: kept as it is\n$1'));
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/^(- table:\n\s+schema: public\n\s+name: other\n)/m, '# other: kept as it is\n$1'));
+  expect(readFileSync(file, 'utf8')).toContain('# other: kept as it is\n- table:');
   return dir;
 }
 
@@ -100,7 +101,7 @@ describe('engine console: permission edits', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('# other: kept as it is\n', '# other: kept as it is\n# a note of the user\n'));
     expect((await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['id'], filter: {} } })).status).toBe(200);
     expect(readFileSync(file, 'utf8')).toContain('# a note of the user\n');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/^(- table:\n\s+name: other\n)/m, '$1  delete_permissions:\n    - role: editor\n      permission:\n        filter: {}\n'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^(- table:\n\s+schema: public\n\s+name: other\n)/m, '$1  delete_permissions:\n    - role: editor\n      permission:\n        filter: {}\n'));
     expect((await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['body'], filter: {} } })).status).toBe(200);
     expect((await engineTable('other'))?.['delete_permissions']).toEqual([{ role: 'editor', permission: { filter: {} } }]);
     const diff = await cli(['metadata', 'diff', '--exit-code'], { cwd: dir, env });

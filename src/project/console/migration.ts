@@ -9,7 +9,7 @@ import { CREATE_STATE_TABLE, MIGRATION_NAME, createMigration, readState, stepFai
 import { unwrapTransactions } from '../migrations/sql.js';
 import { plannedWrite } from './edit.js';
 import { engineVersion, inSync, type ConsoleState } from './cell.js';
-import { currentSnapshot } from './snapshot.js';
+import { currentSnapshot, type ProjectSnapshot } from './snapshot.js';
 
 /** A schema change made in the console: SQL that becomes a migration of the project. */
 export interface SchemaEdit {
@@ -49,7 +49,7 @@ export function parseSchemaEdit(body: unknown): SchemaEdit {
  * document before; otherwise they are left alone and the answer says so.
  */
 export async function applySchemaEdit(state: ConsoleState, config: ProjectConfig, client: EngineClient, edit: SchemaEdit): Promise<SchemaEditResult> {
-  let snap = null;
+  let snap: ProjectSnapshot | null = null;
   let synced = false;
   try {
     snap = currentSnapshot(config, state.snapshot);

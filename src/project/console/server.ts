@@ -8,7 +8,8 @@ import type { ProjectConfig } from '../config/config.js';
 import { CONSOLE_CSP, consoleAsset } from '../../server/console/assets.js';
 import { tablePage, permissionOf, type PermissionType } from '../../metadata/table-page.js';
 import { parseEdit } from './edit.js';
-import { editPermission, engineDocument, newConsoleState, previewPermission, projectDiff, type ConsoleState } from './cell.js';
+import { editPermission, engineDocument, inSync, newConsoleState, previewPermission, projectDiff, type ConsoleState } from './cell.js';
+import { currentSnapshot } from './snapshot.js';
 import { applySchemaEdit, parseSchemaEdit } from './migration.js';
 import { ApplyRejectedError } from '../metadata-dir/apply.js';
 
@@ -51,6 +52,16 @@ export async function startConsoleServer(opts: ConsoleServerOptions): Promise<Co
     server.listen(opts.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // Read the files and compare them with the engine once, while the user logs in: the first edit is then as quick as
+  // the next ones. A failure here is the first edit's to report.
+  void serial(async () => {
+    try {
+      state.snapshot = currentSnapshot(opts.config, null);
+      await inSync(state, opts.client, state.snapshot);
+    } catch {
+      state.snapshot = null;
+    }
+  });
   return { url: `http://${host}:${port}/console/`, close: () => closeServer(server) };
 }
 

@@ -100,7 +100,7 @@ export function canonicalTable(entry: unknown, strict = false): JsonObject | nul
 
 /** Lines starting a top-level item of a block sequence written at column 0 (`- …` or a lone `-`). */
 function itemStarts(text: string): number[] {
-  return [...text.matchAll(/^-(?=[ \t]|\r?$)/gm)].map((m) => m.index);
+  return [...text.matchAll(/^-(?=[ \t]|\r?$)/gm)].map((m) => m.index ?? 0);
 }
 
 const sameTables = (text: string, value: unknown[]): boolean => {
@@ -129,6 +129,14 @@ export function rewriteTable(snapshot: ProjectSnapshot, where: TableSource, afte
     if (starts.length !== snapshot.listed) return null;
     start = starts[where.item] as number;
     end = starts[where.item + 1] ?? text.length;
+    // Blank lines and comments at column 0 before the next item are that item's (export keeps them above it).
+    for (;;) {
+      const line = text.lastIndexOf('\n', end - 2) + 1;
+      if (line <= start) break;
+      const content = text.slice(line, end);
+      if (content.trim() !== '' && !content.startsWith('#')) break;
+      end = line;
+    }
   }
   const cut = text.slice(start, end);
   const wrap = (v: unknown) => (where.item === null ? v : [v]);
