@@ -57,7 +57,19 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
       ...(current ? [{ type: `drop_${cell.type}_permission`, args: { table, role } }] : []),
       ...(permission ? [{ type: `create_${cell.type}_permission`, args: { table, role, permission } }] : []),
     ];
-    if (!dryRun) await metadata('bulk', ops);
+    if (dryRun) {
+      // The engine checks the edit in a bulk that then fails on purpose (the drop of a permission no role has) and
+      // rolls everything back: a failure of the edit's own operations is the answer, the last one's is success.
+      const last = { type: `drop_${cell.type}_permission`, args: { table, role: `engine-console-dry-run-${Date.now()}` } };
+      try {
+        await metadata('bulk', [...ops, last]);
+      } catch (e) {
+        if (e instanceof ApiFailure && e.path.startsWith(`$.args[${ops.length}]`)) return { written: [] };
+        throw e;
+      }
+      throw new Error('the engine applied the check');
+    }
+    await metadata('bulk', ops);
     forgetExport();
     return { written: [] };
   };
