@@ -5,6 +5,8 @@ import { TablesView } from './tables.js';
 import { PermissionsView } from './permissions.js';
 import { MetadataView } from './metadata-view.js';
 import { EventsView } from './events-view.js';
+import { SchemaView } from './schema-view.js';
+import { ScheduledView } from './scheduled-view.js';
 import { useRoute, go, type Route } from './route.js';
 import { applyTheme, currentTheme, type Theme } from './theme.js';
 
@@ -41,7 +43,8 @@ function Login({ onDone }: { onDone: () => void }) {
 
 const VIEWS: { route: Route['view']; label: string }[] = [
   { route: 'tables', label: 'Tables' }, { route: 'permissions', label: 'Permissions' },
-  { route: 'graphiql', label: 'GraphiQL' }, { route: 'events', label: 'Events' }, { route: 'metadata', label: 'Metadata' },
+  { route: 'graphiql', label: 'GraphiQL' }, { route: 'schema', label: 'Schema' }, { route: 'events', label: 'Events' },
+  { route: 'scheduled', label: 'Scheduled' }, { route: 'metadata', label: 'Metadata' },
 ];
 
 function App() {
@@ -79,6 +82,8 @@ function App() {
         )}
         {route.view === 'events' && <EventsView />}
         {route.view === 'metadata' && <MetadataView />}
+        {route.view === 'schema' && <SchemaView mode={info?.mode ?? 'engine'} />}
+        {route.view === 'scheduled' && <ScheduledView />}
       </div>
     </div>
   );

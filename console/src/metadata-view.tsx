@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { consoleInfo, exported, forgetExport, metadata } from './api.js';
+import { consoleApi, consoleInfo, exported, forgetExport, metadata } from './api.js';
 
 interface Doc {
   actions?: { name: string; definition?: { kind?: string; type?: string; handler?: string }; permissions?: { role: string }[] }[];
@@ -14,8 +14,10 @@ export function MetadataView() {
   const [status, setStatus] = useState<string | null>(null);
   const [mode, setMode] = useState<string>('engine');
   const [doc, setDoc] = useState<Doc | null>(null);
+  const [diff, setDiff] = useState<{ in_sync: boolean; text: string } | null>(null);
   const load = () => metadata('get_inconsistent_metadata').then((r) => setItems((r as { inconsistent_objects?: Inconsistent[] }).inconsistent_objects ?? []), (e: Error) => setStatus(e.message));
-  useEffect(() => { void load(); void consoleInfo().then((i) => setMode(i.mode)); void exported(true).then((d) => setDoc(d as Doc), () => setDoc(null)); }, []);
+  const compare = () => consoleApi('diff').then((d) => setDiff(d as { in_sync: boolean; text: string }), (e: Error) => setStatus(e.message));
+  useEffect(() => { void load(); void consoleInfo().then((i) => { setMode(i.mode); if (i.mode === 'project') void compare(); }); void exported(true).then((d) => setDoc(d as Doc), () => setDoc(null)); }, []);
   const reload = () => metadata('reload_metadata', { reload_remote_schemas: true }).then(() => { forgetExport(); setStatus('Metadata reloaded.'); return load(); }, (e: Error) => setStatus(e.message));
   const download = () => exported(true).then((doc) => {
     const a = document.createElement('a');
@@ -33,6 +35,18 @@ export function MetadataView() {
         <button type="button" onClick={() => void download()}>Export (download JSON)</button>
       </div>
       {status && <p role="status">{status}</p>}
+      {mode === 'project' && (
+        <>
+          <h3>Engine and files</h3>
+          <div className="toolbar"><button type="button" onClick={() => void compare()}>Compare again</button></div>
+          {diff === null ? <p className="muted">Comparing…</p> : diff.in_sync ? <p className="ok">The engine holds exactly what the files say.</p> : (
+            <>
+              <p className="half">The engine differs from the files; engine metadata apply would make these changes:</p>
+              <pre className="mono diff" aria-label="Engine against files">{diff.text}</pre>
+            </>
+          )}
+        </>
+      )}
       <h3>Inconsistent objects</h3>
       {items === null ? <p className="muted">Loading…</p> : items.length === 0 ? <p>None: the metadata is consistent.</p> : (
         <table className="grid"><thead><tr><th scope="col">type</th><th scope="col">name</th><th scope="col">reason</th></tr></thead>

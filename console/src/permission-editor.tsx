@@ -11,6 +11,9 @@ const TEMPLATES: Record<PermissionType, object> = {
 
 type Status = { kind: 'ok' | 'error' | 'busy'; text: string } | null;
 
+/** What a save would do: each file's diff (what git will show) and the engine's changes. */
+interface Preview { files: { file: string; diff: string }[]; changes: string; in_sync?: boolean }
+
 /** The permission object of a cell as JSON, checked by the engine before anything is written, then saved. */
 export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
   cell: Cell; mode: 'project' | 'engine'; roles: string[]; onSaved: () => void; onClose: () => void;
@@ -19,6 +22,7 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
   const [exists, setExists] = useState(false);
   const [status, setStatus] = useState<Status>(null);
   const [columns, setColumns] = useState<string[]>([]);
+  const [preview, setPreview] = useState<Preview | null>(null);
   useEffect(() => {
     // The table's columns as the admin's schema shows them: the scalar fields of its type.
     graphql('query($n: String!) { __type(name: $n) { fields { name type { kind ofType { kind } } } } }', { n: cell.typeName }).then((r) => {
@@ -53,12 +57,41 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
       ...(current ? [{ type: `drop_${cell.type}_permission`, args: { table, role } }] : []),
       ...(permission ? [{ type: `create_${cell.type}_permission`, args: { table, role, permission } }] : []),
     ];
-    if (!dryRun) await metadata('bulk', ops);
+    if (dryRun) {
+      // The engine checks the edit in a bulk that then fails on purpose (the drop of a permission no role has) and
+      // rolls everything back: a failure of the edit's own operations is the answer, the last one's is success.
+      const last = { type: `drop_${cell.type}_permission`, args: { table, role: `engine-console-dry-run-${Date.now()}` } };
+      try {
+        await metadata('bulk', [...ops, last]);
+      } catch (e) {
+        if (e instanceof ApiFailure && e.path.startsWith(`$.args[${ops.length}]`)) return { written: [] };
+        throw e;
+      }
+      throw new Error('the engine applied the check');
+    }
+    await metadata('bulk', ops);
     forgetExport();
     return { written: [] };
   };
 
+  const showPreview = () => {
+    const permission = parsed();
+    if (permission === undefined) return;
+    setStatus({ kind: 'busy', text: 'Comparing…' });
+    const body = { table: { schema: cell.schema, name: cell.name }, role: cell.role, type: cell.type, permission };
+    const load: Promise<Preview> = mode === 'project'
+      ? consoleApi('permission', { method: 'POST', body: JSON.stringify({ ...body, preview: true }) }) as Promise<Preview>
+      // Served by the engine: no files; the cell as the engine has it against the edit.
+      : exported(true).then((doc) => {
+        const was = permissionOf(doc, cell.schema, cell.name, cell.role, cell.type);
+        const before = was === null ? '(none)' : JSON.stringify(was, null, 2);
+        return { files: [], changes: `before:\n${before}\n\nafter:\n${JSON.stringify(permission, null, 2)}` };
+      });
+    load.then((p) => { setPreview(p); setStatus(null); }, (e: unknown) => setStatus({ kind: 'error', text: e instanceof ApiFailure ? `${e.message} [${e.code}] at ${e.path}` : (e as Error).message }));
+  };
+
   const act = (what: 'check' | 'save' | 'remove' | 'copy') => {
+    setPreview(null);
     const permission = what === 'remove' ? null : parsed();
     if (permission === undefined) return;
     setStatus({ kind: 'busy', text: what === 'check' ? 'Checking…' : 'Saving…' });
@@ -101,9 +134,10 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
       )}
       <label htmlFor="permission-json">Permission (columns, filter, check, set, limit, allow_aggregations, backend_only)</label>
       <textarea id="permission-json" className="mono" rows={16} spellCheck={false} value={text ?? ''} disabled={text === null}
-        onChange={(e) => { setText(e.target.value); setStatus(null); }} />
+        onChange={(e) => { setText(e.target.value); setStatus(null); setPreview(null); }} />
       <div className="toolbar">
         <button type="button" onClick={() => act('check')}>Validate</button>
+        <button type="button" onClick={showPreview}>Preview changes</button>
         <button type="button" className="primary" onClick={() => act('save')}>Save</button>
         {exists && <button type="button" onClick={() => act('remove')}>Remove</button>}
         <button type="button" onClick={() => act('copy')} disabled={roles.length < 2}>Copy to other roles</button>
@@ -111,6 +145,16 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
         <button type="button" onClick={onClose}>Close</button>
       </div>
       {status && <p role={status.kind === 'error' ? 'alert' : 'status'} className={status.kind}>{status.text}</p>}
+      {preview && (
+        <section aria-label="Preview" className="preview">
+          {preview.in_sync === false && <p className="half">The engine differs from the files: saving applies the whole project, with these changes.</p>}
+          {preview.files.length === 0 && mode === 'project' && <p className="muted">No file changes.</p>}
+          {preview.files.map((f) => <pre key={f.file} className="diff mono" aria-label={`Diff of ${f.file}`}>{f.diff.split('\n').map((l, i) => (
+            <span key={i} className={l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : undefined}>{l}{'\n'}</span>
+          ))}</pre>)}
+          <pre className="mono" aria-label="Engine changes">{preview.changes}</pre>
+        </section>
+      )}
     </div>
   );
 }

@@ -6,14 +6,16 @@ export type Route =
   | { view: 'permissions' }
   | { view: 'graphiql'; role?: string }
   | { view: 'events' }
-  | { view: 'metadata' };
+  | { view: 'metadata' }
+  | { view: 'schema' }
+  | { view: 'scheduled' };
 
 export function parseRoute(hash: string): Route {
   const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
   const [view, arg] = path.split('/');
   const params = new URLSearchParams(query);
   if (view === 'permissions') return { view };
-  if (view === 'metadata' || view === 'events') return { view };
+  if (view === 'metadata' || view === 'events' || view === 'schema' || view === 'scheduled') return { view };
   if (view === 'graphiql') return params.get('role') ? { view, role: params.get('role') as string } : { view };
   return arg ? { view: 'tables', table: decodeURIComponent(arg) } : { view: 'tables' };
 }

@@ -57,9 +57,22 @@ function DataBrowser({ table }: { table: TableRow }) {
     void mutate(`mutation($o: ${table.typeName}_insert_input!) { ${table.insertOneField}(object: $o) { __typename } }`, { o: object });
   };
   // A row is named by every column it shows (no key needed); null columns by _is_null.
-  const remove = (row: Record<string, unknown>) => void mutate(`mutation($w: ${table.typeName}_bool_exp!) { ${table.deleteField}(where: $w) { affected_rows } }`, {
-    w: { _and: Object.entries(row).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => (v === null ? { [k]: { _is_null: true } } : { [k]: { _eq: v } })) },
+  const identify = (row: Record<string, unknown>) => ({
+    _and: Object.entries(row).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => (v === null ? { [k]: { _is_null: true } } : { [k]: { _eq: v } })),
   });
+  const remove = (row: Record<string, unknown>) => void mutate(`mutation($w: ${table.typeName}_bool_exp!) { ${table.deleteField}(where: $w) { affected_rows } }`, { w: identify(row) });
+  const [editing, setEditing] = useState<{ index: number; text: string } | null>(null);
+  // Only the columns whose value changed are set.
+  const update = (row: Record<string, unknown>) => {
+    if (!editing) return;
+    let next: unknown;
+    try { next = JSON.parse(editing.text); } catch { return setError('The row is not JSON'); }
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) return setError('The row must be a JSON object');
+    const set = Object.fromEntries(Object.entries(next).filter(([k, v]) => JSON.stringify(row[k]) !== JSON.stringify(v)));
+    if (Object.keys(set).length === 0) return setEditing(null);
+    setEditing(null);
+    void mutate(`mutation($w: ${table.typeName}_bool_exp!, $s: ${table.typeName}_set_input!) { ${table.updateField}(where: $w, _set: $s) { affected_rows } }`, { w: identify(row), s: set });
+  };
   useEffect(() => {
     graphql('query($n: String!) { __type(name: $n) { fields { name type { kind name ofType { kind name } } } } }', { n: table.typeName }).then((r) => {
       const fields = ((r.data?.['__type'] as { fields?: TypeField[] } | null)?.fields ?? []);
@@ -103,8 +116,19 @@ function DataBrowser({ table }: { table: TableRow }) {
         <table className="grid">
           <thead><tr>{columns.map((c) => <th key={c} scope="col">{c}</th>)}<th scope="col"><span className="muted">row</span></th></tr></thead>
           <tbody>{rows.map((r, i) => (
-            <tr key={i}>{columns.map((c) => <td key={c}>{show(r[c])}</td>)}
-              <td><button type="button" aria-label={`Delete row ${i + 1 + offset}`} onClick={() => remove(r)}>Delete</button></td></tr>
+            <tr key={i}>{editing?.index === i ? (
+              <td colSpan={columns.length}>
+                <form className="toolbar" onSubmit={(e) => { e.preventDefault(); update(r); }}>
+                  <input aria-label={`Row ${i + 1 + offset} (JSON)`} className="mono row-edit" value={editing.text} onChange={(e) => setEditing({ index: i, text: e.target.value })} />
+                  <button type="submit">Save row</button>
+                  <button type="button" onClick={() => setEditing(null)}>Cancel</button>
+                </form>
+              </td>
+            ) : columns.map((c) => <td key={c}>{show(r[c])}</td>)}
+              <td className="row-actions">
+                <button type="button" aria-label={`Edit row ${i + 1 + offset}`} onClick={() => setEditing({ index: i, text: JSON.stringify(r) })}>Edit</button>
+                <button type="button" aria-label={`Delete row ${i + 1 + offset}`} onClick={() => remove(r)}>Delete</button>
+              </td></tr>
           ))}</tbody>
         </table>
       )}

@@ -18,6 +18,7 @@ export interface TableRow {
   typeName: string;
   selectField: string;
   insertOneField: string;
+  updateField: string;
   deleteField: string;
 }
 
@@ -78,7 +79,7 @@ export function tablePage(metadata: unknown, search: string, offset: number, lim
     };
     return {
       schema, name, cells, typeName, selectField: root('select', typeName),
-      insertOneField: root('insert_one', `insert_${typeName}_one`), deleteField: root('delete', `delete_${typeName}`),
+      insertOneField: root('insert_one', `insert_${typeName}_one`), updateField: root('update', `update_${typeName}`), deleteField: root('delete', `delete_${typeName}`),
     };
   });
   return { total: matching.length, offset: start, limit, roles: [...roles].sort(), tables };

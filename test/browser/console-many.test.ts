@@ -2,6 +2,8 @@
  * The console at 2,000 tables in real headless Chromium: the table list and the permission matrix page through them
  * server-side and search finds one (issue 34 §3, §6).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli, initProject, show, useTestEngine } from '../e2e/cli-helpers.js';
@@ -63,5 +65,21 @@ describe('engine console with 2,000 tables', () => {
     // Only pages are fetched: no request for the whole metadata document goes out from the browser.
     expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
     expect(requests.filter((u) => u.includes('/console/api/tables')).every((u) => /limit=50/.test(u))).toBe(true);
+
+    // A permission edit at this size: one line of tables.yaml changes, and the engine's version moves by one request.
+    const file = join(dir, 'metadata/tables.yaml');
+    const before = readFileSync(file, 'utf8');
+    const version = async () => Number((await e.query({ type: 'export_metadata', args: {} })).headers.get('x-engine-resource-version'));
+    const v0 = await version();
+    const res = await fetch(`${origin}/console/api/permission`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-engine-admin-secret': SECRET },
+      body: JSON.stringify({ table: { schema: 'public', name: name(51) }, role: 'r0', type: 'select', permission: { columns: ['id'], filter: {}, limit: 3 } }),
+    });
+    expect(await res.json()).toEqual({ ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [] });
+    const after = readFileSync(file, 'utf8');
+    expect(after.replace('        limit: 3\n', '')).toBe(before);
+    expect(await version()).toBe(v0 + 1);
+    const doc = (await e.ok({ type: 'export_metadata', args: {} })) as { tables: { table: { name: string }; select_permissions?: unknown[] }[] };
+    expect(doc.tables.find((t) => t.table.name === name(51))?.select_permissions).toEqual([{ role: 'r0', permission: { columns: ['id'], filter: {}, limit: 3 } }]);
   });
 });

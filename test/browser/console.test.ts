@@ -122,6 +122,88 @@ describe('engine console in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('edits a row, explains a query, previews a permission diff, writes a migration and schedules a one-off event', async () => {
+    const dir = await seededProject();
+    const { url, origin } = await startConsole(dir, env);
+    const page = await browser.newPage();
+    const requests = recordRequests(page);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await logIn(page, url, SECRET);
+
+    // Row edit: only the changed column is set, on the row named by its values.
+    await page.getByRole('link', { name: 'public.item' }).click();
+    await expect.poll(() => page.locator('table.grid tbody tr').count(), { timeout: 20_000 }).toBe(3);
+    await page.getByLabel('Sort').selectOption('id');
+    await expect.poll(() => page.locator('table.grid tbody tr td:first-child').allInnerTexts(), { timeout: 20_000 }).toEqual(['1', '2', '3']);
+    await page.getByRole('button', { name: 'Edit row 1' }).click();
+    const row = page.getByLabel('Row 1 (JSON)');
+    const values = JSON.parse(await row.inputValue()) as Record<string, unknown>;
+    expect(values).toEqual({ id: 1, owner: 1, label: 'mine-a' });
+    await row.fill(JSON.stringify({ ...values, label: 'renamed' }));
+    await page.getByRole('button', { name: 'Save row' }).click();
+    await expect.poll(async () => (await e.sql('select label from item where id = 1')).result, { timeout: 20_000 }).toEqual([['label'], ['renamed']]);
+    expect((await e.sql('select count(*) as n from item')).result).toEqual([['n'], ['3']]);
+
+    // Explain as role user: the SQL of the root field and its plan.
+    await page.getByRole('link', { name: 'GraphiQL' }).click();
+    await page.getByLabel('Role').selectOption('user');
+    await page.getByLabel('Session variables').fill('{"x-engine-user-id": "1"}');
+    await page.getByLabel('Session variables').press('Enter');
+    await page.locator('.graphiql-query-editor .CodeMirror').waitFor({ timeout: 30_000 });
+    await page.evaluate("document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue('query Mine { item { id label } }')");
+    await page.getByRole('button', { name: 'Explain', exact: true }).click();
+    const sql = page.getByLabel('SQL of item');
+    await expect.poll(() => sql.innerText(), { timeout: 20_000 }).toContain('item');
+    // The role's filter is in the SQL, with the session variable written in.
+    expect(await sql.innerText()).toContain("'1'");
+    expect((await page.getByLabel('Plan of item').innerText()).length).toBeGreaterThan(0);
+    await screenshot(page, 'explain');
+
+    // The permission editor's preview: the diff git will show, before anything is written.
+    await page.getByRole('link', { name: 'Permissions' }).click();
+    await page.getByRole('button', { name: 'select on public.item for user: with filter' }).click();
+    const editor = page.getByLabel(/^Permission \(/);
+    await expect.poll(() => editor.inputValue(), { timeout: 20_000 }).toContain('X-Engine-User-Id');
+    const file = join(dir, 'metadata/tables.yaml');
+    const before = readFileSync(file, 'utf8');
+    await editor.fill(JSON.stringify({ ...(JSON.parse(await editor.inputValue()) as object), limit: 7 }, null, 2));
+    await page.getByRole('button', { name: 'Preview changes' }).click();
+    const diff = page.getByLabel('Diff of tables.yaml');
+    await expect.poll(() => diff.innerText(), { timeout: 20_000 }).toMatch(/^\+\s+limit: 7$/m);
+    expect(await diff.innerText()).toMatch(/^--- a\/tables\.yaml\n\+\+\+ b\/tables\.yaml\n@@ /);
+    expect(await page.getByLabel('Engine changes').innerText()).toContain('select_permission public.item.user');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    await screenshot(page, 'permission-preview');
+
+    // A schema change: a migration under migrations/, applied; the metadata view says the engine matches the files.
+    await page.getByRole('link', { name: 'Schema' }).click();
+    await page.getByLabel('Migration name').fill('add_tag');
+    await page.getByLabel('Up (SQL)').fill('create table tag (id int primary key, label text);');
+    await page.getByLabel(/^Down/).fill('drop table tag;');
+    await page.getByRole('button', { name: 'Write migration and apply' }).click();
+    await expect.poll(() => page.getByRole('status').innerText(), { timeout: 20_000 }).toMatch(/^Migration migrations\/(default\/)?\d+_add_tag written and applied\.$/);
+    const directory = (await page.getByRole('status').innerText()).replace(/^Migration (\S+) written.*$/, '$1');
+    expect(readFileSync(join(dir, directory, 'up.sql'), 'utf8')).toBe('create table tag (id int primary key, label text);');
+    expect((await e.sql("select to_regclass('public.tag')::text as t")).result).toEqual([['t'], ['tag']]);
+    await screenshot(page, 'schema');
+    await page.getByRole('link', { name: 'Metadata' }).click();
+    await expect.poll(() => page.getByText('The engine holds exactly what the files say.').count(), { timeout: 20_000 }).toBe(1);
+
+    // A one-off scheduled event, listed with its state.
+    await page.getByRole('link', { name: 'Scheduled' }).click();
+    await expect.poll(() => page.getByText('No scheduled events.').count(), { timeout: 20_000 }).toBe(1);
+    await page.getByLabel('Webhook').fill('http://127.0.0.1:9/never');
+    await page.getByLabel('Event payload (JSON)').fill('{"k": 1}');
+    await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').innerText(), { timeout: 20_000 }).toMatch(/^One-off event \S+ scheduled for /);
+    await expect.poll(() => page.locator('table.grid tbody tr td:nth-child(2)').allInnerTexts(), { timeout: 20_000 }).toEqual(['one-off']);
+    expect(await page.locator('table.grid tbody tr td:nth-child(5)').allInnerTexts()).toEqual(['scheduled']);
+    await screenshot(page, 'scheduled');
+    expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('redelivers a failed event and shows its invocations', async () => {
     // The handler fails its first call and accepts the next: the redelivery is what makes the event delivered.
     let calls = 0;

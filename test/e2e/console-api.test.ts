@@ -37,7 +37,7 @@ describe('engine console: project API', () => {
     const page = await fetch(`${origin}/console/api/tables?search=NOT&offset=0&limit=10`, { headers: { 'x-engine-admin-secret': SECRET } });
     expect(page.status).toBe(200);
     expect(await page.json()).toEqual({ total: 1, offset: 0, limit: 10, roles: ['reader'], tables: [
-      { schema: 'public', name: 'note', cells: { reader: { select: 'all' } }, typeName: 'note', selectField: 'note', insertOneField: 'insert_note_one', deleteField: 'delete_note' },
+      { schema: 'public', name: 'note', cells: { reader: { select: 'all' } }, typeName: 'note', selectField: 'note', insertOneField: 'insert_note_one', updateField: 'update_note', deleteField: 'delete_note' },
     ] });
     const version = await fetch(`${origin}/v1/version`);
     expect(version.status).toBe(200);

@@ -21,7 +21,7 @@ describe('tablePage', () => {
     expect(all.total).toBe(3);
     expect(all.roles).toEqual(['anon', 'user']);
     expect(all.tables.map((t) => `${t.schema}.${t.name}`)).toEqual(['app.a', 'public.a', 'public.b']);
-    expect(all.tables[0]).toMatchObject({ typeName: 'A', selectField: 'allA', insertOneField: 'insert_A_one', deleteField: 'delete_A', cells: {} });
+    expect(all.tables[0]).toMatchObject({ typeName: 'A', selectField: 'allA', insertOneField: 'insert_A_one', updateField: 'update_A', deleteField: 'delete_A', cells: {} });
     expect(all.tables[1]?.cells).toEqual({ anon: { select: 'all' }, user: { update: 'filter' } });
     expect(all.tables[2]?.cells).toEqual({ user: { insert: 'filter' } });
     expect(tablePage(doc, 'PUBLIC.', 1, 1)).toMatchObject({ total: 2, offset: 1, tables: [{ name: 'b' }] });

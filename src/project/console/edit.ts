@@ -73,18 +73,17 @@ export function withPermission(doc: JsonObject, edit: PermissionEdit): JsonObjec
 }
 
 /**
- * A permission edit made in the console. A dry run is checked by the engine with a dry-run replace_metadata (nothing
- * changes). Otherwise the new document is written to the project's metadata files with the writer of `metadata export`
- * (comments and untouched files kept) and applied: the engine checks it in that one replace_metadata, and when it
- * refuses, the files written are put back as they were — so git and the engine never disagree, at the cost of one
- * rebuild on the engine instead of two (a check then an apply: twice the time at 2,000 tables).
+ * A permission edit through the whole document, for when the engine does not hold the project's document (cell.ts
+ * says when): a dry run is a dry-run replace_metadata; otherwise the new document is written with the writer of
+ * `metadata export` (comments and untouched files kept) and applied in one replace_metadata, which brings the engine
+ * to the files; when the engine refuses, the files written are put back as they were.
  */
-export async function editPermission(config: ProjectConfig, client: EngineClient, edit: PermissionEdit, dryRun: boolean): Promise<EditResult> {
+export async function replaceEdit(config: ProjectConfig, client: EngineClient, edit: PermissionEdit, dryRun: boolean): Promise<EditResult & { resourceVersion: number | null }> {
   const before = built(config);
   const document = withPermission(before.document, edit);
   if (dryRun) {
     const engine = await engineMetadata(client);
-    return { written: [], applied: false, inconsistent: await checkOnEngine(client, { ...before, document }, engine.resourceVersion, false) };
+    return { written: [], applied: false, inconsistent: await checkOnEngine(client, { ...before, document }, engine.resourceVersion, false), resourceVersion: null };
   }
   const dir = config.metadataDirectory;
   const next = plannedWrite(config, document, before.document);
@@ -98,11 +97,11 @@ export async function editPermission(config: ProjectConfig, client: EngineClient
     writeTree(dir, previous);
     throw e;
   }
-  return { written: [...report.created, ...report.updated, ...report.removed], applied: r.applied, inconsistent: r.inconsistent };
+  return { written: [...report.created, ...report.updated, ...report.removed], applied: r.applied, inconsistent: r.inconsistent, resourceVersion: r.resourceVersion };
 }
 
 /** What `metadata export` would write for `document` (path → content, null to remove), nothing pruned. */
-function plannedWrite(config: ProjectConfig, document: JsonObject, before: JsonObject): Map<string, string | null> {
+export function plannedWrite(config: ProjectConfig, document: JsonObject, before: JsonObject): Map<string, string | null> {
   const dir = config.metadataDirectory;
   if (config.version === 3) {
     const r = renderV3(document, readExistingV3(dir), undefined, before);

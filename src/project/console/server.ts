@@ -7,7 +7,10 @@ import type { EngineClient } from '../../client/engine-client.js';
 import type { ProjectConfig } from '../config/config.js';
 import { CONSOLE_CSP, consoleAsset } from '../../server/console/assets.js';
 import { tablePage, permissionOf, type PermissionType } from '../../metadata/table-page.js';
-import { editPermission, parseEdit } from './edit.js';
+import { parseEdit } from './edit.js';
+import { editPermission, engineDocument, inSync, newConsoleState, previewPermission, projectDiff, type ConsoleState } from './cell.js';
+import { currentSnapshot } from './snapshot.js';
+import { applySchemaEdit, parseSchemaEdit } from './migration.js';
 import { ApplyRejectedError } from '../metadata-dir/apply.js';
 
 export interface ConsoleServerOptions {
@@ -32,8 +35,16 @@ const MAX_BODY = 64 * 1024 * 1024;
  * /console/api/ through which an edit reaches the project's files before the engine.
  */
 export async function startConsoleServer(opts: ConsoleServerOptions): Promise<ConsoleServer> {
+  const state = newConsoleState();
+  // One edit at a time: each reads the files and the engine's version the previous one left.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
   const server = createServer((req, res) => {
-    handle(opts, req, res).catch((e: unknown) => sendError(res, e));
+    handle({ ...opts, state, serial }, req, res).catch((e: unknown) => sendError(res, e));
   });
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -41,6 +52,16 @@ export async function startConsoleServer(opts: ConsoleServerOptions): Promise<Co
     server.listen(opts.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // Read the files and compare them with the engine once, while the user logs in: the first edit is then as quick as
+  // the next ones. A failure here is the first edit's to report.
+  void serial(async () => {
+    try {
+      state.snapshot = currentSnapshot(opts.config, null);
+      await inSync(state, opts.client, state.snapshot);
+    } catch {
+      state.snapshot = null;
+    }
+  });
   return { url: `http://${host}:${port}/console/`, close: () => closeServer(server) };
 }
 
@@ -49,7 +70,12 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-async function handle(opts: ConsoleServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+interface Context extends ConsoleServerOptions {
+  state: ConsoleState;
+  serial: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+async function handle(opts: Context, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://console');
   const path = url.pathname;
   if (PROXIED.test(path)) return proxy(opts.config.endpoint, req, res);
@@ -68,28 +94,44 @@ async function handle(opts: ConsoleServerOptions, req: IncomingMessage, res: Ser
   res.end(req.method === 'HEAD' ? undefined : asset.body);
 }
 
-async function api(opts: ConsoleServerOptions, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function api(opts: Context, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const route = url.pathname.slice('/console/api/'.length);
   if (route === 'info') return sendJson(res, 200, { mode: 'project', endpoint: opts.config.endpoint });
   if (!authorized(opts.config.adminSecret, req.headers['x-engine-admin-secret'])) {
     return sendJson(res, 401, { error: 'invalid or missing x-engine-admin-secret', code: 'access-denied', path: '$' });
   }
   if (route === 'tables' && req.method === 'GET') {
-    const { metadata } = await opts.client.exportMetadata();
+    const metadata = await engineDocument(opts.state, opts.client);
     const num = (name: string, fallback: number, most: number) => Math.min(most, Math.max(0, Number(url.searchParams.get(name) ?? fallback) || 0));
     return sendJson(res, 200, tablePage(metadata, url.searchParams.get('search') ?? '', num('offset', 0, Number.MAX_SAFE_INTEGER), num('limit', 50, 500)));
   }
   if (route === 'permission' && req.method === 'GET') {
     const p = (k: string) => url.searchParams.get(k) ?? '';
-    const { metadata } = await opts.client.exportMetadata();
+    const metadata = await engineDocument(opts.state, opts.client);
     return sendJson(res, 200, { permission: permissionOf(metadata, p('schema'), p('name'), p('role'), p('type') as PermissionType) });
   }
   if (route === 'permission' && req.method === 'POST') {
     const body = JSON.parse((await readBody(req)).toString('utf8') || 'null') as unknown;
-    const dryRun = typeof body === 'object' && body !== null && (body as { dry_run?: unknown }).dry_run === true;
-    const result = await editPermission(opts.config, opts.client, parseEdit(body), dryRun);
+    const flag = (name: string) => typeof body === 'object' && body !== null && (body as Record<string, unknown>)[name] === true;
+    const dryRun = flag('dry_run');
+    const edit = parseEdit(body);
+    if (flag('preview')) {
+      const p = await opts.serial(() => previewPermission(opts.state, opts.config, opts.client, edit));
+      return sendJson(res, 200, { ok: true, preview: true, files: p.files, changes: p.changes, in_sync: p.inSync });
+    }
+    const result = await opts.serial(() => editPermission(opts.state, opts.config, opts.client, edit, dryRun));
     opts.logger.info(dryRun ? 'console: permission checked' : `console: permission written to ${result.written.join(', ') || 'no file'} and applied`);
     return sendJson(res, 200, { ok: true, dry_run: dryRun, ...result });
+  }
+  if (route === 'diff' && req.method === 'GET') {
+    const d = await opts.serial(() => projectDiff(opts.state, opts.config, opts.client));
+    return sendJson(res, 200, { in_sync: d.changes.length === 0, changes: d.changes, text: d.text });
+  }
+  if (route === 'migration' && req.method === 'POST') {
+    const edit = parseSchemaEdit(JSON.parse((await readBody(req)).toString('utf8') || 'null') as unknown);
+    const r = await opts.serial(() => applySchemaEdit(opts.state, opts.config, opts.client, edit));
+    opts.logger.info(`console: migration ${r.directory} written and applied`);
+    return sendJson(res, 200, { ok: true, version: r.version, directory: r.directory, metadata_written: r.metadata, metadata_not_written: r.metadataNotWritten });
   }
   return sendJson(res, 404, { error: `no such console API: ${req.method ?? ''} ${url.pathname}`, code: 'not-found', path: '$' });
 }
@@ -148,8 +190,8 @@ function sendError(res: ServerResponse, e: unknown): void {
   }
   if (e instanceof SyntaxError) return sendJson(res, 400, { error: `invalid JSON: ${e.message}`, code: 'invalid-json', path: '$' });
   if (e instanceof EngineError) {
-    const { path, hint } = e.location;
-    return sendJson(res, 400, { error: e.message, code: e.code, path: path ?? '$', ...(hint ? { hint } : {}) });
+    const { path, hint, line, column } = e.location;
+    return sendJson(res, 400, { error: e.message, code: e.code, path: path ?? '$', ...(hint ? { hint } : {}), ...(line === undefined ? {} : { line, column }) });
   }
   sendJson(res, 500, { error: (e as Error).message, code: 'unexpected', path: '$' });
 }
