@@ -1,6 +1,5 @@
 import { arrayLiteral } from '../../bool-exp/compile.js';
 import { validationFailed } from '../errors.js';
-import type { StatementBuilder } from './sql-builder.js';
 import { VarRef, type GValue } from './values.js';
 
 /**
@@ -67,8 +66,14 @@ export function jsonPathLiteral(text: string, path: string): string | null {
   return els.length === 0 ? null : arrayLiteral(els);
 }
 
+/** What jsonPathSql needs of the statement builder (its type here would close an import cycle through bind.ts). */
+interface PathParams {
+  jsonPath(v: VarRef, path: string): string;
+  value(v: string, type: string): string;
+}
+
 /** A json/jsonb cell under its field's `path` argument (absent or null: the whole cell). */
-export function jsonPathSql(b: StatementBuilder, cell: string, v: GValue | undefined, path: string): string {
+export function jsonPathSql(b: PathParams, cell: string, v: GValue | undefined, path: string): string {
   if (v === undefined || v === null) return cell;
   if (v instanceof VarRef) return `(${cell} #> ${b.jsonPath(v, path)})`;
   const lit = jsonPathLiteral(String(v), path);
