@@ -2,7 +2,7 @@
 // this process, CPU time per iteration (process.cpuUsage), best of 7 runs: on a machine busy with other work a loop's
 // best run is far steadier than a load test's throughput. Compare with the CPU a request takes in bench/observability.mjs.
 //   node bench/observability-micro.mjs      (after npm run build)
-import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
 import { loadMetrics } from '../dist/server/http/metrics.js';
 import { probes } from '../dist/probes.js';
 import { startTracing } from '../dist/server/tracing/index.js';
@@ -36,11 +36,12 @@ const m = await measure(perRequestMetrics);
 metrics.detach();
 
 // Traces: a request's spans as the engine makes them (server, parse, validate, plan, execute, one statement), ALS
-// included, exported to a receiver in this process (encoding and POST included; flushed within each run).
-const sink = createServer((req, res) => req.resume().on('end', () => res.end('{}')));
-await new Promise((r) => sink.listen(0, '127.0.0.1', r));
+// included, exported to a receiver in another process (encoding and POST included; flushed within each run).
+const sink = spawn(process.execPath, ['-e', "require('http').createServer((q, s) => q.resume().on('end', () => s.end('{}')))" +
+  ".listen(0, '127.0.0.1', function () { console.log(this.address().port); })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+const port = await new Promise((r) => sink.stdout.setEncoding('utf8').once('data', (d) => r(Number(d.trim()))));
 const tracing = startTracing({
-  endpoint: `http://127.0.0.1:${sink.address().port}/v1/traces`, headers: {}, resource: { 'service.name': 'bench' },
+  endpoint: `http://127.0.0.1:${port}/v1/traces`, headers: {}, resource: { 'service.name': 'bench' },
   ratio: 1, parentBased: true, delayMs: 1000, batch: 512, queue: 1_000_000, timeoutMs: 10_000,
 }, { debug() {}, info() {}, warn: (x) => console.error(x), error: (x) => console.error(x) });
 const t = tracing.tracer;
@@ -57,7 +58,7 @@ const tr = await measure(async (i) => {
   if (i === N - 1) await tracing.exporter.flush();
 });
 await tracing.stop();
-sink.close();
+sink.kill();
 
 const f = (x) => `${x.toFixed(2)} µs`;
 console.log([
