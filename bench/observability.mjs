@@ -5,10 +5,12 @@
 //   logs+m    metrics, and the default log types in JSON (http-log: one line per request, written to /dev/null)
 //   traces    OTEL_EXPORTER_OTLP_ENDPOINT: every request's spans exported to a receiver in this process
 // Rounds are interleaved (the order of the sides rotating) so that the machine's drift falls on all alike; medians.
+// Besides requests/s, the engine process's CPU time per request (/proc/<pid>/stat, all threads): on a loaded machine
+// throughput follows the neighbours, CPU per request much less.
 //   node bench/observability.mjs          BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 (after npm run build)
 // Needs the external PostgreSQL (ENGINE_TEST_DATABASE_URL or the default). Markdown on stdout, progress on stderr.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +49,14 @@ async function sink() {
   return { url: `http://127.0.0.1:${server.address().port}`, got, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** CPU time (user + system, every thread) of a process so far, in ms; Linux only. */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command (which may hold spaces): utime and stime are the 14th and 15th, in clock ticks (100/s).
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 async function startEngine(label, databaseUrl, env) {
   const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-obs-'));
   const port = await freePort();
@@ -71,7 +81,7 @@ async function startEngine(label, databaseUrl, env) {
     child.once('exit', () => r());
     child.kill('SIGTERM');
   });
-  return { label, url, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
+  return { label, url, pid: child.pid, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
 }
 
 async function main() {
@@ -99,13 +109,18 @@ async function main() {
       }
     }
     const rps = Object.fromEntries(sides.map((s) => [s.label, {}]));
+    const cpu = Object.fromEntries(sides.map((s) => [s.label, {}]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const q of QUERIES) {
         // Each query's sides in a rotating order: no side is always first after the previous query's load.
         const shift = (round + QUERIES.indexOf(q)) % sides.length;
         for (const s of [...sides.slice(shift), ...sides.slice(0, shift)]) {
           progress(`observability: round ${round + 1}/${ROUNDS} ${q.key} ${s.label}`);
-          const m = await load(`${s.url}/v1/graphql`, q.engine, { seconds: SECONDS, warmup: 1, connections: CONNECTIONS });
+          // Warm-up apart, so that the CPU time read covers the measured requests only.
+          await load(`${s.url}/v1/graphql`, q.engine, { seconds: 1, warmup: 0, connections: CONNECTIONS });
+          const before = cpuMs(s.pid);
+          const m = await load(`${s.url}/v1/graphql`, q.engine, { seconds: SECONDS, warmup: 0, connections: CONNECTIONS });
+          (cpu[s.label][q.key] ??= []).push(((cpuMs(s.pid) - before) * 1000) / m.total);
           if (m.failed > m.total / 100) throw new Error(`${s.label}: ${q.label}: ${m.failed} of ${m.total} requests failed`);
           (rps[s.label][q.key] ??= []).push(m.rps);
         }
@@ -133,6 +148,13 @@ async function main() {
       `| query | ${labels.map((l) => `${l} req/s median (min–max)${l === 'off' ? '' : ', ÷ off'}`).join(' | ')} |`,
       `|---|${labels.map(() => '---:').join('|')}|`,
       ...QUERIES.map((q) => `| ${q.label} | ${labels.map((l) => cell(l, q.key)).join(' | ')} |`),
+      '',
+      `| query | ${labels.map((l) => `${l}: engine CPU µs/request, median${l === 'off' ? '' : ', ÷ off'}`).join(' | ')} |`,
+      `|---|${labels.map(() => '---:').join('|')}|`,
+      ...QUERIES.map((q) => `| ${q.label} | ${labels.map((l) => {
+        const m = median(cpu[l][q.key]);
+        return `${Math.round(m)}${l === 'off' ? '' : ` **${(m / median(cpu.off[q.key])).toFixed(3)}×**`}`;
+      }).join(' | ')} |`),
     ].join('\n'));
   } finally {
     for (const s of sides) await s.stop();
