@@ -17,6 +17,7 @@ import { registerHttpLog } from './http-log.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerRoutes } from './routes.js';
 import { attachWebSockets } from './websocket.js';
+import type { ServerLimits } from '../graphql/subscriptions/index.js';
 import './request-info.js';
 
 export { MAX_BODY_BYTES, MAX_NESTING, readJson } from './body.js';
@@ -82,6 +83,8 @@ export interface HttpOptions {
   metrics?: Metrics;
   /** `--live-queries-refetch-interval` in ms (issue 32.3); default 1 s, 0 disables the fallback refetch. */
   liveQueriesRefetchMs?: number;
+  /** WebSocket connection, subscription and send-buffer limits (issue 32.7); default DEFAULT_LIMITS. */
+  subscriptionLimits?: Partial<ServerLimits>;
 }
 
 /** The longest client X-Request-Id echoed. */
@@ -162,7 +165,10 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   });
   if (!server) throw new Error('fastify did not create the server');
   apps.set(server, app);
-  attachWebSockets(server, { db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}) });
+  attachWebSockets(server, {
+    db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}),
+    ...(opts.subscriptionLimits ? { limits: opts.subscriptionLimits } : {}),
+  });
   return server;
 }
 
