@@ -6,7 +6,7 @@ import { callerOf, cohortKey, sessionKey, type Cohort, type Sink } from './cohor
 import { tablesRead, type TableRef } from './document.js';
 import { TableWatch } from './notify.js';
 import { MAX_BATCH, runBatch, type LivePlan } from './multiplex.js';
-import { batchBody, CURSOR_FIELD, planStream, readBatch } from './stream.js';
+import { nextBatch, planStream } from './stream.js';
 
 export type { LivePlan } from './multiplex.js';
 export type { Sink } from './cohort.js';
@@ -44,6 +44,8 @@ const NO_HTTP = (): { rawHeaders: string[]; setCookies: string[] } => ({ rawHead
  */
 export class LiveQueries {
   private readonly cohorts = new Map<string, Cohort>();
+  /** Each subscriber's cohort now: a split or a stream's move takes subscribers to another one. */
+  private readonly homes = new Map<Sink, Cohort>();
   private readonly watch: TableWatch;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
@@ -122,10 +124,11 @@ export class LiveQueries {
     }
     const cohort = c;
     cohort.members.set(sink, caller);
+    this.homes.set(sink, cohort);
     this.subscriberCount++;
     if (cohort.body !== null && !cohort.stream) sink(cohort.body);
     else this.schedule();
-    return () => this.unsubscribe(cohort, sink);
+    return () => this.unsubscribe(sink);
   }
 
   /** A commit touched the table (`oid`): the cohorts reading it are refetched. */
@@ -151,6 +154,7 @@ export class LiveQueries {
     this.stopped = true;
     clearInterval(this.timer);
     this.cohorts.clear();
+    this.homes.clear();
     this.subscriberCount = 0;
     await this.running;
     await this.watch.close();
@@ -174,8 +178,10 @@ export class LiveQueries {
     this.wakeAll();
   }
 
-  private unsubscribe(c: Cohort, sink: Sink): void {
-    if (!c.members.delete(sink)) return;
+  private unsubscribe(sink: Sink): void {
+    const c = this.homes.get(sink);
+    this.homes.delete(sink);
+    if (!c?.members.delete(sink)) return;
     this.subscriberCount--;
     if (c.members.size > 0) return;
     if (this.cohorts.get(c.key) !== c) return;
@@ -298,11 +304,11 @@ export class LiveQueries {
       }
       const other = this.cohorts.get(key);
       if (other) {
-        for (const [sink, caller] of members) other.members.set(sink, caller);
-        if (other.body !== null && other.hash !== c.hash && !other.stream) for (const sink of members.keys()) sink(other.body);
-        other.dirty = true;
+        this.join(other, members, c.hash);
       } else {
-        this.cohorts.set(key, { ...c, key, members, plan: g.plan, dirty: true, ...(c.stream ? { stream: { ...c.stream } } : {}) });
+        const split: Cohort = { ...c, key, members, plan: g.plan, dirty: true, ...(c.stream ? { stream: { ...c.stream } } : {}) };
+        this.cohorts.set(key, split);
+        for (const sink of members.keys()) this.homes.set(sink, split);
         await this.watch.watch(c.tables);
       }
       this.again = true;
@@ -320,15 +326,21 @@ export class LiveQueries {
       this.cohorts.set(key, c);
       return true;
     }
-    for (const [sink, caller] of c.members) {
-      other.members.set(sink, caller);
-      if (other.body !== null && other.hash !== c.hash && !other.stream) sink(other.body);
-    }
+    this.join(other, new Map(c.members), c.hash);
     c.members.clear();
-    other.dirty = true;
     this.again = true;
     void this.watch.unwatch(c.tables);
     return false;
+  }
+
+  /** Subscribers that were sent the result `hash` join `other`: they get its last result when it differs. */
+  private join(other: Cohort, members: Map<Sink, Caller>, hash: string | null): void {
+    for (const [sink, caller] of members) {
+      other.members.set(sink, caller);
+      this.homes.set(sink, other);
+      if (other.body !== null && other.hash !== hash && !other.stream) sink(other.body);
+    }
+    other.dirty = true;
   }
 
   private async refetch(c: Cohort): Promise<void> {
@@ -351,24 +363,16 @@ export class LiveQueries {
   private async settle(c: Cohort, body: string): Promise<void> {
     if (!c.stream) return this.deliver(c, body);
     const { spec } = c.stream;
-    const batch = readBatch(spec.key, body);
-    if (!batch) return this.deliver(c, body);
-    if (batch.rows.length === 0 || c.members.size === 0) return;
-    let rows = batch.rows;
-    // A full batch's last cursor value may have more rows than fitted (the incumbent's WITH TIES): all of them are sent,
-    // or the next batch, after that value, would skip them.
-    if (rows.length >= spec.batchSize) {
-      const ties = readBatch(spec.key, await this.runAlone(c, spec.at(batch.last)));
-      const last = JSON.stringify(batch.last);
-      if (ties) rows = [...rows.filter((r) => JSON.stringify(r[CURSOR_FIELD]) !== last), ...ties.rows];
-    }
-    const out = batchBody(spec.key, rows);
+    const batch = await nextBatch(spec, body, (text) => this.runAlone(c, text));
+    if (batch === 'error') return this.deliver(c, body);
+    if (batch === 'empty' || c.members.size === 0) return;
+    const { out, last } = batch;
     this.stats.batches++;
     c.hash = null;
     for (const sink of [...c.members.keys()]) sink(out);
     // The next batch starts after the last row sent, at once: more rows may be waiting.
-    c.stream.cursor = batch.last;
-    c.text = spec.after(batch.last);
+    c.stream.cursor = last;
+    c.text = spec.after(last);
     c.plan = undefined;
     c.dirty = true;
     this.again = true;

@@ -1,5 +1,5 @@
 import {
-  getNamedType, getNullableType, isInputObjectType, Kind, parse, print, valueFromASTUntyped, type ArgumentNode, type DocumentNode,
+  getNamedType, getNullableType, isInputObjectType, Kind, parse, print, valueFromASTUntyped, visit, type ArgumentNode, type DocumentNode,
   type FieldNode, type GraphQLField, type GraphQLSchema, type ObjectFieldNode, type OperationDefinitionNode, type ValueNode,
 } from 'graphql';
 import { fieldInfo } from '../schema/index.js';
@@ -90,7 +90,7 @@ export function planStream(schema: GraphQLSchema, request: { query: string; vari
   if (initial === null || initial === undefined) return failure(`${path}.args.cursor.initial_value.${column}`, 'the cursor\'s initial value must not be null');
 
   const where = args.get('where');
-  const build = (cmp: '_gt' | '_lt' | '_eq', limited: boolean): string => {
+  const build = (cmp: '_gt' | '_lt' | '_eq', limited: boolean): { query: string; used: Set<string> } => {
     const cond = obj([[column, obj([[cmp, { kind: Kind.VARIABLE, name: name(CURSOR_VARIABLE) }]])]]);
     const whereValue: ValueNode = where ? obj([['_and', { kind: Kind.LIST, values: [where.value, cond] }]]) : cond;
     const newArgs: ArgumentNode[] = [
@@ -102,18 +102,30 @@ export function planStream(schema: GraphQLSchema, request: { query: string; vari
       ...node, alias: name(key), name: name(select.name), arguments: newArgs,
       selectionSet: { kind: Kind.SELECTION_SET, selections: [...(node.selectionSet?.selections ?? []), { kind: Kind.FIELD, alias: name(CURSOR_FIELD), name: name(column) }] },
     };
+    const selectionSet = { ...op.selectionSet, selections: [field] };
+    // Variables only the cursor or batch_size used are read here; the query must not declare them unused.
+    const used = variablesIn({ ...doc, definitions: [...doc.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION), { ...op, variableDefinitions: [], selectionSet }] });
     const rewritten: OperationDefinitionNode = {
-      ...op, selectionSet: { ...op.selectionSet, selections: [field] },
-      variableDefinitions: [...(op.variableDefinitions ?? []), {
+      ...op, selectionSet,
+      variableDefinitions: [...(op.variableDefinitions ?? []).filter((v) => used.has(v.variable.name.value)), {
         kind: Kind.VARIABLE_DEFINITION, variable: { kind: Kind.VARIABLE, name: name(CURSOR_VARIABLE) }, type: { kind: Kind.NAMED_TYPE, name: name(valueType) },
       }],
     };
-    return print({ ...doc, definitions: doc.definitions.map((d) => (d === op ? rewritten : d)) });
+    return { query: print({ ...doc, definitions: doc.definitions.map((d) => (d === op ? rewritten : d)) }), used };
   };
   const next = build(ordering === 'ASC' ? '_gt' : '_lt', true);
   const ties = build('_eq', false);
-  const text = (query: string, cursor: unknown): string => JSON.stringify({ query, variables: { ...vars, [CURSOR_VARIABLE]: cursor }, operationName: request.operationName ?? undefined });
-  return { kind: 'stream', spec: { key, batchSize: batchSize as number, initial, after: (cursor) => text(next, cursor), at: (cursor) => text(ties, cursor) } };
+  // Only the variables the query still reads: streams that started apart but reached the same cursor share a cohort.
+  const kept = Object.fromEntries(Object.entries(vars).filter(([k]) => next.used.has(k)));
+  const text = (query: string, cursor: unknown): string => JSON.stringify({ query, variables: { ...kept, [CURSOR_VARIABLE]: cursor }, operationName: request.operationName ?? undefined });
+  return { kind: 'stream', spec: { key, batchSize: batchSize as number, initial, after: (cursor) => text(next.query, cursor), at: (cursor) => text(ties.query, cursor) } };
+}
+
+/** The names of the variables a document reads (its operations' definitions aside). */
+function variablesIn(doc: DocumentNode): Set<string> {
+  const out = new Set<string>();
+  visit(doc, { Variable: (v) => { out.add(v.name.value); } });
+  return out;
 }
 
 /** The GraphQL type of a column's comparison value (`Int`, `timestamptz`), read from the field's `where` type. */
@@ -134,26 +146,34 @@ const obj = (pairs: [string, ValueNode][]): ValueNode => ({
   kind: Kind.OBJECT, fields: pairs.map(([k, v]): ObjectFieldNode => ({ kind: Kind.OBJECT_FIELD, name: name(k), value: v })),
 });
 
-/** A stream's batch as the service answered it: its rows (each with its cursor alias) and the last row's cursor. */
-export interface Batch {
-  rows: Record<string, unknown>[];
-  last: unknown;
-}
-
-/** Reads an answer of a stream's query; null when it is an error answer (sent as is). */
-export function readBatch(key: string, body: string): Batch | null {
-  const parsed = JSON.parse(body) as { data?: Record<string, unknown> | null; errors?: unknown };
-  if (parsed.errors !== undefined || !parsed.data) return null;
-  const rows = (parsed.data[key] ?? []) as Record<string, unknown>[];
-  if (rows.length === 0) return { rows, last: undefined };
-  return { rows, last: (rows[rows.length - 1] as Record<string, unknown>)[CURSOR_FIELD] };
-}
-
-/** The message body of rows, without the cursor alias each carries. */
-export function batchBody(key: string, rows: Record<string, unknown>[]): string {
-  const clean = rows.map((r) => {
+/**
+ * What a stream's answer sends: the batch's message body and its last cursor value; `empty` when there are no new rows
+ * (nothing is sent); `error` for an error answer. A full batch's last cursor value may have more rows than fitted (the
+ * incumbent's WITH TIES): `ties` runs the query of all of them, which are sent too, or the next batch, after that
+ * value, would skip them.
+ */
+export async function nextBatch(spec: StreamSpec, body: string, ties: (text: string) => Promise<string>): Promise<{ out: string; last: unknown } | 'empty' | 'error'> {
+  const rows = rowsOf(spec.key, body);
+  if (!rows) return 'error';
+  if (rows.length === 0) return 'empty';
+  const last = (rows[rows.length - 1] as Record<string, unknown>)[CURSOR_FIELD];
+  let all = rows;
+  if (rows.length >= spec.batchSize) {
+    const tied = rowsOf(spec.key, await ties(spec.at(last)));
+    const lastText = JSON.stringify(last);
+    if (tied) all = [...rows.filter((r) => JSON.stringify(r[CURSOR_FIELD]) !== lastText), ...tied];
+  }
+  // The rows without the cursor alias each carries.
+  const clean = all.map((r) => {
     const { [CURSOR_FIELD]: _omitted, ...rest } = r;
     return rest;
   });
-  return JSON.stringify({ data: { [key]: clean } });
+  return { out: JSON.stringify({ data: { [spec.key]: clean } }), last };
+}
+
+/** The rows of a stream query's answer (each with its cursor alias); null for an error answer. */
+function rowsOf(key: string, body: string): Record<string, unknown>[] | null {
+  const parsed = JSON.parse(body) as { data?: Record<string, unknown> | null; errors?: unknown };
+  if (parsed.errors !== undefined || !parsed.data) return null;
+  return (parsed.data[key] ?? []) as Record<string, unknown>[];
 }
