@@ -9,7 +9,8 @@ export type Sink = (body: string) => void;
 /** A streaming cohort's state: its spec and the cursor its subscribers have reached. */
 export interface StreamState {
   spec: StreamSpec;
-  cursor: unknown;
+  /** JSON text, as the service wrote it. */
+  cursor: string;
 }
 
 /**

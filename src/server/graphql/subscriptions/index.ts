@@ -49,6 +49,7 @@ export class Subscriptions {
   private readonly connections = new Set<Connection>();
   /** What the limits refused, by reason (metrics). */
   readonly refusals = { connections: 0, subscriptions_per_connection: 0, subscriptions_per_server: 0, slow_consumer: 0 };
+  private readonly reader = (): SubscriptionFigures => this.figures();
 
   constructor(private readonly opts: SubscriptionOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -57,7 +58,6 @@ export class Subscriptions {
     figures.subscriptions = this.reader;
   }
 
-  private readonly reader = (): SubscriptionFigures => this.figures();
 
   /** The figures metrics expose (issue 32.7). */
   figures(): SubscriptionFigures {

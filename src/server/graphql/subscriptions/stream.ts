@@ -3,6 +3,7 @@ import {
   type FieldNode, type GraphQLField, type GraphQLSchema, type ObjectFieldNode, type OperationDefinitionNode, type ValueNode,
 } from 'graphql';
 import { fieldInfo } from '../schema/index.js';
+import { elements, members } from './json-text.js';
 
 /**
  * Streaming subscriptions (issue 32.4), as the incumbent's `<t>_stream(batch_size, cursor, where)`: the rows after a
@@ -20,11 +21,12 @@ export interface StreamSpec {
   /** The root field's response key. */
   key: string;
   batchSize: number;
-  initial: unknown;
+  /** Cursor values are JSON text, as the service wrote them (a bigint keeps its digits). */
+  initial: string;
   /** The request text of the batch after `cursor`. */
-  after(cursor: unknown): string;
+  after(cursor: string): string;
   /** The request text of every row whose cursor column equals `cursor` (the ties of a full batch). */
-  at(cursor: unknown): string;
+  at(cursor: string): string;
 }
 
 export type StreamPlan = { kind: 'none' } | { kind: 'error'; body: string } | { kind: 'stream'; spec: StreamSpec };
@@ -116,9 +118,19 @@ export function planStream(schema: GraphQLSchema, request: { query: string; vari
   const next = build(ordering === 'ASC' ? '_gt' : '_lt', true);
   const ties = build('_eq', false);
   // Only the variables the query still reads: streams that started apart but reached the same cursor share a cohort.
-  const kept = Object.fromEntries(Object.entries(vars).filter(([k]) => next.used.has(k)));
-  const text = (query: string, cursor: unknown): string => JSON.stringify({ query, variables: { ...kept, [CURSOR_VARIABLE]: cursor }, operationName: request.operationName ?? undefined });
-  return { kind: 'stream', spec: { key, batchSize: batchSize as number, initial, after: (cursor) => text(next.query, cursor), at: (cursor) => text(ties.query, cursor) } };
+  const kept = JSON.stringify(Object.fromEntries(Object.entries(vars).filter(([k]) => next.used.has(k)))).slice(1, -1);
+  const op = request.operationName ? `,"operationName":${JSON.stringify(request.operationName)}` : '';
+  // A number the service wrote for a type other than Int and Float (bigint, numeric) goes back as a string, which those
+  // types take: JSON.parse would round it.
+  const exact = valueType === 'Int' || valueType === 'Float';
+  const text = (query: string, cursor: string): string => {
+    const value = !exact && /^-?\d/.test(cursor) ? JSON.stringify(cursor) : cursor;
+    return `{"query":${JSON.stringify(query)},"variables":{${kept}${kept ? ',' : ''}${JSON.stringify(CURSOR_VARIABLE)}:${value}}${op}}`;
+  };
+  return {
+    kind: 'stream',
+    spec: { key, batchSize: batchSize as number, initial: JSON.stringify(initial), after: (cursor) => text(next.query, cursor), at: (cursor) => text(ties.query, cursor) },
+  };
 }
 
 /** The names of the variables a document reads (its operations' definitions aside). */
@@ -150,30 +162,38 @@ const obj = (pairs: [string, ValueNode][]): ValueNode => ({
  * What a stream's answer sends: the batch's message body and its last cursor value; `empty` when there are no new rows
  * (nothing is sent); `error` for an error answer. A full batch's last cursor value may have more rows than fitted (the
  * incumbent's WITH TIES): `ties` runs the query of all of them, which are sent too, or the next batch, after that
- * value, would skip them.
+ * value, would skip them. Rows are taken apart as text (json-text.ts): every value goes on as the service wrote it.
  */
-export async function nextBatch(spec: StreamSpec, body: string, ties: (text: string) => Promise<string>): Promise<{ out: string; last: unknown } | 'empty' | 'error'> {
+export async function nextBatch(spec: StreamSpec, body: string, ties: (text: string) => Promise<string>): Promise<{ out: string; last: string } | 'empty' | 'error'> {
   const rows = rowsOf(spec.key, body);
   if (!rows) return 'error';
   if (rows.length === 0) return 'empty';
-  const last = (rows[rows.length - 1] as Record<string, unknown>)[CURSOR_FIELD];
+  const last = (rows[rows.length - 1] as Row).cursor;
   let all = rows;
   if (rows.length >= spec.batchSize) {
     const tied = rowsOf(spec.key, await ties(spec.at(last)));
-    const lastText = JSON.stringify(last);
-    if (tied) all = [...rows.filter((r) => JSON.stringify(r[CURSOR_FIELD]) !== lastText), ...tied];
+    if (tied) all = [...rows.filter((r) => r.cursor !== last), ...tied];
   }
-  // The rows without the cursor alias each carries.
-  const clean = all.map((r) => {
-    const { [CURSOR_FIELD]: _omitted, ...rest } = r;
-    return rest;
-  });
-  return { out: JSON.stringify({ data: { [spec.key]: clean } }), last };
+  return { out: `{"data":{${JSON.stringify(spec.key)}:[${all.map((r) => r.text).join(',')}]}}`, last };
 }
 
-/** The rows of a stream query's answer (each with its cursor alias); null for an error answer. */
-function rowsOf(key: string, body: string): Record<string, unknown>[] | null {
-  const parsed = JSON.parse(body) as { data?: Record<string, unknown> | null; errors?: unknown };
-  if (parsed.errors !== undefined || !parsed.data) return null;
-  return (parsed.data[key] ?? []) as Record<string, unknown>[];
+/** A row without its cursor alias, and the cursor's JSON text. */
+interface Row {
+  text: string;
+  cursor: string;
+}
+
+/** The rows of a stream query's answer; null for an error answer. */
+function rowsOf(key: string, body: string): Row[] | null {
+  const top = members(body);
+  if (top.some((m) => m.key === 'errors')) return null;
+  const data = top.find((m) => m.key === 'data')?.value;
+  if (!data || data === 'null') return null;
+  const rows = members(data).find((m) => m.key === key)?.value;
+  if (!rows || rows === 'null') return [];
+  return elements(rows).map((row) => {
+    const fields = members(row);
+    const cursor = fields.find((f) => f.key === CURSOR_FIELD)?.value ?? 'null';
+    return { text: `{${fields.filter((f) => f.key !== CURSOR_FIELD).map((f) => `${JSON.stringify(f.key)}:${f.value}`).join(',')}}`, cursor };
+  });
 }
