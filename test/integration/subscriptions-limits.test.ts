@@ -117,7 +117,7 @@ describe('limits', () => {
     (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
     for (let i = 1; subs().refusals.slow_consumer === 0; i++) {
       if (i > 200) throw new Error('the slow consumer was never dropped');
-      await db.query("UPDATE article SET content = $1 || repeat(md5(random()::text), 10000) WHERE id = 2", [`v${i}:`]);
+      await db.query("UPDATE article SET content = $1 || repeat(md5(random()::text), 20000) WHERE id = 2", [`v${i}:`]);
       await r.next((x) => x.data.article_by_pk.content.startsWith(`v${i}:`), `version ${i}`);
     }
     await until(() => (subs().connectionCount === 1 ? true : undefined), 'the slow socket gone');
