@@ -69,8 +69,8 @@ export function planStream(schema: GraphQLSchema, request: { query: string; vari
   if (op.selectionSet.selections.length !== 1) return failure('$.selectionSet', 'a streaming subscription must have exactly one root field');
   const vars = request.variables;
   const args = new Map(node.arguments?.map((a) => [a.name.value, a]) ?? []);
-  for (const name of args.keys()) {
-    if (!['batch_size', 'cursor', 'where'].includes(name)) return failure(`${path}.args.${name}`, `'${node.name.value}' has no argument named '${name}'`);
+  for (const a of args.keys()) {
+    if (!['batch_size', 'cursor', 'where'].includes(a)) return failure(`${path}.args.${a}`, `'${node.name.value}' has no argument named '${a}'`);
   }
   const batchNode = args.get('batch_size');
   const batchSize = batchNode ? valueFromASTUntyped(batchNode.value, vars) : undefined;
@@ -119,13 +119,13 @@ export function planStream(schema: GraphQLSchema, request: { query: string; vari
   const ties = build('_eq', false);
   // Only the variables the query still reads: streams that started apart but reached the same cursor share a cohort.
   const kept = JSON.stringify(Object.fromEntries(Object.entries(vars).filter(([k]) => next.used.has(k)))).slice(1, -1);
-  const op = request.operationName ? `,"operationName":${JSON.stringify(request.operationName)}` : '';
+  const opName = request.operationName ? `,"operationName":${JSON.stringify(request.operationName)}` : '';
   // A number the service wrote for a type other than Int and Float (bigint, numeric) goes back as a string, which those
   // types take: JSON.parse would round it.
   const exact = valueType === 'Int' || valueType === 'Float';
   const text = (query: string, cursor: string): string => {
     const value = !exact && /^-?\d/.test(cursor) ? JSON.stringify(cursor) : cursor;
-    return `{"query":${JSON.stringify(query)},"variables":{${kept}${kept ? ',' : ''}${JSON.stringify(CURSOR_VARIABLE)}:${value}}${op}}`;
+    return `{"query":${JSON.stringify(query)},"variables":{${kept}${kept ? ',' : ''}${JSON.stringify(CURSOR_VARIABLE)}:${value}}${opName}}`;
   };
   return {
     kind: 'stream',
