@@ -61,6 +61,17 @@ describe('streams (graphql-transport-ws)', () => {
     expect(rows(r)[2].map((x: { id: number }) => x.id).sort()).toEqual([4, 5, 6]);
   });
 
+  it('a bigint cursor past 2^53 keeps its digits: the row at the cursor is not sent again', async () => {
+    const c = modern(admin);
+    const r = c.subscribe('subscription { article_stream(batch_size: 5, cursor: {initial_value: {views: -1}}) { id } }');
+    await count(r, 1, 'the rows');
+    expect(rows(r)).toEqual([[{ id: 2 }, { id: 3 }, { id: 1 }]]);
+    // Intro's views are 9007199254740993: a cursor rounded to ...992 would send Intro again with the new row.
+    await e.db.query("INSERT INTO article (title, author_id, views) VALUES ('Big', 1, 9007199254740994)");
+    await count(r, 2, 'the new row');
+    expect(rows(r)[1]).toEqual([{ id: 4 }]);
+  });
+
   it('DESC with where, an alias and variables (legacy graphql-ws)', async () => {
     const c = legacy(admin);
     const r = c.subscribe('subscription($from: Int!, $n: Int!) { s: article_stream(batch_size: $n, cursor: {initial_value: {id: $from}, ordering: DESC}, where: {published: {_eq: true}}) { id } }', { from: 100, n: 5 });
