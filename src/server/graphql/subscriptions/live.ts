@@ -197,6 +197,8 @@ export class LiveQueries {
     }
     this.running = this.loop().finally(() => {
       this.running = null;
+      // A cohort made dirty after the loop's last check, before this ran, found it still running: it goes now.
+      if (!this.stopped && this.due().length > 0) this.schedule();
     });
   }
 
@@ -206,12 +208,20 @@ export class LiveQueries {
     await new Promise<void>((resolve) => setImmediate(resolve));
     do {
       this.again = false;
-      const dirty = [...this.cohorts.values()].filter((c) => c.dirty);
+      const dirty = this.due();
       if (dirty.length === 0) break;
       this.stats.rounds++;
       for (const c of dirty) c.dirty = false;
       await this.runRound(dirty);
-    } while ((this.again || [...this.cohorts.values()].some((c) => c.dirty)) && !this.stopped);
+    } while ((this.again || this.due().length > 0) && !this.stopped);
+  }
+
+  /**
+   * The dirty cohorts with subscribers. A cohort just made has none until its trigger is installed: it stays dirty
+   * for the round after its first subscriber joins.
+   */
+  private due(): Cohort[] {
+    return [...this.cohorts.values()].filter((c) => c.dirty && c.members.size > 0);
   }
 
   /**
