@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Database } from '../../../db/database.js';
 import type { Caller } from '../../auth/index.js';
 import { callerOf, cohortKey, sessionKey, type Cohort, type Sink } from './cohort.js';
-import { tablesRead, type TableRef } from './document.js';
+import { tablesRead } from './document.js';
 import { TableWatch } from './notify.js';
 import { MAX_BATCH, runBatch, type LivePlan } from './multiplex.js';
 import { nextBatch, planStream } from './stream.js';
@@ -52,7 +52,6 @@ export class LiveQueries {
   private again = false;
   private stopped = false;
   private subscriberCount = 0;
-  private actionLogOid: Promise<string | null> | null = null;
   /**
    * Statements run for live queries (a multiplexed batch counts one per root field, whatever its cohorts), cohorts run
    * alone through the service (not multiplexable, or their batch failed), refetch rounds, stream batches sent.
@@ -113,7 +112,7 @@ export class LiveQueries {
       schema ??= await this.opts.runner.schemaFor(caller.role);
       // A stream reads what its rewritten query reads.
       const query = stream ? (JSON.parse(text) as { query: string }).query : req.request.query;
-      const tables = await this.resolve([...tablesRead(schema, query, req.request.operationName).values()]);
+      const tables = await this.watch.resolve([...tablesRead(schema, query, req.request.operationName).values()]);
       c = this.cohorts.get(key);
       if (!c) {
         c = { key, text, members: new Map(), tables, hash: null, body: null, dirty: true, plan, ...(stream ? { stream } : {}) };
@@ -158,18 +157,6 @@ export class LiveQueries {
     this.subscriberCount = 0;
     await this.running;
     await this.watch.close();
-  }
-
-  /**
-   * Tables named without an oid (the action log an async action's result is read from, issue 32.5) get theirs: a
-   * worker's recording of the result is then a commit that wakes the cohort.
-   */
-  private async resolve(tables: TableRef[]): Promise<TableRef[]> {
-    if (tables.every((t) => t.oid !== '')) return tables;
-    this.actionLogOid ??= this.opts.db.query<{ oid: string | null }>("SELECT to_regclass('engine_catalog.action_log')::oid::text AS oid")
-      .then(([r]) => r?.oid ?? null, (e: unknown) => { this.actionLogOid = null; throw e; });
-    const oid = await this.actionLogOid;
-    return tables.flatMap((t) => (t.oid !== '' ? [t] : oid ? [{ ...t, oid }] : []));
   }
 
   private fallback(): void {
