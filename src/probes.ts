@@ -63,3 +63,28 @@ export interface TraceProbe {
 }
 
 export const probes: Probes = {};
+
+/**
+ * Figures the metrics read when scraped (issue 32.7), the other way round from probes: set by the part that keeps
+ * them (server/graphql/subscriptions while a server serves WebSockets), absent otherwise.
+ */
+export interface Figures {
+  subscriptions?: () => SubscriptionFigures;
+}
+
+export interface SubscriptionFigures {
+  connections: number;
+  subscribers: number;
+  /** Live query and stream cohorts (streams included). */
+  cohorts: number;
+  streams: number;
+  watchedTables: number;
+  /** Statements run for live queries and streams, refetch rounds, stream batches sent (since start). */
+  statements: number;
+  rounds: number;
+  streamBatches: number;
+  /** What the limits refused, by reason (since start). */
+  refused: Record<'connections' | 'subscriptions_per_connection' | 'subscriptions_per_server' | 'slow_consumer', number>;
+}
+
+export const figures: Figures = {};

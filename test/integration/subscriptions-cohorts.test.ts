@@ -59,7 +59,7 @@ describe('cohorts', () => {
     await db.query("UPDATE author SET name = 'Ann2' WHERE id = 1");
     await until(() => (subs.filter((_, i) => i % 10 === 0).every((r) => r.last.data.author_by_pk.name === 'Ann2') ? true : undefined), 'the new name');
     await until(() => (live.stats.rounds > before.rounds ? true : undefined), 'the round');
-    expect(live.stats).toEqual({ statements: before.statements + 1, single: before.single, rounds: before.rounds + 1 });
+    expect(live.stats).toEqual({ statements: before.statements + 1, single: before.single, rounds: before.rounds + 1, batches: before.batches });
     expect(subs.map((r) => r.results.length)).toEqual(subs.map((_, i) => (i % 10 === 0 ? 2 : 1)));
     for (const c of cs) await c.dispose();
     await until(() => (live.cohortCount === 0 ? true : undefined), 'no cohorts');

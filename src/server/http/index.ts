@@ -19,6 +19,7 @@ import { registerRoutes } from './routes.js';
 import { registerTracing } from './tracing.js';
 import { attachWebSockets } from './websocket.js';
 import { HttpApp } from './router.js';
+import type { ServerLimits } from '../graphql/subscriptions/index.js';
 
 export { MAX_BODY_BYTES, MAX_NESTING, readJson } from './body.js';
 export { errorBody, sendError } from './envelope.js';
@@ -85,6 +86,8 @@ export interface HttpOptions {
   metrics?: Metrics;
   /** `--live-queries-refetch-interval` in ms (issue 32.3); default 1 s, 0 disables the fallback refetch. */
   liveQueriesRefetchMs?: number;
+  /** WebSocket connection, subscription and send-buffer limits (issue 32.7); default DEFAULT_LIMITS. */
+  subscriptionLimits?: Partial<ServerLimits>;
 }
 
 /** The longest client X-Request-Id echoed. */
@@ -136,7 +139,10 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: t.keepAlive, headersTimeout: t.headers, requestTimeout: t.request, connectionsCheckingInterval: t.checkInterval },
     tracer ? tracer.serve(app.handle) : app.handle,
   );
-  attachWebSockets(server, { db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}) });
+  attachWebSockets(server, {
+    db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}),
+    ...(opts.subscriptionLimits ? { limits: opts.subscriptionLimits } : {}),
+  });
   return server;
 }
 

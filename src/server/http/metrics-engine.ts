@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Database } from '../../db/database.js';
-import { probes } from '../../probes.js';
+import { figures, probes } from '../../probes.js';
 import type { CallRecord } from '../outbound/index.js';
 
 type Prom = typeof import('prom-client');
@@ -53,6 +53,7 @@ export function installEngineMetrics(prom: Prom, registry: Registry, db: Databas
       this.set({ queue: 'one_off' }, Number(row?.one_off ?? 0));
     },
   });
+  installSubscriptionMetrics(prom, registry);
   probes.statements = (n) => statements.inc(n);
   probes.schemaCache = (reason) => caches.inc({ reason });
   probes.delivery = (queue, outcome, seconds, sinceDue) => {
@@ -72,4 +73,32 @@ export function installEngineMetrics(prom: Prom, registry: Registry, db: Databas
     delete probes.delivery;
     stopCalls();
   };
+}
+
+/** The WebSocket side's figures (issue 32.7), read when scraped; zero while no server serves subscriptions. */
+function installSubscriptionMetrics(prom: Prom, registry: Registry): void {
+  const read = () => figures.subscriptions?.();
+  const gauge = (name: string, help: string, pick: (f: NonNullable<ReturnType<typeof read>>) => number): void => {
+    new prom.Gauge({ name, help, registers: [registry], collect() { const f = read(); this.set(f ? pick(f) : 0); } });
+  };
+  const counter = (name: string, help: string, pick: (f: NonNullable<ReturnType<typeof read>>) => number): void => {
+    new prom.Counter({ name, help, registers: [registry], collect() { const f = read(); this.reset(); this.inc(f ? pick(f) : 0); } });
+  };
+  gauge('engine_websocket_connections', 'WebSocket connections of /v1/graphql open now.', (f) => f.connections);
+  gauge('engine_subscription_subscribers', 'Live query and streaming subscriptions running now.', (f) => f.subscribers);
+  gauge('engine_subscription_cohorts', 'Cohorts (subscriptions sharing one execution) now, streams included.', (f) => f.cohorts);
+  gauge('engine_subscription_stream_cohorts', 'Streaming subscription cohorts now.', (f) => f.streams);
+  gauge('engine_subscription_watched_tables', 'Tables whose commits wake subscriptions now (a trigger is installed on each).', (f) => f.watchedTables);
+  counter('engine_subscription_statements_total', 'Statements run to refetch subscriptions (a multiplexed batch counts one per root field).', (f) => f.statements);
+  counter('engine_subscription_refetch_rounds_total', 'Refetch rounds of subscriptions.', (f) => f.rounds);
+  counter('engine_subscription_stream_batches_total', 'Batches of rows sent to streaming subscriptions (once per cohort).', (f) => f.streamBatches);
+  new prom.Counter({
+    name: 'engine_subscription_refusals_total', help: 'Sockets and subscriptions the limits refused, and slow consumers closed, by reason.',
+    labelNames: ['reason'] as const, registers: [registry],
+    collect() {
+      this.reset();
+      const f = read();
+      for (const reason of ['connections', 'subscriptions_per_connection', 'subscriptions_per_server', 'slow_consumer'] as const) this.inc({ reason }, f?.refused[reason] ?? 0);
+    },
+  });
 }

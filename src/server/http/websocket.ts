@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { Database } from '../../db/database.js';
 import type { Authenticator } from '../auth/index.js';
 import type { GraphqlService } from '../graphql/service.js';
-import { chooseProtocol, LEGACY, Subscriptions } from '../graphql/subscriptions/index.js';
+import { chooseProtocol, LEGACY, Subscriptions, type ServerLimits } from '../graphql/subscriptions/index.js';
 
 /** What `/v1/graphql`'s WebSocket side needs of the server. */
 export interface WebSocketOptions {
@@ -14,6 +14,8 @@ export interface WebSocketOptions {
   logger: Logger;
   /** `--live-queries-refetch-interval` in ms; 0 disables the fallback refetch. */
   refetchIntervalMs?: number;
+  /** Connection, subscription and send-buffer limits (issue 32.7); defaults: DEFAULT_LIMITS. */
+  limits?: Partial<ServerLimits>;
 }
 
 /** The subscriptions served by each HTTP server (tests read their statistics). */
@@ -35,6 +37,7 @@ export function attachWebSockets(server: Server, opts: WebSocketOptions): void {
     db: opts.db, auth: opts.auth, runner: opts.graphql,
     onError: (e) => opts.logger.error(`subscriptions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     ...(opts.refetchIntervalMs !== undefined ? { refetchIntervalMs: opts.refetchIntervalMs } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   served.set(server, subs);
   let wss: Promise<InstanceType<WsModule['WebSocketServer']>> | null = null;

@@ -27,6 +27,8 @@ export interface TableView {
   aggregates: boolean;
   /** The query root fields the role gets (`query_root_fields`, issue 29): null for all. */
   queryRoots: ReadonlySet<string> | null;
+  /** The subscription root fields the role gets (`subscription_root_fields`, issue 32.4): null for all. */
+  subscriptionRoots: ReadonlySet<string> | null;
   /** The select filter; null for admin. */
   filter: Json | null;
   limit: number | null;
@@ -100,6 +102,7 @@ function unionOfSelects(perms: PermissionDef[]): PermissionDef {
     filter: { _or: perms.map((p) => p.filter ?? {}) },
     allow_aggregations: perms.some((p) => p.allow_aggregations === true),
     ...(perms.every((p) => p.query_root_fields) ? { query_root_fields: [...new Set(perms.flatMap((p) => p.query_root_fields ?? []))] } : {}),
+    ...(perms.every((p) => p.subscription_root_fields) ? { subscription_root_fields: [...new Set(perms.flatMap((p) => p.subscription_root_fields ?? []))] } : {}),
     ...(limits.every((l): l is number => l !== undefined) ? { limit: Math.max(...limits) } : {}),
   };
 }
@@ -186,6 +189,7 @@ export class RoleView {
       key, rt, name, columns, scalarCfs: [], tableCfs: [], objRels: [], arrRels: [],
       aggregates: this.admin || perm?.allow_aggregations === true,
       queryRoots: this.admin || !perm?.query_root_fields ? null : new Set(perm.query_root_fields),
+      subscriptionRoots: this.admin || !perm?.subscription_root_fields ? null : new Set(perm.subscription_root_fields),
       filter: this.admin ? null : (perm?.filter ?? {}),
       limit: this.admin ? null : (perm?.limit ?? null),
       pk: pk && pk.every((c) => c !== undefined) ? (pk as GqlColumn[]) : null,

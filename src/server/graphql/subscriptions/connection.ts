@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../../../errors.js';
 import type { Authenticator, Caller } from '../../auth/index.js';
+import { sessionKey } from './cohort.js';
 import { prepareSocketRequest, type SocketRequest } from './document.js';
 import type { LiveQueries, Runner } from './live.js';
 import { CLOSE, completeMessage, errorMessage, LEGACY, MODERN, parseMessage, resultMessage, type ClientMessage, type Protocol } from './protocol.js';
@@ -9,6 +10,9 @@ import { CLOSE, completeMessage, errorMessage, LEGACY, MODERN, parseMessage, res
 export interface Socket {
   send(data: string): void;
   close(code: number, reason: string): void;
+  /** Bytes sent but not yet handed to the operating system: what a slow reader leaves waiting. */
+  readonly bufferedAmount: number;
+  terminate(): void;
   on(event: 'message', cb: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
   on(event: 'close', cb: () => void): unknown;
 }
@@ -22,7 +26,26 @@ export interface ConnectionContext {
   keepAliveMs: number;
   /** How long a client may wait before its connection_init (ms). */
   initTimeoutMs: number;
+  limits: SocketLimits;
+  /** Counts what the limits refused (metrics). */
+  refused(reason: 'subscriptions_per_connection' | 'subscriptions_per_server' | 'slow_consumer'): void;
 }
+
+/** Limits of one server's sockets (issue 32.7). */
+export interface SocketLimits {
+  /** Live queries and streams one connection may run at once. */
+  perConnection: number;
+  /** Live queries and streams of the whole server. */
+  perServer: number;
+  /** Bytes that may wait to be sent to one socket: past them the client is too slow, and is closed. */
+  sendBuffer: number;
+}
+
+/** A client whose socket stays over the bound after the close frame is dropped this much later (ms). */
+const SLOW_CLOSE_GRACE_MS = 2000;
+
+/** The extension message that refreshes a connection's credentials without reconnecting (docs/decisions.md). */
+export const REFRESH = 'connection_refresh';
 
 /** Longest wait setTimeout takes (about 24.8 days); a later expiry is checked again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -40,6 +63,9 @@ export class Connection {
   private closed = false;
   private readonly ops = new Map<string, () => void>();
   private readonly timers: NodeJS.Timeout[] = [];
+  private expiry: NodeJS.Timeout | undefined;
+  /** Live queries and streams running (the per-connection limit counts them). */
+  private subscriptions = 0;
   private inbox: Promise<void> = Promise.resolve();
 
   constructor(
@@ -65,6 +91,7 @@ export class Connection {
     for (const stop of this.ops.values()) stop();
     this.ops.clear();
     for (const t of this.timers) clearTimeout(t);
+    clearTimeout(this.expiry);
   }
 
   close(code: number, reason: string): void {
@@ -73,7 +100,15 @@ export class Connection {
   }
 
   private send(text: string): void {
-    if (!this.closed) this.ws.send(text);
+    if (this.closed) return;
+    this.ws.send(text);
+    // A client that does not read must not make the server hold its results without bound: it is dropped.
+    if (this.ws.bufferedAmount > this.ctx.limits.sendBuffer) {
+      this.ctx.refused('slow_consumer');
+      this.close(CLOSE.slowConsumer, `Slow consumer: more than ${this.ctx.limits.sendBuffer} bytes waiting`);
+      const t = setTimeout(() => this.ws.terminate(), SLOW_CLOSE_GRACE_MS);
+      t.unref();
+    }
   }
 
   private timer(ms: number, fn: () => void): void {
@@ -93,6 +128,8 @@ export class Connection {
     switch (m.type) {
       case 'connection_init':
         return this.init(m);
+      case REFRESH:
+        return this.refresh(m);
       case 'ping':
         if (this.protocol === MODERN) this.send(JSON.stringify(m.payload === undefined ? { type: 'pong' } : { type: 'pong', payload: m.payload }));
         return;
@@ -127,8 +164,7 @@ export class Connection {
     } catch (e) {
       const message = e instanceof ApiError ? e.message : 'authentication failed';
       if (!(e instanceof ApiError)) this.ctx.onError(e);
-      if (this.protocol === LEGACY) this.send(JSON.stringify({ type: 'connection_error', payload: { message } }));
-      return this.close(CLOSE.forbidden, `Forbidden: ${message}`.slice(0, 120));
+      return this.refuse(message);
     } finally {
       this.initialising = false;
     }
@@ -139,15 +175,48 @@ export class Connection {
       ka.unref();
       this.timers.push(ka);
     }
-    const exp = tokenExpiry(headers);
-    if (exp !== null) this.expireAt(exp);
+    this.expireAt(tokenExpiry(headers));
+  }
+
+  /**
+   * `connection_refresh` (an extension of both protocols, docs/decisions.md): new credentials, authenticated as
+   * connection_init's; they must name the same identity (role and session variables), whose operations go on. The
+   * expiry then follows the new token. Refused credentials close the socket as at connection_init (4403).
+   */
+  private async refresh(m: ClientMessage): Promise<void> {
+    if (!this.caller) {
+      if (this.protocol === MODERN) return this.close(CLOSE.unauthorized, 'Unauthorized');
+      return this.send(JSON.stringify({ type: 'connection_error', payload: { message: `"${REFRESH}" before the connection is initialised` } }));
+    }
+    const headers = this.headersOf(m.payload);
+    let caller: Caller;
+    try {
+      caller = await this.ctx.auth.resolveCaller(headers, null);
+    } catch (e) {
+      const message = e instanceof ApiError ? e.message : 'authentication failed';
+      if (!(e instanceof ApiError)) this.ctx.onError(e);
+      return this.refuse(message);
+    }
+    if (sessionKey(caller) !== sessionKey(this.caller)) return this.refuse('the refreshed credentials name another role or other session variables');
+    this.caller = caller;
+    this.expireAt(tokenExpiry(headers));
+    this.send(JSON.stringify({ type: `${REFRESH}_ack` }));
+  }
+
+  private refuse(message: string): void {
+    if (this.protocol === LEGACY) this.send(JSON.stringify({ type: 'connection_error', payload: { message } }));
+    this.close(CLOSE.forbidden, `Forbidden: ${message}`.slice(0, 120));
   }
 
   /** A JWT's expiry closes the socket with 4401: its operations would otherwise run on a stale identity. */
-  private expireAt(expSeconds: number): void {
+  private expireAt(expSeconds: number | null): void {
+    clearTimeout(this.expiry);
+    this.expiry = undefined;
+    if (expSeconds === null || this.closed) return;
     const ms = expSeconds * 1000 - Date.now();
     if (ms <= 0) return this.close(CLOSE.unauthorized, 'Unauthorized: the JWT expired');
-    this.timer(Math.min(ms, MAX_TIMER_MS), () => this.expireAt(expSeconds));
+    this.expiry = setTimeout(() => this.expireAt(expSeconds), Math.min(ms, MAX_TIMER_MS));
+    this.expiry.unref();
   }
 
   /** The payload's `headers` (or, as the incumbent also accepts, the payload's own string fields) over the upgrade's. */
@@ -193,10 +262,17 @@ export class Connection {
       }, (e: unknown) => this.ctx.onError(e));
       return;
     }
+    const limit = this.overLimit();
+    if (limit) {
+      this.send(errorMessage(this.protocol, id, [{ message: limit, extensions: { path: '$', code: 'subscription-limit-exceeded' } }]));
+      return;
+    }
     let first = true;
     let stop: (() => void) | null = null;
     let cancelled = false;
+    this.subscriptions++;
     this.ops.set(id, () => {
+      if (!cancelled) this.subscriptions--;
       cancelled = true;
       stop?.();
     });
@@ -207,6 +283,7 @@ export class Connection {
         if (!this.sendFirst(id, body)) {
           // A request that fails before any result (validation, permissions) ends there, as a query would.
           this.ops.delete(id);
+          if (!cancelled) this.subscriptions--;
           cancelled = true;
           queueMicrotask(() => stop?.());
         }
@@ -216,6 +293,20 @@ export class Connection {
     });
     stop = unsubscribe;
     if (cancelled) unsubscribe();
+  }
+
+  /** Why one more live query or stream may not start (the message), or null. */
+  private overLimit(): string | null {
+    const { perConnection, perServer } = this.ctx.limits;
+    if (this.subscriptions >= perConnection) {
+      this.ctx.refused('subscriptions_per_connection');
+      return `too many subscriptions on this connection: the limit is ${perConnection}`;
+    }
+    if (this.ctx.live.subscribers >= perServer) {
+      this.ctx.refused('subscriptions_per_server');
+      return `too many subscriptions on this server: the limit is ${perServer}`;
+    }
+    return null;
   }
 
   /** Sends an operation's first answer: a result, or an error message when it has errors and no data (false). */

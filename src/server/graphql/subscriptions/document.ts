@@ -96,7 +96,12 @@ export interface TableRef {
   kind: string;
 }
 
+/** The action log, read by an async action's result field (issue 32.5); LiveQueries looks its oid up. */
+export const ACTION_LOG: TableRef = { oid: '', schema: 'engine_catalog', name: 'action_log', kind: 'r' };
+
 function addTable(out: Map<string, TableRef>, i: FieldInfo): void {
+  // The worker's UPDATE of the call's row is the commit that brings its result.
+  if (i.kind === 'async_result') out.set('action_log', ACTION_LOG);
   // A relationship's or computed field's rows carry the view of the table they come from.
   if (!('view' in i)) return;
   const { oid, schema, name, kind } = i.view.rt.db;

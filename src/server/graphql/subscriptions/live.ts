@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import type { Database } from '../../../db/database.js';
 import type { Caller } from '../../auth/index.js';
-import { tablesRead, type TableRef } from './document.js';
+import { callerOf, cohortKey, sessionKey, type Cohort, type Sink } from './cohort.js';
+import { tablesRead } from './document.js';
 import { TableWatch } from './notify.js';
 import { MAX_BATCH, runBatch, type LivePlan } from './multiplex.js';
+import { nextBatch, planStream } from './stream.js';
 
 export type { LivePlan } from './multiplex.js';
+export type { Sink } from './cohort.js';
 
 /** What runs a live query's operation once: the GraphQL service (same validation, permissions, SQL and plan cache). */
 export interface Runner {
@@ -15,7 +18,6 @@ export interface Runner {
   /** The compiled statements and bound parameters of a live query, for multiplexing; null: run it through handle. */
   livePlan(text: string, caller: Caller): Promise<LivePlan | null>;
 }
-
 
 export interface LiveOptions {
   db: Database;
@@ -30,52 +32,31 @@ export interface LiveOptions {
 /** A live query's request as the service runs it: its JSON text and what it reads. */
 export interface LiveRequest {
   text: string;
-  request: { query: string; operationName: string | null };
-}
-
-/** Receives each new result body of a live query (the first at once). */
-export type Sink = (body: string) => void;
-
-/**
- * Subscribers with the same role, session variables and request (document, operation, variables) share one cohort:
- * one execution per refetch, one result hash; a result is sent only when its hash changed.
- */
-interface Cohort {
-  key: string;
-  text: string;
-  caller: Caller;
-  tables: TableRef[];
-  sinks: Set<Sink>;
-  hash: string | null;
-  body: string | null;
-  dirty: boolean;
-  /** Its statements and parameters, planned once and kept until a batch finds them stale; null: run through handle. */
-  plan?: LivePlan | null;
+  request: { query: string; variables: Record<string, unknown>; operationName: string | null };
 }
 
 const DEFAULT_CONCURRENCY = 8;
-
-export const cohortKey = (caller: Caller, text: string): string => {
-  const vars = Object.entries(caller.sessionVariables).map(([k, v]) => [k.toLowerCase(), v]).sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0));
-  return JSON.stringify([caller.role, caller.backendOnly === true, vars, text]);
-};
+const NO_HTTP = (): { rawHeaders: string[]; setCookies: string[] } => ({ rawHeaders: [], setCookies: [] });
 
 /**
- * The live queries of one engine (issue 32.2, 32.3): cohorts refetched when a commit touched a table they read
- * (TableWatch's notifications), when the engine itself wrote (wakeAll), and on the fallback timer.
+ * The live queries and streams of one engine (issue 32.2–32.4): cohorts refetched when a commit touched a table they
+ * read (TableWatch's notifications), when the engine itself wrote (wakeAll), and on the fallback timer.
  */
 export class LiveQueries {
   private readonly cohorts = new Map<string, Cohort>();
+  /** Each subscriber's cohort now: a split or a stream's move takes subscribers to another one. */
+  private readonly homes = new Map<Sink, Cohort>();
   private readonly watch: TableWatch;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private subscriberCount = 0;
   /**
    * Statements run for live queries (a multiplexed batch counts one per root field, whatever its cohorts), cohorts run
-   * alone through the service (not multiplexable, or their batch failed), and refetch rounds.
+   * alone through the service (not multiplexable, or their batch failed), refetch rounds, stream batches sent.
    */
-  readonly stats = { statements: 0, single: 0, rounds: 0 };
+  readonly stats = { statements: 0, single: 0, rounds: 0, batches: 0 };
 
   constructor(private readonly opts: LiveOptions) {
     this.watch = new TableWatch(opts.db, (oid) => this.wake(oid), opts.onError);
@@ -87,13 +68,18 @@ export class LiveQueries {
 
   /** Subscribers now, over every cohort. */
   get subscribers(): number {
-    let n = 0;
-    for (const c of this.cohorts.values()) n += c.sinks.size;
-    return n;
+    return this.subscriberCount;
   }
 
   get cohortCount(): number {
     return this.cohorts.size;
+  }
+
+  /** Cohorts that are streams (a part of cohortCount). */
+  get streamCount(): number {
+    let n = 0;
+    for (const c of this.cohorts.values()) if (c.stream) n++;
+    return n;
   }
 
   /** Tables whose commits wake cohorts now (their triggers are installed). */
@@ -103,24 +89,45 @@ export class LiveQueries {
 
   /** Adds a subscriber: it receives the cohort's last result at once, or the first one when it is computed. */
   async subscribe(req: LiveRequest, caller: Caller, sink: Sink): Promise<() => void> {
-    const key = cohortKey(caller, req.text);
+    let schema: GraphQLSchema | null = null;
+    let text = req.text;
+    let stream: Cohort['stream'];
+    // Only a document naming a `_stream` field can be a stream: the others skip reading it twice.
+    if (req.request.query.includes('_stream')) {
+      schema = await this.opts.runner.schemaFor(caller.role);
+      const s = planStream(schema, req.request);
+      if (s.kind === 'error') {
+        sink(s.body);
+        return () => {};
+      }
+      if (s.kind === 'stream') {
+        stream = { spec: s.spec, cursor: s.spec.initial };
+        text = s.spec.after(s.spec.initial);
+      }
+    }
+    const plan = await this.opts.runner.livePlan(text, caller);
+    const key = cohortKey(caller, text, plan, stream !== undefined);
     let c = this.cohorts.get(key);
     if (!c) {
-      const schema = await this.opts.runner.schemaFor(caller.role);
-      const tables = [...tablesRead(schema, req.request.query, req.request.operationName).values()];
+      schema ??= await this.opts.runner.schemaFor(caller.role);
+      // A stream reads what its rewritten query reads.
+      const query = stream ? (JSON.parse(text) as { query: string }).query : req.request.query;
+      const tables = await this.watch.resolve([...tablesRead(schema, query, req.request.operationName).values()]);
       c = this.cohorts.get(key);
       if (!c) {
-        c = { key, text: req.text, caller, tables, sinks: new Set(), hash: null, body: null, dirty: true };
+        c = { key, text, members: new Map(), tables, hash: null, body: null, dirty: true, plan, ...(stream ? { stream } : {}) };
         this.cohorts.set(key, c);
         // Installed before the first result is read: a commit after that read always wakes the cohort.
         await this.watch.watch(tables);
       }
     }
     const cohort = c;
-    cohort.sinks.add(sink);
-    if (cohort.body !== null) sink(cohort.body);
+    cohort.members.set(sink, caller);
+    this.homes.set(sink, cohort);
+    this.subscriberCount++;
+    if (cohort.body !== null && !cohort.stream) sink(cohort.body);
     else this.schedule();
-    return () => this.unsubscribe(cohort, sink);
+    return () => this.unsubscribe(sink);
   }
 
   /** A commit touched the table (`oid`): the cohorts reading it are refetched. */
@@ -146,6 +153,8 @@ export class LiveQueries {
     this.stopped = true;
     clearInterval(this.timer);
     this.cohorts.clear();
+    this.homes.clear();
+    this.subscriberCount = 0;
     await this.running;
     await this.watch.close();
   }
@@ -156,8 +165,12 @@ export class LiveQueries {
     this.wakeAll();
   }
 
-  private unsubscribe(c: Cohort, sink: Sink): void {
-    if (!c.sinks.delete(sink) || c.sinks.size > 0) return;
+  private unsubscribe(sink: Sink): void {
+    const c = this.homes.get(sink);
+    this.homes.delete(sink);
+    if (!c?.members.delete(sink)) return;
+    this.subscriberCount--;
+    if (c.members.size > 0) return;
     if (this.cohorts.get(c.key) !== c) return;
     this.cohorts.delete(c.key);
     void this.watch.unwatch(c.tables);
@@ -171,6 +184,8 @@ export class LiveQueries {
     }
     this.running = this.loop().finally(() => {
       this.running = null;
+      // A cohort made dirty after the loop's last check, before this ran, found it still running: it goes now.
+      if (!this.stopped && this.due().length > 0) this.schedule();
     });
   }
 
@@ -180,12 +195,20 @@ export class LiveQueries {
     await new Promise<void>((resolve) => setImmediate(resolve));
     do {
       this.again = false;
-      const dirty = [...this.cohorts.values()].filter((c) => c.dirty);
+      const dirty = this.due();
       if (dirty.length === 0) break;
       this.stats.rounds++;
       for (const c of dirty) c.dirty = false;
       await this.runRound(dirty);
-    } while ((this.again || [...this.cohorts.values()].some((c) => c.dirty)) && !this.stopped);
+    } while ((this.again || this.due().length > 0) && !this.stopped);
+  }
+
+  /**
+   * The dirty cohorts with subscribers. A cohort just made has none until its trigger is installed: it stays dirty
+   * for the round after its first subscriber joins.
+   */
+  private due(): Cohort[] {
+    return [...this.cohorts.values()].filter((c) => c.dirty && c.members.size > 0);
   }
 
   /**
@@ -196,8 +219,8 @@ export class LiveQueries {
     const groups = new Map<LivePlan['plans'], { lp: LivePlan; cohorts: Cohort[] }>();
     const alone: Cohort[] = [];
     for (const c of dirty) {
-      if (c.sinks.size === 0) continue;
-      if (c.plan === undefined) c.plan = await this.opts.runner.livePlan(c.text, c.caller);
+      if (c.members.size === 0 || this.cohorts.get(c.key) !== c) continue;
+      if (c.plan === undefined && !(await this.replan(c))) continue;
       if (!c.plan) {
         alone.push(c);
         continue;
@@ -212,18 +235,22 @@ export class LiveQueries {
         const batch = cohorts.slice(i, i + MAX_BATCH);
         tasks.push(async () => {
           let bodies: string[] | null = null;
+          let failed = false;
           try {
             this.stats.statements += lp.plans.length;
             bodies = await runBatch(lp, batch.map((c) => (c.plan as LivePlan).args));
           } catch {
             // A statement failed for one cohort's values (a data exception): each cohort runs alone, to its own answer.
+            failed = true;
           }
           if (bodies === null) {
             for (const c of batch) c.plan = undefined;
-            for (const c of batch) await this.refetch(c);
+            // Stale plans are planned again in the next round (the cohort may split); failed ones run alone now.
+            if (failed) for (const c of batch) await this.refetch(c);
+            else for (const c of batch) c.dirty = true;
             return;
           }
-          for (const [j, c] of batch.entries()) this.deliver(c, bodies[j] as string);
+          for (const [j, c] of batch.entries()) await this.settle(c, bodies[j] as string);
         });
       }
     }
@@ -234,18 +261,118 @@ export class LiveQueries {
     await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? DEFAULT_CONCURRENCY, tasks.length) }, worker));
   }
 
+  /**
+   * Plans a cohort again (its plan went stale, or its stream's cursor moved). Its subscribers are planned per distinct
+   * session: when the statements now bind different values for them (a permission changed), the cohort splits, so
+   * that nobody is ever answered with another's values. False when the cohort went away (merged into another).
+   */
+  private async replan(c: Cohort): Promise<boolean> {
+    const sessions = new Map<string, { caller: Caller; sinks: Sink[] }>();
+    for (const [sink, caller] of c.members) {
+      const k = sessionKey(caller);
+      const s = sessions.get(k);
+      if (s) s.sinks.push(sink);
+      else sessions.set(k, { caller, sinks: [sink] });
+    }
+    const byKey = new Map<string, { plan: LivePlan | null; sinks: Sink[]; caller: Caller }>();
+    for (const { caller, sinks } of sessions.values()) {
+      const plan = await this.opts.runner.livePlan(c.text, caller);
+      const key = cohortKey(caller, c.text, plan, c.stream !== undefined);
+      const g = byKey.get(key);
+      if (g) g.sinks.push(...sinks);
+      else byKey.set(key, { plan, sinks, caller });
+    }
+    if (this.cohorts.get(c.key) !== c || c.members.size === 0) return false;
+    let kept = false;
+    for (const [key, g] of byKey) {
+      if (!kept) {
+        kept = true;
+        c.plan = g.plan;
+        if (!this.rekey(c, key)) return false;
+        continue;
+      }
+      // A new cohort for the others, starting from what they were last sent.
+      const members = new Map<Sink, Caller>();
+      for (const sink of g.sinks) {
+        const caller = c.members.get(sink);
+        if (caller === undefined) continue;
+        c.members.delete(sink);
+        members.set(sink, caller);
+      }
+      const other = this.cohorts.get(key);
+      if (other) {
+        this.join(other, members, c.hash);
+      } else {
+        const split: Cohort = { ...c, key, members, plan: g.plan, dirty: true, ...(c.stream ? { stream: { ...c.stream } } : {}) };
+        this.cohorts.set(key, split);
+        for (const sink of members.keys()) this.homes.set(sink, split);
+        await this.watch.watch(c.tables);
+      }
+      this.again = true;
+    }
+    return true;
+  }
+
+  /** Files the cohort under `key`; when another cohort is there, its subscribers join it (false: `c` is gone). */
+  private rekey(c: Cohort, key: string): boolean {
+    if (key === c.key) return true;
+    if (this.cohorts.get(c.key) === c) this.cohorts.delete(c.key);
+    const other = this.cohorts.get(key);
+    if (!other) {
+      c.key = key;
+      this.cohorts.set(key, c);
+      return true;
+    }
+    this.join(other, new Map(c.members), c.hash);
+    c.members.clear();
+    this.again = true;
+    void this.watch.unwatch(c.tables);
+    return false;
+  }
+
+  /** Subscribers that were sent the result `hash` join `other`: they get its last result when it differs. */
+  private join(other: Cohort, members: Map<Sink, Caller>, hash: string | null): void {
+    for (const [sink, caller] of members) {
+      other.members.set(sink, caller);
+      this.homes.set(sink, other);
+      if (other.body !== null && other.hash !== hash && !other.stream) sink(other.body);
+    }
+    other.dirty = true;
+  }
+
   private async refetch(c: Cohort): Promise<void> {
-    if (c.sinks.size === 0) return;
-    let body: string;
+    if (c.members.size === 0) return;
+    await this.settle(c, await this.runAlone(c, c.text));
+  }
+
+  private async runAlone(c: Cohort, text: string): Promise<string> {
     try {
       this.stats.statements++;
       this.stats.single++;
-      body = String(await this.opts.runner.handle({ text: c.text }, c.caller, { rawHeaders: [], setCookies: [] }));
+      return String(await this.opts.runner.handle({ text }, callerOf(c), NO_HTTP()));
     } catch (e) {
       this.opts.onError(e);
-      body = JSON.stringify({ errors: [{ message: 'unexpected error', extensions: { path: '$', code: 'unexpected' } }] });
+      return JSON.stringify({ errors: [{ message: 'unexpected error', extensions: { path: '$', code: 'unexpected' } }] });
     }
-    this.deliver(c, body);
+  }
+
+  /** A cohort's new answer: a live query's is sent when it changed; a stream's batch is sent and moves its cursor. */
+  private async settle(c: Cohort, body: string): Promise<void> {
+    if (!c.stream) return this.deliver(c, body);
+    const { spec } = c.stream;
+    const batch = await nextBatch(spec, body, (text) => this.runAlone(c, text));
+    if (batch === 'error') return this.deliver(c, body);
+    if (batch === 'empty' || c.members.size === 0) return;
+    const { out, last } = batch;
+    this.stats.batches++;
+    c.hash = null;
+    for (const sink of [...c.members.keys()]) sink(out);
+    // The next batch starts after the last row sent, at once: more rows may be waiting.
+    c.stream.cursor = last;
+    c.text = spec.after(last);
+    c.plan = undefined;
+    c.dirty = true;
+    this.again = true;
   }
 
   /** Sends the cohort's result to its subscribers when it differs from the last one sent. */
@@ -253,7 +380,7 @@ export class LiveQueries {
     const hash = createHash('sha256').update(body).digest('base64');
     if (hash === c.hash) return;
     c.hash = hash;
-    c.body = body;
-    for (const sink of [...c.sinks]) sink(body);
+    c.body = c.stream ? null : body;
+    for (const sink of [...c.members.keys()]) sink(body);
   }
 }

@@ -32,6 +32,7 @@ export class TableWatch {
   private chain: Promise<void> = Promise.resolve();
   private functionReady = false;
   private closed = false;
+  private actionLogOid: Promise<string | null> | null = null;
 
   constructor(private readonly db: Database, private readonly onChange: (oid: string) => void, private readonly onError: (e: unknown) => void) {}
 
@@ -65,6 +66,18 @@ export class TableWatch {
     return this.enqueue(async () => {
       for (const t of removed) if (!this.counts.has(t.oid) && TRIGGERED_KINDS.has(t.kind)) await this.ddl(dropSql, t);
     });
+  }
+
+  /**
+   * Tables named without an oid (the action log an async action's result is read from, issue 32.5) get theirs: a
+   * worker's recording of the result is then a commit that wakes the cohort.
+   */
+  async resolve(tables: TableRef[]): Promise<TableRef[]> {
+    if (tables.every((t) => t.oid !== '')) return tables;
+    this.actionLogOid ??= this.db.query<{ oid: string | null }>("SELECT to_regclass('engine_catalog.action_log')::oid::text AS oid")
+      .then(([r]) => r?.oid ?? null, (e: unknown) => { this.actionLogOid = null; throw e; });
+    const oid = await this.actionLogOid;
+    return tables.flatMap((t) => (t.oid !== '' ? [t] : oid ? [{ ...t, oid }] : []));
   }
 
   /** The tables watched now (tests, metrics). */

@@ -25,6 +25,9 @@ export const CLOSE = {
   duplicate: 4409,
   tooManyInits: 4429,
   goingAway: 1001,
+  /** A client not reading its results (issue 32.7); also what a full server answers a new socket. */
+  slowConsumer: 1013,
+  tryAgainLater: 1013,
 } as const;
 
 export interface ClientMessage {
