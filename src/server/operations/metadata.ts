@@ -132,6 +132,14 @@ function removeObject(md: Metadata, o: InconsistentObject): void {
     case 'remote_schema':
       md.remote_schemas.delete(def['name'] as string);
       return;
+    case 'remote_relationship': {
+      if (!entry || !table) return;
+      const rels = (entry.extras?.remote_relationships ?? []).filter((r) => r['name'] !== def['name']);
+      const extras = { ...entry.extras, remote_relationships: rels };
+      if (rels.length === 0) delete extras.remote_relationships;
+      md.tables.set(qnKey(table), { ...entry, extras });
+      return;
+    }
     case 'action_permission': {
       const a = md.actions.get(def['action'] as string);
       if (a) md.actions.set(a.name, { ...a, permissions: a.permissions.filter((p) => p.role !== def['role']) });

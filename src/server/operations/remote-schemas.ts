@@ -6,7 +6,7 @@ import {
   parseRemoteSchema, remoteSchemaJson, type RemoteSchema, type RemoteSchemaPermission,
 } from '../../metadata/kinds/remote-schemas.js';
 import { at, comment, obj, req, roleName, str } from '../../metadata/reader.js';
-import { introspected, introspectRemote, remoteSchemaId } from '../remote-schemas/index.js';
+import { buildRoleRemote, introspected, introspectRemote, remoteSchemaId } from '../remote-schemas/index.js';
 import { resolve } from '../resolve.js';
 import type { OpContext } from '../context.js';
 import { op, SUCCESS, type Operation } from './operation.js';
@@ -126,6 +126,10 @@ const addPermissions: Operation<PermissionArgs> = {
     if (r.permissions.some((p) => p.role === permission.role)) {
       throw badRequest('already-exists', '$.args.role', `permissions for role "${permission.role}" already exist for remote schema "${remote}"`);
     }
+    // The SDL must be a subset of the remote's schema as introspected (issue 35.2).
+    const got = introspected(r);
+    const role = got?.ok ? buildRoleRemote(got.remote, permission.schema) : null;
+    if (typeof role === 'string') throw badRequest('validation-failed', '$.args', role);
     const md = cloneMetadata(ctx.metadata);
     md.remote_schemas.set(remote, { ...r, permissions: [...r.permissions, permission] });
     ctx.apply(md);

@@ -8,6 +8,8 @@ import type { Env, NameValue } from '../outbound/index.js';
 import { gqlError, RemoteSchemaErrors } from '../graphql/errors.js';
 import { callRemote } from './call.js';
 import type { RemoteIntrospection, RemoteRoot } from './types.js';
+import { applyPresets } from './presets.js';
+import type { Presets } from './role-schema.js';
 
 /**
  * Forwarding a remote schema's root fields (issue 35 point 1): the operation's part for one remote becomes one
@@ -35,7 +37,7 @@ export interface ForwardRequest {
 
 
 /** Fragment spreads become inline fragments: the remote has no copy of the client's fragment definitions. */
-function inline(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, depth = 0): SelectionSetNode {
+export function inline(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, depth = 0): SelectionSetNode {
   const selections: SelectionNode[] = set.selections.map((s) => {
     if (s.kind === Kind.FRAGMENT_SPREAD) {
       const f = fragments.get(s.name.value);
@@ -81,7 +83,7 @@ function flat(set: SelectionSetNode | undefined, out: FieldNode[] = []): FieldNo
   return out;
 }
 
-function typenamesForward(v: Json | undefined, set: SelectionSetNode | undefined, remote: RemoteIntrospection): Json | undefined {
+export function typenamesForward(v: Json | undefined, set: SelectionSetNode | undefined, remote: RemoteIntrospection): Json | undefined {
   if (v === null || v === undefined || !set) return v;
   if (Array.isArray(v)) return v.map((x) => typenamesForward(x, set, remote) ?? null);
   if (typeof v !== 'object') return v;
@@ -93,6 +95,32 @@ function typenamesForward(v: Json | undefined, set: SelectionSetNode | undefined
   }
   return o;
 }
+
+/**
+ * The request body for a selection of root fields of one remote: the role's presets written in, then the variables
+ * still used, then the remote's own names.
+ */
+export function remoteBody(remote: RemoteIntrospection, operation: 'query' | 'mutation', selections: SelectionNode[], presets: Presets | null, req: ForwardRequest): string {
+  const opNode = (setNode: SelectionSetNode, variableDefinitions: VariableDefinitionNode[]): DocumentNode => ({
+    kind: Kind.DOCUMENT,
+    definitions: [{ kind: Kind.OPERATION_DEFINITION, operation: operation === 'mutation' ? 'mutation' as never : 'query' as never, variableDefinitions, selectionSet: setNode }],
+  } as DocumentNode);
+  let doc = opNode({ kind: Kind.SELECTION_SET, selections }, []);
+  if (presets) doc = applyPresets(doc, remote.schema, presets, req.sessionVariables, req.variables);
+  const setNode = (doc.definitions[0] as OperationDefinitionNode).selectionSet;
+  const used = usedVariables(setNode);
+  const varDefs: VariableDefinitionNode[] = (req.op.variableDefinitions ?? []).filter((d) => used.has(d.variable.name.value));
+  doc = toRemoteNames(opNode(setNode, varDefs), remote);
+  const variables: Record<string, unknown> = {};
+  for (const d of varDefs) if (Object.hasOwn(req.variables, d.variable.name.value)) variables[d.variable.name.value] = req.variables[d.variable.name.value];
+  return JSON.stringify({ query: print(doc), ...(varDefs.length > 0 ? { variables } : {}) });
+}
+
+/** Client headers (when the remote says so) and the session variables, always (configured headers win, in call.ts). */
+export const remoteHeaders = (def: JsonObject, req: ForwardRequest): NameValue[] => [
+  ...(def['forward_client_headers'] === true ? req.clientHeaders : []),
+  ...Object.entries(req.sessionVariables).map(([name, value]) => ({ name, value })),
+];
 
 /** Runs the root fields of one remote in one call; returns each root field's JSON text by key. */
 export async function forwardRemote(remote: RemoteIntrospection, def: JsonObject, roots: RemoteRootPlan[], req: ForwardRequest): Promise<Map<string, string>> {
@@ -111,22 +139,9 @@ export async function forwardRemote(remote: RemoteIntrospection, def: JsonObject
     }
   }
   const operation = roots[0]?.root.operation ?? 'query';
-  const setNode: SelectionSetNode = { kind: Kind.SELECTION_SET, selections };
-  const used = usedVariables(setNode);
-  const varDefs: VariableDefinitionNode[] = (req.op.variableDefinitions ?? []).filter((d) => used.has(d.variable.name.value));
-  const doc = toRemoteNames({
-    kind: Kind.DOCUMENT,
-    definitions: [{ kind: Kind.OPERATION_DEFINITION, operation: operation === 'mutation' ? 'mutation' as never : 'query' as never, variableDefinitions: varDefs, selectionSet: setNode }],
-  } as DocumentNode, remote);
-  const variables: Record<string, unknown> = {};
-  for (const d of varDefs) if (Object.hasOwn(req.variables, d.variable.name.value)) variables[d.variable.name.value] = req.variables[d.variable.name.value];
-  const body = JSON.stringify({ query: print(doc), ...(varDefs.length > 0 ? { variables } : {}) });
-  const headers: NameValue[] = [
-    ...(def['forward_client_headers'] === true ? req.clientHeaders : []),
-    ...Object.entries(req.sessionVariables).map(([name, value]) => ({ name, value })),
-  ];
-  const answer = await callRemote(remote.name, def, body, req.env, headers, req.signal);
   const path = `$.selectionSet.${roots[0]?.key ?? ''}`;
+  const body = remoteBody(remote, operation, selections, roots[0]?.root.presets ?? null, req);
+  const answer = await callRemote(remote.name, def, body, req.env, remoteHeaders(def, req), req.signal);
   if (!answer.ok) throw gqlError('remote-schema-error', path, answer.message, answer.internal);
   const errors = answer.body['errors'];
   if (Array.isArray(errors) && errors.length > 0) {

@@ -25,4 +25,6 @@ export interface RemoteRoot {
   operation: 'query' | 'mutation';
   /** The namespace field itself (its sub-selection holds the remote root fields). */
   namespace: boolean;
+  /** The role's argument presets (issue 35.2), set when forwarding; null without. */
+  presets: import('./role-schema.js').Presets | null;
 }

@@ -2,9 +2,9 @@ import {
   GraphQLObjectType, type GraphQLArgumentConfig, type GraphQLField, type GraphQLFieldConfig, type GraphQLFieldConfigMap,
 } from 'graphql';
 import type { SchemaCache } from '../../schema-cache.js';
-import type { RemoteIntrospection, RemoteRoot } from '../../remote-schemas/types.js';
+import type { RemoteRoot } from '../../remote-schemas/types.js';
 import { info } from './field-info.js';
-import { remoteSubset } from './remote-subset.js';
+import { roleRemote, type RoleRemote } from '../../remote-schemas/role-schema.js';
 
 /** The remote schemas' root fields in a role's schema (issue 35): the remote's own types, renamed by customisation. */
 
@@ -18,36 +18,39 @@ function fieldConfig(f: GraphQLField<unknown, unknown>, root: RemoteRoot): Graph
   return { type: f.type, args, ...(f.description ? { description: f.description } : {}), ...(f.deprecationReason ? { deprecationReason: f.deprecationReason } : {}), extensions: info({ kind: 'remote', root }) };
 }
 
-function addRoots(remote: RemoteIntrospection, op: 'query' | 'mutation', type: GraphQLObjectType | null | undefined, allowed: Set<string> | null, out: FieldMap): void {
+function addRoots(rr: RoleRemote, op: 'query' | 'mutation', type: GraphQLObjectType | null | undefined, out: FieldMap): void {
   if (!type) return;
-  const fields = Object.values(type.getFields()).filter((f) => allowed === null || allowed.has(f.name));
+  const { remote, presets } = rr;
+  const fields = Object.values(type.getFields());
   if (fields.length === 0) return;
   if (remote.namespace === undefined) {
-    for (const f of fields) out[f.name] = fieldConfig(f, { remote, operation: op, namespace: false });
+    for (const f of fields) out[f.name] = fieldConfig(f, { remote, operation: op, namespace: false, presets });
     return;
   }
   const inner: FieldMap = {};
-  for (const f of fields) inner[f.name] = fieldConfig(f, { remote, operation: op, namespace: false });
+  for (const f of fields) inner[f.name] = fieldConfig(f, { remote, operation: op, namespace: false, presets });
   out[remote.namespace] = {
     type: new GraphQLObjectType({ name: `${remote.namespace}_${op === 'query' ? 'query' : 'mutation'}`, fields: inner }),
-    extensions: info({ kind: 'remote', root: { remote, operation: op, namespace: true } }),
+    extensions: info({ kind: 'remote', root: { remote, operation: op, namespace: true, presets } }),
   };
 }
 
-/** Adds the root fields of every consistent remote schema the role may see. */
+/** The role's view of a consistent remote schema, or null (remote-schemas/role-schema.ts). */
+export function remoteForRole(cache: SchemaCache, name: string, role: string): RoleRemote | null {
+  const remote = cache.remotes?.get(name);
+  const md = cache.metadata.remote_schemas.get(name);
+  return remote && md ? roleRemote(remote, md.permissions, role) : null;
+}
+
+/**
+ * Adds the root fields of every consistent remote schema the role may see: without permissions every role sees the
+ * whole remote schema (the incumbent's default); with permissions only admin and the roles listed, each its SDL subset.
+ */
 export function remoteRootFields(cache: SchemaCache, role: string, query: FieldMap, mutation: FieldMap): void {
   for (const remote of cache.remotes?.values() ?? []) {
-    const md = cache.metadata.remote_schemas.get(remote.name);
-    if (!md) continue;
-    // Without permissions every role sees the whole remote schema (the incumbent's default); with permissions only
-    // admin and the roles listed, each its SDL subset.
-    let subset: ReturnType<typeof remoteSubset> | null = null;
-    if (role !== 'admin' && md.permissions.length > 0) {
-      const p = md.permissions.find((x) => x.role === role);
-      if (!p) continue;
-      subset = remoteSubset(remote, p.schema);
-    }
-    addRoots(remote, 'query', remote.schema.getQueryType(), subset ? subset.query : null, query);
-    addRoots(remote, 'mutation', remote.schema.getMutationType(), subset ? subset.mutation : null, mutation);
+    const rr = remoteForRole(cache, remote.name, role);
+    if (!rr) continue;
+    addRoots(rr, 'query', rr.schema.getQueryType(), query);
+    addRoots(rr, 'mutation', rr.schema.getMutationType(), mutation);
   }
 }

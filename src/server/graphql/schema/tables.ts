@@ -18,6 +18,7 @@ import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
 import { cfClaimKey } from './claims.js';
 import { castField, ltreeFields, regexFields } from './operators-extra.js';
 import { extraOrderFields, type OrderTypes } from './order-by.js';
+import { remoteRelFields } from './remote-rels.js';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -146,6 +147,7 @@ export class TableTypes {
         if (!this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) f[cf.name] = this.computedField(cf);
       }
     }
+    remoteRelFields(this.role, v, f);
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }
 
