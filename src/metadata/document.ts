@@ -1,5 +1,5 @@
 import { badRequest, parseFailed } from '../errors.js';
-import { compareCodePoints, isObject, type Json, type JsonObject } from './json.js';
+import { compareCodePoints, type Json, type JsonObject } from './json.js';
 import { at, arr, idx, obj, opt, qualifiedName, req } from './reader.js';
 import { qnJson, qnKey, qnText } from './names.js';
 import { parseRelationship, relationshipJson } from './kinds/relationships.js';

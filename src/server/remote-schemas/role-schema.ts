@@ -1,7 +1,7 @@
 import {
   buildASTSchema, getNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, isScalarType, isUnionType,
   Kind, parse, visit, type ConstValueNode, type DocumentNode, type GraphQLNamedType, type GraphQLSchema,
-  type InputValueDefinitionNode,
+  type InputValueDefinitionNode, type TypeNode,
 } from 'graphql';
 import type { RemoteIntrospection } from './types.js';
 
@@ -114,7 +114,7 @@ function subsetProblem(doc: DocumentNode, remote: GraphQLSchema, roots: Map<stri
   return null;
 }
 
-function printType(t: import('graphql').TypeNode): string {
+function printType(t: TypeNode): string {
   if (t.kind === Kind.NON_NULL_TYPE) return `${printType(t.type)}!`;
   if (t.kind === Kind.LIST_TYPE) return `[${printType(t.type)}]`;
   return t.name.value;
