@@ -175,6 +175,15 @@ describe('errors of the remote relationship operations change nothing', () => {
     });
   });
 
+  it('the remote schema cannot be removed while a relationship uses it', async () => {
+    await e.ok(profileRel);
+    await fails(e, { type: 'remove_remote_schema', args: { name: 'profiles' } }, 400, {
+      path: '$.args', error: 'cannot drop due to the following dependent objects : remote relationship author.profile', code: 'dependency-error',
+    });
+    await e.ok({ type: 'delete_remote_relationship', args: { table: 'author', name: 'profile' } });
+    await e.ok({ type: 'remove_remote_schema', args: { name: 'profiles' } });
+  });
+
   it('a name taken by a column, a missing relationship, and to_source are refused', async () => {
     await fails(e, legacy('name', { profile: { arguments: { id: '$profile_id' } } }), 400, {
       path: '$.args.name', error: '"name" conflicts with an existing column of table "author"', code: 'already-exists',

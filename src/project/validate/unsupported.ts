@@ -52,7 +52,7 @@ function remoteRelationships(file: YamlSource | undefined, problems: Problems): 
         if (!(e instanceof ApiError)) throw e;
         const pos = positionAt(file, [i, 'remote_relationships', j, 'definition'], true);
         if (e.code === 'not-supported') notSupported(problems, 'remote relationships to a table of another source (to_source)', pos);
-        else problems.error('metadata-invalid', `remote relationship "${String(r['name'])}": ${e.message} (at ${e.path})`, pos);
+        else problems.error('metadata-invalid', `remote relationship "${String(r['name'])}": ${e.message}${e.path === '$' ? '' : ` (at definition${e.path.slice(1)})`}`, pos);
       }
     });
   });

@@ -1,7 +1,7 @@
 import { compileBoolExp, quoteIdent } from '../../bool-exp/compile.js';
 import { hasVarRef, paramText, type GValue, type VarRef } from './values.js';
 import type { PlanParam } from './bind.js';
-import type { RemoteJoinSpec } from './remote-join.js';
+import type { RemoteJoinSpec } from '../../remote-schemas/relationships.js';
 import type { Json } from '../../../metadata/json.js';
 import { boolExpTable } from '../../kinds/permissions.js';
 import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../../schema-cache.js';

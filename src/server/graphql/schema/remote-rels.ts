@@ -1,4 +1,6 @@
-import { getNullableType, type GraphQLArgumentConfig, type GraphQLFieldConfigMap, type GraphQLOutputType } from 'graphql';
+import {
+  getNullableType, type GraphQLArgumentConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType,
+} from 'graphql';
 import { remoteFieldAt } from '../../remote-schemas/relationships.js';
 import { info } from './field-info.js';
 import { remoteForRole } from './remotes.js';
@@ -23,7 +25,7 @@ export function remoteRelFields(role: RoleView, v: TableView, f: GraphQLFieldCon
     for (const a of field.args) {
       const j = fixed[a.name];
       if (j !== undefined && (typeof j !== 'object' || j === null || Array.isArray(j))) continue;
-      const type = j === undefined ? a.type : getNullableType(a.type);
+      const type = j === undefined ? a.type : getNullableType(a.type) as GraphQLInputType;
       args[a.name] = { type, ...(a.defaultValue !== undefined ? { defaultValue: a.defaultValue } : {}), ...(a.description ? { description: a.description } : {}) };
     }
     f[rel.name] = {
