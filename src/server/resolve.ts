@@ -6,7 +6,7 @@ import { adminSchemaProblem } from './graphql/request/index.js';
 import { buildRoleSchema } from './graphql/schema/index.js';
 import type { InconsistentObject } from './inconsistency.js';
 import { resolve as resolveObjects, type SchemaCache } from './schema-cache.js';
-import { resolveRemoteRels, resolveRemotes } from './remote-schemas/index.js';
+import { resolveRemoteRels, resolveRemotes, resolveToTables } from './remote-schemas/index.js';
 
 /**
  * The schema cache with every consistency check: schema-cache.ts resolves the objects against the database, and a
@@ -39,8 +39,11 @@ function withRemotes(cache: SchemaCache): SchemaCache {
     : resolveRemotes(cache.metadata, buildRoleSchema(cache, 'admin'));
   // Table → remote schema relationships need the remotes merged first (issue 35.3).
   const rels = anyRels ? resolveRemoteRels(cache.tables, remotes) : { rels: new Map(), records: [] };
-  const inconsistent = [...cache.inconsistent, ...records, ...rels.records];
-  return { ...cache, remotes, remoteRels: rels.rels, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)) };
+  const toTable = resolveToTables([...cache.metadata.remote_schemas.values()].filter((r) => r.remote_relationships.length > 0), remotes, cache.tables);
+  const inconsistent = [...cache.inconsistent, ...records, ...rels.records, ...toTable.records];
+  return {
+    ...cache, remotes, remoteRels: rels.rels, remoteToTable: toTable.rels, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)),
+  };
 }
 
 export const restEndpointId = (name: string): string => `rest_endpoint::${name}`;

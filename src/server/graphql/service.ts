@@ -10,7 +10,7 @@ import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
 import { errorsBody, gqlError } from './errors.js';
 import { enumTypes, RoleView, SchemaStore } from './schema/index.js';
 import { bindAll, SelectionContext } from './compile/index.js';
-import { forwardedHeaders, requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
+import { forwardedHeaders, joinRemoteTables, requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
 import { runJoins as runJoinsOf, runRemotes as runRemotesOf, type ForwardRequest, type JoinedStatement, type RemoteRootPlan } from '../remote-schemas/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
@@ -225,6 +225,7 @@ export class GraphqlService {
     const forward: ForwardRequest = {
       env: this.env, op: entry.op, fragments: sel.fragments, variables: req.variables ?? {}, clientHeaders: forwardedHeaders(http.rawHeaders),
       sessionVariables: caller.sessionVariables, ...(http.signal ? { signal: http.signal } : {}),
+      joinTables: (joins) => joinRemoteTables({ db, role, sel, session: caller.sessionVariables }, joins),
     };
     const runRemotes = (roots: RemoteRootPlan[]): Promise<Map<string, string>> => runRemotesOf(roots, cache.metadata.remote_schemas, forward);
     const runJoins = (joined: JoinedStatement[], values: Map<string, string>): Promise<void> => runJoinsOf(joined, values, cache.metadata.remote_schemas, forward);

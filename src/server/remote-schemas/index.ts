@@ -6,3 +6,4 @@ export { runRemotes, type ForwardRequest, type RemoteRootPlan } from './forward.
 export { remoteRelId, remoteRelPrefix, remoteRelRecord, resolveRemoteRels, type RemoteJoinSpec, type RemoteRel } from './relationships.js';
 export { buildRoleRemote, inputHasPresets, roleRemote, type Preset, type Presets, type RoleRemote } from './role-schema.js';
 export { runJoins, type JoinedStatement } from './joins.js';
+export { parseToTable, resolveToTables, toTableId, toTableEntries, type TableJoin, type ToTableRel } from './to-table.js';

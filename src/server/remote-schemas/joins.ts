@@ -5,7 +5,7 @@ import {
 import type { Json, JsonObject } from '../../metadata/json.js';
 import { gqlError, RemoteSchemaErrors } from '../graphql/errors.js';
 import { callRemote } from './call.js';
-import { inline, remoteBody, remoteHeaders, typenamesForward, type ForwardRequest } from './forward.js';
+import { answerTables, inline, remoteBody, remoteHeaders, typenamesForward, type ForwardRequest } from './forward.js';
 import { literal } from './literals.js';
 import { JOIN_MARK, type RemoteJoinSpec } from './relationships.js';
 
@@ -103,7 +103,7 @@ function args(field: GraphQLField<unknown, unknown>, values: Record<string, unkn
 }
 
 /** One alias's field: the relationship's path from the query root, the join's arguments, the client's selection. */
-function aliasField(use: AliasUse & { alias: string }, req: ForwardRequest): { node: FieldNode; set: SelectionSetNode } {
+function aliasField(use: AliasUse & { alias: string }, req: ForwardRequest): { node: FieldNode; set: SelectionSetNode; leaf: GraphQLField<unknown, unknown> } {
   const { spec, values } = use;
   const row = new Map<string, Json>(spec.rel.lhs.map((c, i) => [c, values[i] ?? null]));
   const fields: GraphQLField<unknown, unknown>[] = [];
@@ -139,7 +139,7 @@ function aliasField(use: AliasUse & { alias: string }, req: ForwardRequest): { n
       ...(selectionSet ? { selectionSet } : {}),
     };
   }
-  return { node: { ...(node as FieldNode), alias: { kind: Kind.NAME, value: use.alias } }, set };
+  return { node: { ...(node as FieldNode), alias: { kind: Kind.NAME, value: use.alias } }, set, leaf: fields[fields.length - 1] as GraphQLField<unknown, unknown> };
 }
 
 /** The response keys of a relationship's path (`$.selectionSet.a.selectionSet.b` → a, b), for errors. */
@@ -151,7 +151,8 @@ async function callOne(uses: (AliasUse & { alias: string })[], defs: ReadonlyMap
   const def = defs.get(rr.remote.name)?.definition ?? {};
   const built = uses.map((u) => ({ use: u, ...aliasField(u, req) }));
   const selections: SelectionNode[] = built.map((b) => b.node);
-  const body = remoteBody(rr.remote, 'query', selections, rr.presets, req);
+  const view = rr.extended ? rr.schema : null;
+  const body = remoteBody(rr.remote, 'query', selections, rr.presets, req, view);
   const answer = await callRemote(rr.remote.name, def, body, req.env, remoteHeaders(def, req), req.signal);
   if (!answer.ok) throw gqlError('remote-schema-error', first.spec.path, answer.message, answer.internal);
   const errors = answer.body['errors'];
@@ -168,12 +169,15 @@ async function callOne(uses: (AliasUse & { alias: string })[], defs: ReadonlyMap
   }
   const data = answer.body['data'];
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw gqlError('remote-schema-error', first.spec.path, `remote schema "${rr.remote.name}" answered no "data" object`);
-  const out = new Map<string, string>();
-  for (const b of built) {
+  const values = built.map((b) => {
     let v: Json | undefined = data[b.use.alias];
     for (const step of b.use.spec.rel.path.slice(1)) v = typeof v === 'object' && v !== null && !Array.isArray(v) ? v[step.field] : null;
-    out.set(b.use.alias, JSON.stringify(typenamesForward(v ?? null, b.set, rr.remote) ?? null));
-  }
+    return v ?? null;
+  });
+  // The remote's types' relationships to tables, inside the joined values: the next level, one statement per field.
+  if (view) await answerTables(built.map((b, i) => ({ value: values[i], set: b.set, type: getNamedType(b.leaf.type), path: b.use.spec.path })), view, req);
+  const out = new Map<string, string>();
+  built.forEach((b, i) => out.set(b.use.alias, JSON.stringify(typenamesForward(values[i], b.set, rr.remote) ?? null)));
   return out;
 }
 

@@ -28,6 +28,8 @@ export interface RoleRemote {
   /** The types the role sees (the remote's own schema for admin and where no permission is defined). */
   schema: GraphQLSchema;
   presets: Presets | null;
+  /** Whether `schema` is a copy with the role's relationships to tables (remote-schemas/to-table.ts). */
+  extended?: boolean;
 }
 
 const KIND_WORD: Record<string, string> = {

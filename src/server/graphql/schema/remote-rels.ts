@@ -3,7 +3,7 @@ import {
 } from 'graphql';
 import { remoteFieldAt } from '../../remote-schemas/relationships.js';
 import { info } from './field-info.js';
-import { remoteForRole } from './remotes.js';
+import type { RoleRemote } from '../../remote-schemas/role-schema.js';
 import type { RoleView, TableView } from './visibility.js';
 
 /**
@@ -12,12 +12,12 @@ import type { RoleView, TableView } from './visibility.js';
  * (an input object) stays, and the client's part is merged with the join's. A role sees the field when it sees
  * every join column and the remote field in its part of the remote schema.
  */
-export function remoteRelFields(role: RoleView, v: TableView, f: GraphQLFieldConfigMap<unknown, unknown>): void {
+export function remoteRelFields(role: RoleView, v: TableView, f: GraphQLFieldConfigMap<unknown, unknown>, remoteFor: (name: string) => RoleRemote | null): void {
   const rels = role.cache.remoteRels?.get(v.key);
   if (!rels) return;
   for (const rel of rels) {
     if (f[rel.name] || !rel.lhs.every((c) => v.columns.some((x) => x.name === c))) continue;
-    const rr = remoteForRole(role.cache, rel.remote, role.role);
+    const rr = remoteFor(rel.remote);
     const field = rr ? remoteFieldAt(rr.schema.getQueryType(), rel.path) : 'hidden';
     if (!rr || typeof field === 'string') continue;
     const fixed = rel.path[rel.path.length - 1]?.args ?? {};
