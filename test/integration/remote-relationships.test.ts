@@ -196,3 +196,64 @@ describe('errors of the remote relationship operations change nothing', () => {
     });
   });
 });
+
+const toSource = (name: string, typeName: string, source: Record<string, unknown>) => ({
+  type: 'create_remote_schema_remote_relationship',
+  args: { remote_schema: 'profiles', type_name: typeName, name, definition: { to_source: { source: 'default', ...source } } },
+});
+const authorsRel = toSource('authors', 'Profile', { table: 'author', relationship_type: 'array', field_mapping: { id: 'profile_id' } });
+
+describe('a remote schema type → table relationship (to_source)', () => {
+  it('answers the rows joined on the remote object\'s fields; the remote is asked for those fields instead', async () => {
+    await e.ok(authorsRel);
+    const r = await gql(e, { query: '{ profile(id: 3) { name authors { id name } } }' });
+    expect(r.body).toEqual({ data: { profile: { name: 'profile 3', authors: [{ id: 3, name: 'author 3' }] } } });
+    const sent = String(remote.calls()[0]!.body.query);
+    expect(sent).toContain('_engine_jk_id: id');
+    expect(sent).not.toContain('authors');
+  });
+
+  it('nests under a table → remote relationship (two levels: one remote call, one statement), under the role\'s permission', async () => {
+    await e.ok(authorsRel);
+    await e.ok(toSource('first', 'Profile', { table: 'author', relationship_type: 'object', field_mapping: { id: 'id' } }));
+    await e.ok(profileRel);
+    const n = await gql(e, { query: '{ author(where: {id: {_lte: 2}}, order_by: {id: asc}) { id profile { name authors { id } first { name } } } }' });
+    expect(n.body).toEqual({ data: { author: [
+      { id: 1, profile: { name: 'profile 1', authors: [{ id: 1 }], first: { name: 'author 1' } } },
+      { id: 2, profile: { name: 'profile 2', authors: [{ id: 2 }], first: { name: 'author 2' } } },
+    ] } });
+    expect(remote.calls()).toHaveLength(1);
+    await e.ok({ type: 'create_select_permission', args: { table: 'author', role: 'user', permission: { columns: ['id'], filter: { id: { _eq: 'X-Hasura-User-Id' } } } } });
+    expect((await gql(e, { query: '{ a: profile(id: 3) { authors { id } } b: profile(id: 4) { authors { id } } }' }, as('user', 4))).body)
+      .toEqual({ data: { a: { authors: [] }, b: { authors: [{ id: 4 }] } } });
+  });
+
+  it('exports in the remote schema\'s remote_relationships by type, and is deleted', async () => {
+    await e.ok(authorsRel);
+    const exported = await e.ok({ type: 'export_metadata', args: {} });
+    expect(exported.remote_schemas[0].remote_relationships).toEqual([{ type_name: 'Profile', relationships: [
+      { name: 'authors', definition: { to_source: { source: 'default', table: 'author', relationship_type: 'array', field_mapping: { id: 'profile_id' } } } },
+    ] }]);
+    await e.ok({ type: 'delete_remote_schema_remote_relationship', args: { remote_schema: 'profiles', type_name: 'Profile', name: 'authors' } });
+    expect((await e.ok({ type: 'export_metadata', args: {} })).remote_schemas[0].remote_relationships).toBeUndefined();
+    await e.ok({ type: 'replace_metadata', args: { metadata: exported } });
+    expect((await gql(e, { query: '{ profile(id: 5) { authors { id } } }' })).body).toEqual({ data: { profile: { authors: [{ id: 5 }] } } });
+  });
+
+  it('errors change nothing: an unknown type or column, a taken name, to_remote_schema, a missing relationship', async () => {
+    const r1 = await e.query(toSource('x', 'Nope', { table: 'author', relationship_type: 'array', field_mapping: { id: 'profile_id' } }));
+    expect(r1.body).toMatchObject({ code: 'constraint-violation', path: '$.args', error: 'in remote schema "profiles": in remote relationship "Nope.x": object type "Nope" does not exist in the remote schema' });
+    await fails(e, toSource('x', 'Profile', { table: 'author', relationship_type: 'array', field_mapping: { id: 'nope' } }), 400, expect.objectContaining({
+      code: 'constraint-violation', path: '$.args', error: 'in remote schema "profiles": in remote relationship "Profile.x": column "nope" does not exist in table "author"',
+    }));
+    await fails(e, toSource('name', 'Profile', { table: 'author', relationship_type: 'array', field_mapping: { id: 'profile_id' } }), 400, expect.objectContaining({
+      code: 'constraint-violation', path: '$.args', error: 'in remote schema "profiles": in remote relationship "Profile.name": "name" conflicts with a field of type "Profile" of the remote schema',
+    }));
+    await fails(e, { type: 'create_remote_schema_remote_relationship', args: { remote_schema: 'profiles', type_name: 'Profile', name: 'x', definition: { to_remote_schema: {} } } }, 400, {
+      code: 'not-supported', path: '$.args.definition.to_remote_schema', error: 'remote schema → remote schema relationships are not supported',
+    });
+    await fails(e, { type: 'delete_remote_schema_remote_relationship', args: { remote_schema: 'profiles', type_name: 'Profile', name: 'x' } }, 400, {
+      code: 'not-exists', path: '$.args.name', error: 'remote relationship "x" does not exist on type "Profile" of remote schema "profiles"',
+    });
+  });
+});
