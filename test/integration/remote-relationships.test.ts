@@ -82,6 +82,15 @@ describe('a table → remote schema relationship', () => {
     expect(query).toContain('_r0: profile(id: 1)');
   });
 
+  it('the statement\'s answer is spliced as text: a numeric keeps its digits next to a joined field', async () => {
+    await e.ok(profileRel);
+    await e.ok(runSql('ALTER TABLE author ADD COLUMN score numeric; UPDATE author SET score = 0.10 WHERE id = 1;'));
+    await e.ok({ type: 'reload_metadata', args: {} });
+    const r = await gql(e, { query: '{ author_by_pk(id: 1) { score profile { id } } }' });
+    expect(r.text).toMatch(/"score" ?: ?0\.10\b/);
+    expect(r.body).toEqual({ data: { author_by_pk: { score: 0.1, profile: { id: 1 } } } });
+  });
+
   it('rows with the same join values share one field of the call', async () => {
     await e.ok(profileRel);
     await e.ok(runSql('UPDATE author SET profile_id = 7 WHERE id <= 5'));
