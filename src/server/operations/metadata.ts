@@ -144,7 +144,7 @@ function removeObject(md: Metadata, o: InconsistentObject): void {
     case 'remote_relationship': {
       if (!entry || !table) return;
       const rels = (entry.extras?.remote_relationships ?? []).filter((r) => r['name'] !== def['name']);
-      const extras = { ...entry.extras, remote_relationships: rels };
+      const extras: NonNullable<TableEntry['extras']> = { ...entry.extras, remote_relationships: rels };
       if (rels.length === 0) delete extras.remote_relationships;
       md.tables.set(qnKey(table), { ...entry, extras });
       return;
