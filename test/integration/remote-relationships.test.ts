@@ -139,7 +139,7 @@ describe('a table → remote schema relationship', () => {
     await e.ok(profileRel);
     remote.mode = 'bad-json';
     const bad = await gql(e, { query: '{ author(where: {id: {_eq: 1}}) { profile { name } } }' });
-    expect(bad.body).toEqual({ errors: [{ message: 'remote schema "profiles" did not answer valid JSON (status 200)', extensions: { path: '$.selectionSet.author.selectionSet.profile', code: 'remote-schema-error' } }] });
+    expect(bad.body).toEqual({ errors: [{ message: 'remote schema "profiles" did not answer valid JSON (status 200)', extensions: { path: '$.selectionSet.author.selectionSet.profile', code: 'remote-schema-error', internal: { status: 200, body: '<html>not json</html>' } } }] });
   });
 
   it('a role sees the relationship only when it may select every join column', async () => {

@@ -156,7 +156,7 @@ export async function forwardRemote(remote: RemoteIntrospection, def: JsonObject
   }
   const operation = roots[0]?.root.operation ?? 'query';
   const path = `$.selectionSet.${roots[0]?.key ?? ''}`;
-  const view = roots[0]?.root.view ?? null;
+  const view = roots[0]?.root.view?.schema ?? null;
   const body = remoteBody(remote, operation, selections, roots[0]?.root.presets ?? null, req, view);
   const answer = await callRemote(remote.name, def, body, req.env, remoteHeaders(def, req), req.signal);
   if (!answer.ok) throw gqlError('remote-schema-error', path, answer.message, answer.internal);

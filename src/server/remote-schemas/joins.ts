@@ -8,6 +8,7 @@ import { callRemote } from './call.js';
 import { answerTables, inline, remoteBody, remoteHeaders, typenamesForward, type ForwardRequest } from './forward.js';
 import { literal } from './literals.js';
 import { JOIN_MARK, type RemoteJoinSpec } from './relationships.js';
+import { rootType } from './role-schema.js';
 
 /**
  * Remote relationships joined (issue 35.3): the statements' answers hold a marker per row where a remote
@@ -107,7 +108,7 @@ function aliasField(use: AliasUse & { alias: string }, req: ForwardRequest): { n
   const { spec, values } = use;
   const row = new Map<string, Json>(spec.rel.lhs.map((c, i) => [c, values[i] ?? null]));
   const fields: GraphQLField<unknown, unknown>[] = [];
-  let type = spec.remote.schema.getQueryType();
+  let type = rootType(spec.remote, 'query');
   for (const step of spec.rel.path) {
     const f = type?.getFields()[step.field];
     if (!f) throw gqlError('remote-schema-error', spec.path, `the remote field "${step.field}" of remote relationship "${spec.rel.name}" no longer exists`);

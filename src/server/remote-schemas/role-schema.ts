@@ -1,6 +1,6 @@
 import {
   buildASTSchema, getNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, isScalarType, isUnionType,
-  Kind, parse, visit, type ConstValueNode, type DocumentNode, type GraphQLNamedType, type GraphQLSchema,
+  Kind, parse, visit, type ConstValueNode, type DocumentNode, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema,
   type InputValueDefinitionNode, type TypeNode,
 } from 'graphql';
 import type { RemoteIntrospection } from './types.js';
@@ -30,7 +30,13 @@ export interface RoleRemote {
   presets: Presets | null;
   /** Whether `schema` is a copy with the role's relationships to tables (remote-schemas/to-table.ts). */
   extended?: boolean;
+  /** The copy's root types, known before its schema is built (the schema is built on first use). */
+  roots?: { query: GraphQLObjectType | null; mutation: GraphQLObjectType | null };
 }
+
+/** A root type of the role's view, without building an extended copy's schema. */
+export const rootType = (rr: RoleRemote, op: 'query' | 'mutation'): GraphQLObjectType | null =>
+  (rr.roots ? rr.roots[op] : (op === 'query' ? rr.schema.getQueryType() : rr.schema.getMutationType()) ?? null);
 
 const KIND_WORD: Record<string, string> = {
   [Kind.OBJECT_TYPE_DEFINITION]: 'Object', [Kind.INTERFACE_TYPE_DEFINITION]: 'Interface', [Kind.INPUT_OBJECT_TYPE_DEFINITION]: 'Input object',

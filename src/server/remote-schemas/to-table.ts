@@ -118,7 +118,20 @@ type Extra = (type: GraphQLObjectType) => GraphQLFieldConfigMap<unknown, unknown
  * A copy of a remote's schema whose object types get the fields `extra` gives (a role's to-table relationships):
  * every type is rebuilt, since each refers to the others; the standard scalars stay the shared ones.
  */
-export function extendedSchema(schema: GraphQLSchema, extra: Extra): GraphQLSchema {
+export interface ExtendedTypes {
+  query: GraphQLObjectType | undefined;
+  mutation: GraphQLObjectType | undefined;
+  subscription: GraphQLObjectType | undefined;
+  types: GraphQLNamedType[];
+}
+
+/**
+ * The schema of extended types, built when first needed: building it resolves every field, and the fields to tables
+ * need the role's table types, whose own fields may need this remote again (a table's relationship to it).
+ */
+export const schemaOf = (x: ExtendedTypes): GraphQLSchema => new GraphQLSchema({ ...x, assumeValid: true });
+
+export function extendedTypes(schema: GraphQLSchema, extra: Extra): ExtendedTypes {
   const map = new Map<string, GraphQLNamedType>();
   const get = (t: GraphQLNamedType): GraphQLNamedType => map.get(t.name) ?? t;
   const ref = (t: GraphQLType): GraphQLType => {
@@ -153,10 +166,7 @@ export function extendedSchema(schema: GraphQLSchema, extra: Extra): GraphQLSche
     else if (t instanceof GraphQLScalarType) map.set(t.name, new GraphQLScalarType(t.toConfig()));
   }
   const root = (t: GraphQLObjectType | null | undefined) => (t ? get(t) as GraphQLObjectType : undefined);
-  return new GraphQLSchema({
-    query: root(schema.getQueryType()), mutation: root(schema.getMutationType()), subscription: root(schema.getSubscriptionType()),
-    types: [...map.values()], assumeValid: true,
-  });
+  return { query: root(schema.getQueryType()), mutation: root(schema.getMutationType()), subscription: root(schema.getSubscriptionType()), types: [...map.values()] };
 }
 
 interface JoinInfo {

@@ -28,5 +28,5 @@ export interface RemoteRoot {
   /** The role's argument presets (issue 35.2), set when forwarding; null without. */
   presets: import('./role-schema.js').Presets | null;
   /** The role's copy of the remote's types with relationships to tables, when it has any (to-table.ts); else null. */
-  view: GraphQLSchema | null;
+  view: { readonly schema: GraphQLSchema } | null;
 }

@@ -3,7 +3,7 @@ import {
 } from 'graphql';
 import { remoteFieldAt } from '../../remote-schemas/relationships.js';
 import { info } from './field-info.js';
-import type { RoleRemote } from '../../remote-schemas/role-schema.js';
+import { rootType, type RoleRemote } from '../../remote-schemas/role-schema.js';
 import type { RoleView, TableView } from './visibility.js';
 
 /**
@@ -18,7 +18,7 @@ export function remoteRelFields(role: RoleView, v: TableView, f: GraphQLFieldCon
   for (const rel of rels) {
     if (f[rel.name] || !rel.lhs.every((c) => v.columns.some((x) => x.name === c))) continue;
     const rr = remoteFor(rel.remote);
-    const field = rr ? remoteFieldAt(rr.schema.getQueryType(), rel.path) : 'hidden';
+    const field = rr ? remoteFieldAt(rootType(rr, 'query'), rel.path) : 'hidden';
     if (!rr || typeof field === 'string') continue;
     const fixed = rel.path[rel.path.length - 1]?.args ?? {};
     const args: Record<string, GraphQLArgumentConfig> = {};

@@ -1,13 +1,13 @@
 import {
   GraphQLObjectType, type GraphQLArgumentConfig, type GraphQLField, type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap,
-  type GraphQLFieldConfigMap, type GraphQLOutputType,
+  type GraphQLFieldConfigMap, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
 import { qnKey } from '../../../metadata/names.js';
 import type { SchemaCache } from '../../schema-cache.js';
 import type { RemoteRoot } from '../../remote-schemas/types.js';
 import { info } from './field-info.js';
-import { roleRemote, type RoleRemote } from '../../remote-schemas/role-schema.js';
-import { extendedSchema, type ToTableRel } from '../../remote-schemas/to-table.js';
+import { roleRemote, rootType, type RoleRemote } from '../../remote-schemas/role-schema.js';
+import { extendedTypes, schemaOf, type ToTableRel } from '../../remote-schemas/to-table.js';
 import type { RoleView, TableView } from './visibility.js';
 
 /** The remote schemas' root fields in a role's schema (issue 35): the remote's own types, renamed by customisation. */
@@ -25,7 +25,7 @@ function fieldConfig(f: GraphQLField<unknown, unknown>, root: RemoteRoot): Graph
 function addRoots(rr: RoleRemote, op: 'query' | 'mutation', type: GraphQLObjectType | null | undefined, out: FieldMap): void {
   if (!type) return;
   const { remote, presets } = rr;
-  const view = rr.extended ? rr.schema : null;
+  const view = rr.extended ? rr : null;
   const fields = Object.values(type.getFields());
   if (fields.length === 0) return;
   if (remote.namespace === undefined) {
@@ -68,7 +68,18 @@ export class RoleRemotes {
     if (this.known.has(name)) return this.known.get(name) ?? null;
     const base = remoteForRole(this.cache, name, this.tt.role.role);
     const rels = this.cache.remoteToTable?.get(name) ?? [];
-    const got = base && rels.length > 0 ? { ...base, schema: extendedSchema(base.schema, (t) => this.tableFields(t, rels)), extended: true } : base;
+    if (!base || rels.length === 0) {
+      this.known.set(name, base);
+      return base;
+    }
+    const x = extendedTypes(base.schema, (t) => this.tableFields(t, rels));
+    let built: GraphQLSchema | undefined;
+    const got: RoleRemote = {
+      ...base, extended: true, roots: { query: x.query ?? null, mutation: x.mutation ?? null },
+      get schema() {
+        return (built ??= schemaOf(x));
+      },
+    };
     this.known.set(name, got);
     return got;
   }
@@ -97,7 +108,7 @@ export function remoteRootFields(cache: SchemaCache, remotes: RoleRemotes, query
   for (const remote of cache.remotes?.values() ?? []) {
     const rr = remotes.get(remote.name);
     if (!rr) continue;
-    addRoots(rr, 'query', rr.schema.getQueryType(), query);
-    addRoots(rr, 'mutation', rr.schema.getMutationType(), mutation);
+    addRoots(rr, 'query', rootType(rr, 'query'), query);
+    addRoots(rr, 'mutation', rootType(rr, 'mutation'), mutation);
   }
 }
