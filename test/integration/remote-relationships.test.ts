@@ -3,6 +3,7 @@ import { useTestEngine } from '../helpers/engine.js';
 import { fails, runSql } from '../helpers/assertions.js';
 import { startRemote, type RemoteServer, type Root } from '../helpers/remote-schema.js';
 import { as, gql } from './graphql-fixture.js';
+import { modernClient } from '../helpers/subscriptions.js';
 
 // Remote relationships, table → remote schema field (issue 35.3): a real graphql-js remote on 127.0.0.1 that counts
 // its calls. The join is batched: one call per remote schema for the whole operation, one aliased field per distinct
@@ -80,6 +81,17 @@ describe('a table → remote schema relationship', () => {
     const query = String(calls[0]!.body.query);
     expect(query.match(/_r\d+: profile\(/g)).toHaveLength(990);
     expect(query).toContain('_r0: profile(id: 1)');
+  });
+
+  it('a subscription with a remote relationship is answered with the join (not multiplexed: its statement alone has markers)', async () => {
+    await e.ok(profileRel);
+    const c = modernClient(e.url, {});
+    try {
+      const r = c.subscribe('subscription { author(where: {id: {_eq: 1}}) { id profile { name } } }');
+      expect((await r.next(() => true)).data).toEqual({ author: [{ id: 1, profile: { name: 'profile 1' } }] });
+    } finally {
+      await c.dispose();
+    }
   });
 
   it('the statement\'s answer is spliced as text: a numeric keeps its digits next to a joined field', async () => {
