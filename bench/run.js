@@ -17,6 +17,7 @@ import * as mutations from './mutations.mjs';
 import * as peer from './peer-postgraphile.mjs';
 import * as queryTimeout from './query-timeout.mjs';
 import * as engineTest from './engine-test.mjs';
+import * as remoteJoin from './remote-join.mjs';
 
 const t0 = Date.now();
 const load = loadavg()[0];
@@ -39,7 +40,7 @@ const add = (added) => {
 const failures = [];
 // `--only <text>`: just the benchmarks whose name contains it (e.g. `--only graphql`).
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : '';
-const all = [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['graphql memory (issue 28)', graphqlMemory], ['start-up (issue 18)', serveStartup], ['query time limit (issue 28)', queryTimeout], ['engine test (issue 33)', engineTest], ['peer: PostGraphile v5 (issues 13, 14)', peer]];
+const all = [['replace/export (issue 2)', replaceExport], ['one change (issue 3)', singleChange], ['project tool (issue 4)', project], ['event delivery (issue 15)', events], ['graphql (issue 13)', graphqlBench], ['mutations (issue 14)', mutations], ['actions (issue 16)', actions], ['peak memory (issue 11)', memory], ['graphql memory (issue 28)', graphqlMemory], ['start-up (issue 18)', serveStartup], ['query time limit (issue 28)', queryTimeout], ['engine test (issue 33)', engineTest], ['remote joins (issue 35)', remoteJoin], ['peer: PostGraphile v5 (issues 13, 14)', peer]];
 for (const [name, mod] of all.filter(([n]) => n.includes(only))) {
   progress(`# ${name}`);
   try {

@@ -1,5 +1,5 @@
 import { badRequest, parseFailed } from '../errors.js';
-import { compareCodePoints, isObject, type Json, type JsonObject } from './json.js';
+import { compareCodePoints, type Json, type JsonObject } from './json.js';
 import { at, arr, idx, obj, opt, qualifiedName, req } from './reader.js';
 import { qnJson, qnKey, qnText } from './names.js';
 import { parseRelationship, relationshipJson } from './kinds/relationships.js';
@@ -14,6 +14,7 @@ import { parseAllowlistEntry, parseQueryCollection, queryCollectionJson, type Qu
 import { checkRestCollisions, parseRestEndpoint, restEndpointJson, type RestEndpoint } from './kinds/rest-endpoints.js';
 import { parseTableExtras } from './kinds/unsupported.js';
 import { parseRemoteSchema, remoteSchemaJson, type RemoteSchema } from './kinds/remote-schemas.js';
+import { parseRemoteRelDefinition } from './kinds/remote-relationships.js';
 import { apiLimitsJson, parseApiLimits, type ApiLimits } from './kinds/api-limits.js';
 import { VersionedMap } from './versioned-map.js';
 import { PERM_KINDS, type Action, type CustomTypes, type FunctionEntry, type InheritedRole, type Metadata, type QualifiedName, type TableEntry } from './types.js';
@@ -41,11 +42,6 @@ const TABLE_KEYS = [
   'remote_relationships', 'insert_permissions', 'select_permissions', 'update_permissions', 'delete_permissions',
   'event_triggers',
 ];
-
-const notSupported = (path: string, key: string) => badRequest('not-supported', path, `"${key}" is not supported`);
-
-const isEmptyValue = (v: Json | undefined): boolean =>
-  v === undefined || v === null || v === false || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
 
 /** Optional list key: absent, null and [] are all "empty". */
 function list(o: JsonObject, key: string, path: string): Json[] {
@@ -79,8 +75,9 @@ function parseTable(v: Json, path: string, mode: DocumentMode): TableEntry {
   const unknown = Object.keys(o).filter((k) => !TABLE_KEYS.includes(k));
   if (unknown.length > 0) throw parseFailed(path, `unexpected keys in table metadata: ${unknown.map((k) => `"${k}"`).join(', ')}`);
   const entry = newTableEntry(qualifiedName(req(o, 'table', path), at(path, 'table')));
-  if (mode === 'engine' && !isEmptyValue(o['remote_relationships'])) throw notSupported(at(path, 'remote_relationships'), 'remote_relationships');
   const extras = parseTableExtras(o, path);
+  // The engine reads each remote relationship's definition now (issue 35.3); the project tool keeps it as written.
+  if (mode === 'engine') extras.remote_relationships?.forEach((r, i) => parseRemoteRelDefinition(r['definition'], at(idx(at(path, 'remote_relationships'), i), 'definition')));
   if (Object.keys(extras).length > 0) entry.extras = extras;
   entry.object_relationships = list(o, 'object_relationships', path).map((r, i) =>
     parseRelationship('object', r, idx(at(path, 'object_relationships'), i)));

@@ -6,7 +6,7 @@ import { adminSchemaProblem } from './graphql/request/index.js';
 import { buildRoleSchema } from './graphql/schema/index.js';
 import type { InconsistentObject } from './inconsistency.js';
 import { resolve as resolveObjects, type SchemaCache } from './schema-cache.js';
-import { resolveRemotes } from './remote-schemas/index.js';
+import { resolveRemoteRels, resolveRemotes, resolveToTables } from './remote-schemas/index.js';
 
 /**
  * The schema cache with every consistency check: schema-cache.ts resolves the objects against the database, and a
@@ -32,10 +32,18 @@ export function resolve(metadata: Metadata, catalog: DbCatalog, prev?: SchemaCac
 
 /** Remote schemas merge with the database's schema (the admin one, built without them) only when nothing collides. */
 function withRemotes(cache: SchemaCache): SchemaCache {
-  if (cache.metadata.remote_schemas.size === 0) return cache;
-  const { remotes, records } = resolveRemotes(cache.metadata, buildRoleSchema(cache, 'admin'));
-  const inconsistent = [...cache.inconsistent, ...records];
-  return { ...cache, remotes, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)) };
+  const anyRels = [...cache.tables.values()].some((t) => (t.entry.extras?.remote_relationships?.length ?? 0) > 0);
+  if (cache.metadata.remote_schemas.size === 0 && !anyRels) return cache;
+  const { remotes, records } = cache.metadata.remote_schemas.size === 0
+    ? { remotes: new Map(), records: [] }
+    : resolveRemotes(cache.metadata, buildRoleSchema(cache, 'admin'));
+  // Table → remote schema relationships need the remotes merged first (issue 35.3).
+  const rels = anyRels ? resolveRemoteRels(cache.tables, remotes) : { rels: new Map(), records: [] };
+  const toTable = resolveToTables([...cache.metadata.remote_schemas.values()].filter((r) => r.remote_relationships.length > 0), remotes, cache.tables);
+  const inconsistent = [...cache.inconsistent, ...records, ...rels.records, ...toTable.records];
+  return {
+    ...cache, remotes, remoteRels: rels.rels, remoteToTable: toTable.rels, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)),
+  };
 }
 
 export const restEndpointId = (name: string): string => `rest_endpoint::${name}`;

@@ -39,6 +39,10 @@ export interface SchemaCache {
   tablePart: number;
   /** The consistent remote schemas, introspected (issue 35; set by resolve.ts). */
   remotes?: Map<string, import('./remote-schemas/types.js').RemoteIntrospection>;
+  /** The consistent tables' consistent remote relationships by table key (issue 35.3; set by resolve.ts). */
+  remoteRels?: Map<string, import('./remote-schemas/relationships.js').RemoteRel[]>;
+  /** The consistent remote schemas' relationships to tables (`to_source`) by remote name (issue 35.3). */
+  remoteToTable?: Map<string, import('./remote-schemas/to-table.js').ToTableRel[]>;
 }
 
 interface TableRecords {

@@ -31,7 +31,7 @@ export const REMOTE_SDL = `
   type Post { title: String! }
 `;
 
-type Root = Record<string, unknown>;
+export type Root = Record<string, unknown>;
 
 export function remoteRoot(headersOf: () => Received | undefined): Root {
   const user = (id: number): Root => ({ id, name: `user ${id}`, friend: () => user(id + 1) });
@@ -48,10 +48,11 @@ export function remoteRoot(headersOf: () => Received | undefined): Root {
   };
 }
 
-export async function startRemote(sdl = REMOTE_SDL, port = 0): Promise<RemoteServer> {
+/** `rootOf`: the resolvers, given the request being answered (the default: remoteRoot's, for REMOTE_SDL). */
+export async function startRemote(sdl = REMOTE_SDL, port = 0, rootOf: (current: () => Received | undefined) => Root = remoteRoot): Promise<RemoteServer> {
   const schema: GraphQLSchema = buildSchema(sdl);
   let current: Received | undefined;
-  const root = remoteRoot(() => current);
+  const root = rootOf(() => current);
   const out = { mode: 'graphql' } as RemoteServer;
   const hook: Webhook = await startWebhook(async (req, res) => {
     current = req;

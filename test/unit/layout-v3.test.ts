@@ -68,7 +68,7 @@ describe('reading the version 3 layout', () => {
       'databases/default/tables/public_article.yaml': 'table: article\nremote_relationships:\n  - name: r\n    definition: {}\n',
     }, true);
     expect(problems(md)).toEqual([
-      `error feature-not-supported ${TABLES}/public_article.yaml:2:1 engine does not support remote relationships yet; remove it from the metadata directory, or keep it on a branch until engine supports it`,
+      `error metadata-invalid ${TABLES}/public_article.yaml:4:5 remote relationship "r": the key "remote_schema" was not present`,
       `error metadata-invalid ${TABLES}/public_author.yaml:4:5 select permission for role "user" on public.author is missing required key "permission"`,
       `error metadata-unknown-key ${TABLES}/public_author.yaml:5:5 unknown key "permision" in select permission for role "user" on public.author (did you mean "permission"?)`,
     ]);

@@ -25,12 +25,14 @@ function build(files: Record<string, string>): string[] {
 const HINT = 'remove it from the metadata directory, or keep it on a branch until engine supports it';
 
 describe('unsupported features (issue 12 item 5)', () => {
-  it('reports each remote relationship at its position; remote schemas are supported (issue 35)', () => {
+  it('reads remote relationships as the engine does (issue 35): each problem at its definition, to_source not supported', () => {
     expect(build({
       'remote_schemas.yaml': '# ours\n- name: weather\n  definition: {url: "http://w"}\n- name: billing\n  definition: {url_from_env: BILLING_URL}\n',
-      'tables.yaml': '- table: article\n- table: author\n  remote_relationships:\n    - name: orders\n      definition: {remote_schema: billing}\n',
+      'tables.yaml': '- table: article\n  remote_relationships:\n    - name: ok\n      definition: {to_remote_schema: {remote_schema: billing, lhs_fields: [id], remote_field: {order: {arguments: {id: $id}}}}}\n' +
+        '- table: author\n  remote_relationships:\n    - name: orders\n      definition: {remote_schema: billing}\n    - name: elsewhere\n      definition: {to_source: {source: other, table: t}}\n',
     })).toEqual([
-      `error feature-not-supported metadata/tables.yaml:3:3 engine does not support remote relationships yet; ${HINT}`,
+      'error metadata-invalid metadata/tables.yaml:8:7 remote relationship "orders": the key "hasura_fields" was not present',
+      `error feature-not-supported metadata/tables.yaml:10:7 engine does not support remote relationships to a table of another source (to_source) yet; ${HINT}`,
     ]);
   });
 

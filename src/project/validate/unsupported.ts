@@ -1,6 +1,8 @@
 import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { ApiError } from '../../errors.js';
 import { isObject } from '../../metadata/json.js';
+import { parseRemoteRelDefinition } from '../../metadata/kinds/remote-relationships.js';
 import type { Problems } from '../problems.js';
 import { readProjectFile, shownPath, statProjectPath, unreadable, unreadableReason } from '../project-file.js';
 import type { MetadataSources } from './sources.js';
@@ -33,11 +35,26 @@ function notSupported(problems: Problems, feature: string, at: { file: string; l
   problems.error('feature-not-supported', `engine does not support ${feature} yet; ${HINT}`, at);
 }
 
+/**
+ * Remote relationships to a remote schema are read as the engine reads them (issue 35.3), each problem at its
+ * definition; one to a table of another source (`to_source`) is a feature engine does not have.
+ */
 function remoteRelationships(file: YamlSource | undefined, problems: Problems): void {
   if (!file || !Array.isArray(file.value)) return;
   file.value.forEach((t, i) => {
     const rr = isObject(t) ? t['remote_relationships'] : undefined;
-    if (Array.isArray(rr) && rr.length > 0) notSupported(problems, 'remote relationships', positionAt(file, [i, 'remote_relationships'], true));
+    if (!Array.isArray(rr)) return;
+    rr.forEach((r, j) => {
+      if (!isObject(r) || r['definition'] === undefined) return;
+      try {
+        parseRemoteRelDefinition(r['definition'], '$');
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        const pos = positionAt(file, [i, 'remote_relationships', j, 'definition'], true);
+        if (e.code === 'not-supported') notSupported(problems, 'remote relationships to a table of another source (to_source)', pos);
+        else problems.error('metadata-invalid', `remote relationship "${String(r['name'])}": ${e.message}${e.path === '$' ? '' : ` (at definition${e.path.slice(1)})`}`, pos);
+      }
+    });
   });
 }
 

@@ -11,8 +11,8 @@ import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
 import { errorsBody, gqlError } from './errors.js';
 import { enumTypes, RoleView, SchemaStore } from './schema/index.js';
 import { bindAll, SelectionContext } from './compile/index.js';
-import { forwardedHeaders, requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
-import { runRemotes as runRemotesOf, type RemoteRootPlan } from '../remote-schemas/index.js';
+import { forwardedHeaders, joinRemoteTables, requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
+import { runJoins as runJoinsOf, runRemotes as runRemotesOf, type ForwardRequest, type JoinedStatement, type RemoteRootPlan } from '../remote-schemas/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
   astBytes, batchElements, checkAllowlist, checkOperationLimits, checkRequestLimits, checkVariables, timeLimitMs, DEFAULT_DOCUMENT_LIMITS, parseQuery, parseRequest, PlanCache, planBytes, prepare,
@@ -235,11 +235,16 @@ export class GraphqlService {
     const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
     // Queries may go to a read replica (issue 31.7); mutations, actions' statements and a lagging replica's retry stay on the primary.
     const db = entry.op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
-    const runRemotes = (roots: RemoteRootPlan[]): Promise<Map<string, string>> => runRemotesOf(roots, cache.metadata.remote_schemas, {
+    // Made only when a remote is called: most requests call none, and the client's headers cost a pass to collect.
+    let forwarding: ForwardRequest | undefined;
+    const forward = (): ForwardRequest => (forwarding ??= {
       env: this.env, op: entry.op, fragments: sel.fragments, variables: req.variables ?? {}, clientHeaders: forwardedHeaders(http.rawHeaders),
       sessionVariables: caller.sessionVariables, ...(http.signal ? { signal: http.signal } : {}),
+      joinTables: (joins) => joinRemoteTables({ db, role, sel, session: caller.sessionVariables }, joins),
     });
-    const x = { db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, limit };
+    const runRemotes = (roots: RemoteRootPlan[]): Promise<Map<string, string>> => runRemotesOf(roots, cache.metadata.remote_schemas, forward());
+    const runJoins = (joined: JoinedStatement[], values: Map<string, string>): Promise<void> => runJoinsOf(joined, values, cache.metadata.remote_schemas, forward());
+    const x = { db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, runJoins, limit };
     const body = tracer ? await tracer.span('graphql.execute', 'internal', {}, () => executeQuery(x), 'child') : await executeQuery(x);
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
     http.setCookies.push(...action.setCookies);
@@ -258,7 +263,8 @@ export class GraphqlService {
       const { schema, entry, sel, varsKey } = await this.request(held.cache, req, caller, { rawHeaders: [], setCookies: [] });
       if (entry.op.operation !== 'query') return null;
       const { plans } = this.plan(entry, varsKey, schema, new RoleView(held.cache, caller.role, caller.backendOnly === true), sel);
-      if (plans.length === 0 || !plans.every((p) => p.kind === 'sql')) return null;
+      // Remote relationships' joins (issue 35.3) run through `handle`: a multiplexed batch answers SQL only.
+      if (plans.length === 0 || !plans.every((p) => p.kind === 'sql' && !p.joins)) return null;
       const args = bindAll(plans, caller.sessionVariables, req.variables, { headers: '[]', query: req.query, version: held.version });
       return { db: this.source.queryDb ?? this.source.db, version: held.version, plans: plans as LivePlan['plans'], args };
     } catch {

@@ -21,6 +21,7 @@ import { checkSource, tableSettingOperations } from './table-settings.js';
 import { dataOperations } from './data.js';
 import { functionPermissionOperations } from './function-permissions.js';
 import { remoteSchemaOperations } from './remote-schemas.js';
+import { remoteRelationshipOperations } from './remote-relationships.js';
 
 export interface Envelope {
   type: string;
@@ -101,6 +102,7 @@ const PG_NAMES = [
   ...['insert', 'select', 'update', 'delete'].flatMap((k) => [`create_${k}_permission`, `drop_${k}_permission`]), 'set_permission_comment',
   'add_computed_field', 'drop_computed_field', 'create_event_trigger', 'delete_event_trigger', 'redeliver_event', 'invoke_event_trigger',
   'get_event_logs', 'get_event_invocation_logs',
+  'create_remote_relationship', 'update_remote_relationship', 'delete_remote_relationship',
 ];
 
 /** `pg_<name>`: the operation `<name>`, once `source` is known to be the one database (issue 29 point 6). */
@@ -141,6 +143,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...dataOperations,
     ...functionPermissionOperations,
     ...remoteSchemaOperations,
+    ...remoteRelationshipOperations,
     bulk: op(bulk),
     bulk_keep_going: op(bulkKeepGoing),
   })),

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors.js';
 import { at, bool, int, obj, opt, req } from '../../metadata/reader.js';
-import { isObject, type Json } from '../../metadata/json.js';
+import { isObject, type Json, type JsonObject } from '../../metadata/json.js';
 import { checkDocumentDuplicates, cloneMetadata, emptyMetadata, parseDocumentEntries, toMetadata, type ParsedDocument } from '../../metadata/document.js';
 import { qnKey } from '../../metadata/names.js';
 import type { Metadata, PermKind, QualifiedName, TableEntry } from '../../metadata/types.js';
@@ -132,6 +132,23 @@ function removeObject(md: Metadata, o: InconsistentObject): void {
     case 'remote_schema':
       md.remote_schemas.delete(def['name'] as string);
       return;
+    case 'remote_schema_remote_relationship': {
+      const r = md.remote_schemas.get(def['remote_schema'] as string);
+      if (!r) return;
+      const groups = r.remote_relationships
+        .map((g) => (g['type_name'] !== def['type_name'] ? g : { ...g, relationships: ((g['relationships'] ?? []) as JsonObject[]).filter((x) => x['name'] !== def['name']) }))
+        .filter((g) => ((g['relationships'] ?? []) as JsonObject[]).length > 0);
+      md.remote_schemas.set(r.name, { ...r, remote_relationships: groups });
+      return;
+    }
+    case 'remote_relationship': {
+      if (!entry || !table) return;
+      const rels = (entry.extras?.remote_relationships ?? []).filter((r) => r['name'] !== def['name']);
+      const extras: NonNullable<TableEntry['extras']> = { ...entry.extras, remote_relationships: rels };
+      if (rels.length === 0) delete extras.remote_relationships;
+      md.tables.set(qnKey(table), { ...entry, extras });
+      return;
+    }
     case 'action_permission': {
       const a = md.actions.get(def['action'] as string);
       if (a) md.actions.set(a.name, { ...a, permissions: a.permissions.filter((p) => p.role !== def['role']) });

@@ -6,7 +6,8 @@ import {
   parseRemoteSchema, remoteSchemaJson, type RemoteSchema, type RemoteSchemaPermission,
 } from '../../metadata/kinds/remote-schemas.js';
 import { at, comment, obj, req, roleName, str } from '../../metadata/reader.js';
-import { introspected, introspectRemote, remoteSchemaId } from '../remote-schemas/index.js';
+import { qnText } from '../../metadata/names.js';
+import { buildRoleRemote, introspected, introspectRemote, remoteSchemaId } from '../remote-schemas/index.js';
 import { resolve } from '../resolve.js';
 import type { OpContext } from '../context.js';
 import { op, SUCCESS, type Operation } from './operation.js';
@@ -68,6 +69,16 @@ const removeRemoteSchema: Operation<string> = {
   parse: nameArg,
   async run(ctx, name) {
     existing(ctx, name);
+    // A table's remote relationship to it stays in the way, as in the incumbent (no cascade).
+    const users: string[] = [];
+    for (const t of ctx.metadata.tables.values()) {
+      for (const r of t.extras?.remote_relationships ?? []) {
+        const d = r['definition'] as Record<string, unknown> | undefined;
+        const target = (d?.['to_remote_schema'] as Record<string, unknown> | undefined)?.['remote_schema'] ?? d?.['remote_schema'];
+        if (target === name) users.push(`remote relationship ${qnText(t.table)}.${String(r['name'])}`);
+      }
+    }
+    if (users.length > 0) throw badRequest('dependency-error', '$.args', `cannot drop due to the following dependent objects : ${users.sort().join(', ')}`);
     const md = cloneMetadata(ctx.metadata);
     md.remote_schemas.delete(name);
     ctx.apply(md);
@@ -126,6 +137,10 @@ const addPermissions: Operation<PermissionArgs> = {
     if (r.permissions.some((p) => p.role === permission.role)) {
       throw badRequest('already-exists', '$.args.role', `permissions for role "${permission.role}" already exist for remote schema "${remote}"`);
     }
+    // The SDL must be a subset of the remote's schema as introspected (issue 35.2).
+    const got = introspected(r);
+    const role = got?.ok ? buildRoleRemote(got.remote, permission.schema) : null;
+    if (typeof role === 'string') throw badRequest('validation-failed', '$.args', role);
     const md = cloneMetadata(ctx.metadata);
     md.remote_schemas.set(remote, { ...r, permissions: [...r.permissions, permission] });
     ctx.apply(md);

@@ -1,6 +1,6 @@
 import type { CancelSignal } from '../../db/cancel.js';
 import {
-  Kind, print, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type FieldNode, type FragmentDefinitionNode,
+  getNamedType, Kind, print, type GraphQLNamedType, type GraphQLSchema, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type FieldNode, type FragmentDefinitionNode,
   type NamedTypeNode, type OperationDefinitionNode, type SelectionNode, type SelectionSetNode, type VariableDefinitionNode,
 } from 'graphql';
 import type { Json, JsonObject } from '../../metadata/json.js';
@@ -8,6 +8,9 @@ import type { Env, NameValue } from '../outbound/index.js';
 import { gqlError, RemoteSchemaErrors } from '../graphql/errors.js';
 import { callRemote } from './call.js';
 import type { RemoteIntrospection, RemoteRoot } from './types.js';
+import { applyPresets } from './presets.js';
+import type { Presets } from './role-schema.js';
+import { dropJoinKeys, tableJoins, withoutTableFields, type TableJoin } from './to-table.js';
 
 /**
  * Forwarding a remote schema's root fields (issue 35 point 1): the operation's part for one remote becomes one
@@ -31,11 +34,13 @@ export interface ForwardRequest {
   clientHeaders: NameValue[];
   sessionVariables: Record<string, string>;
   signal?: CancelSignal;
+  /** Answers the remote types' relationships to tables (to-table.ts), filling each join's targets. */
+  joinTables?: (joins: TableJoin[]) => Promise<void>;
 }
 
 
 /** Fragment spreads become inline fragments: the remote has no copy of the client's fragment definitions. */
-function inline(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, depth = 0): SelectionSetNode {
+export function inline(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, depth = 0): SelectionSetNode {
   const selections: SelectionNode[] = set.selections.map((s) => {
     if (s.kind === Kind.FRAGMENT_SPREAD) {
       const f = fragments.get(s.name.value);
@@ -81,7 +86,7 @@ function flat(set: SelectionSetNode | undefined, out: FieldNode[] = []): FieldNo
   return out;
 }
 
-function typenamesForward(v: Json | undefined, set: SelectionSetNode | undefined, remote: RemoteIntrospection): Json | undefined {
+export function typenamesForward(v: Json | undefined, set: SelectionSetNode | undefined, remote: RemoteIntrospection): Json | undefined {
   if (v === null || v === undefined || !set) return v;
   if (Array.isArray(v)) return v.map((x) => typenamesForward(x, set, remote) ?? null);
   if (typeof v !== 'object') return v;
@@ -92,6 +97,45 @@ function typenamesForward(v: Json | undefined, set: SelectionSetNode | undefined
     else if (f.selectionSet) o[key] = typenamesForward(o[key], f.selectionSet, remote) ?? null;
   }
   return o;
+}
+
+/**
+ * The request body for a selection of root fields of one remote: the role's presets written in, then the variables
+ * still used, then the remote's own names.
+ */
+export function remoteBody(remote: RemoteIntrospection, operation: 'query' | 'mutation', selections: SelectionNode[], presets: Presets | null, req: ForwardRequest, view: GraphQLSchema | null = null): string {
+  const root = view ? (operation === 'mutation' ? view.getMutationType() : view.getQueryType()) : null;
+  if (view && root) selections = withoutTableFields({ kind: Kind.SELECTION_SET, selections }, root, view).selections as SelectionNode[];
+  const opNode = (setNode: SelectionSetNode, variableDefinitions: VariableDefinitionNode[]): DocumentNode => ({
+    kind: Kind.DOCUMENT,
+    definitions: [{ kind: Kind.OPERATION_DEFINITION, operation: operation === 'mutation' ? 'mutation' as never : 'query' as never, variableDefinitions, selectionSet: setNode }],
+  } as DocumentNode);
+  let doc = opNode({ kind: Kind.SELECTION_SET, selections }, []);
+  if (presets) doc = applyPresets(doc, remote.schema, presets, req.sessionVariables, req.variables);
+  const setNode = (doc.definitions[0] as OperationDefinitionNode).selectionSet;
+  const used = usedVariables(setNode);
+  const varDefs: VariableDefinitionNode[] = (req.op.variableDefinitions ?? []).filter((d) => used.has(d.variable.name.value));
+  doc = toRemoteNames(opNode(setNode, varDefs), remote);
+  const variables: Record<string, unknown> = {};
+  for (const d of varDefs) if (Object.hasOwn(req.variables, d.variable.name.value)) variables[d.variable.name.value] = req.variables[d.variable.name.value];
+  return JSON.stringify({ query: print(doc), ...(varDefs.length > 0 ? { variables } : {}) });
+}
+
+/** Client headers (when the remote says so) and the session variables, always (configured headers win, in call.ts). */
+export const remoteHeaders = (def: JsonObject, req: ForwardRequest): NameValue[] => [
+  ...(def['forward_client_headers'] === true ? req.clientHeaders : []),
+  ...Object.entries(req.sessionVariables).map(([name, value]) => ({ name, value })),
+];
+
+/**
+ * Answers the relationships to tables inside a remote's answer (`parts`: each value with its selection and type in
+ * the role's extended schema), then drops the engine's aliases; one statement per relationship field.
+ */
+export async function answerTables(parts: { value: Json | undefined; set: SelectionSetNode; type: GraphQLNamedType; path: string }[], view: GraphQLSchema, req: ForwardRequest): Promise<void> {
+  const joins = new Map<FieldNode, TableJoin>();
+  for (const p of parts) tableJoins(p.value, p.set, p.type, view, p.path, joins);
+  if (joins.size > 0 && req.joinTables) await req.joinTables([...joins.values()]);
+  for (const p of parts) dropJoinKeys(p.value);
 }
 
 /** Runs the root fields of one remote in one call; returns each root field's JSON text by key. */
@@ -111,22 +155,10 @@ export async function forwardRemote(remote: RemoteIntrospection, def: JsonObject
     }
   }
   const operation = roots[0]?.root.operation ?? 'query';
-  const setNode: SelectionSetNode = { kind: Kind.SELECTION_SET, selections };
-  const used = usedVariables(setNode);
-  const varDefs: VariableDefinitionNode[] = (req.op.variableDefinitions ?? []).filter((d) => used.has(d.variable.name.value));
-  const doc = toRemoteNames({
-    kind: Kind.DOCUMENT,
-    definitions: [{ kind: Kind.OPERATION_DEFINITION, operation: operation === 'mutation' ? 'mutation' as never : 'query' as never, variableDefinitions: varDefs, selectionSet: setNode }],
-  } as DocumentNode, remote);
-  const variables: Record<string, unknown> = {};
-  for (const d of varDefs) if (Object.hasOwn(req.variables, d.variable.name.value)) variables[d.variable.name.value] = req.variables[d.variable.name.value];
-  const body = JSON.stringify({ query: print(doc), ...(varDefs.length > 0 ? { variables } : {}) });
-  const headers: NameValue[] = [
-    ...(def['forward_client_headers'] === true ? req.clientHeaders : []),
-    ...Object.entries(req.sessionVariables).map(([name, value]) => ({ name, value })),
-  ];
-  const answer = await callRemote(remote.name, def, body, req.env, headers, req.signal);
   const path = `$.selectionSet.${roots[0]?.key ?? ''}`;
+  const view = roots[0]?.root.view?.schema ?? null;
+  const body = remoteBody(remote, operation, selections, roots[0]?.root.presets ?? null, req, view);
+  const answer = await callRemote(remote.name, def, body, req.env, remoteHeaders(def, req), req.signal);
   if (!answer.ok) throw gqlError('remote-schema-error', path, answer.message, answer.internal);
   const errors = answer.body['errors'];
   if (Array.isArray(errors) && errors.length > 0) {
@@ -134,6 +166,19 @@ export async function forwardRemote(remote: RemoteIntrospection, def: JsonObject
   }
   const data = answer.body['data'];
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw gqlError('remote-schema-error', path, `remote schema "${remote.name}" answered no "data" object`);
+  const rootType = view ? (operation === 'mutation' ? view.getMutationType() : view.getQueryType()) : null;
+  if (view && rootType) {
+    const parts = roots.flatMap((p) => p.nodes.flatMap((n) => {
+      const fields = p.root.namespace ? flat(n.selectionSet ? inline(n.selectionSet, req.fragments) : undefined) : [{ ...n, alias: { kind: Kind.NAME, value: p.key } } as FieldNode];
+      return fields.flatMap((f) => {
+        const def = rootType.getFields()[f.name.value];
+        const key = f.alias?.value ?? f.name.value;
+        if (!def || !f.selectionSet) return [];
+        return [{ value: data[key], set: inline(f.selectionSet, req.fragments), type: getNamedType(def.type), path: `$.selectionSet.${p.root.namespace ? `${p.key}.selectionSet.` : ''}${key}` }];
+      });
+    }));
+    await answerTables(parts, view, req);
+  }
   const out = new Map<string, string>();
   for (const p of roots) {
     if (!p.root.namespace) {

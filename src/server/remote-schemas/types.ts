@@ -25,4 +25,8 @@ export interface RemoteRoot {
   operation: 'query' | 'mutation';
   /** The namespace field itself (its sub-selection holds the remote root fields). */
   namespace: boolean;
+  /** The role's argument presets (issue 35.2), set when forwarding; null without. */
+  presets: import('./role-schema.js').Presets | null;
+  /** The role's copy of the remote's types with relationships to tables, when it has any (to-table.ts); else null. */
+  view: { readonly schema: GraphQLSchema } | null;
 }

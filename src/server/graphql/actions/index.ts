@@ -3,3 +3,4 @@ export { actionInput, checkActionCombination, checkAnswer, outputRelationships, 
 export { addRelationships, checkNested, checkRelationships, shapeInDatabase } from './relationships.js';
 export { asyncStatement, asyncTargets, requestHeadersJson, type AsyncTarget } from './async.js';
 export { runActions, type ActionRoot, type ActionRun } from './run.js';
+export { joinRemoteTables, type RemoteTablesCall } from './remote-tables.js';

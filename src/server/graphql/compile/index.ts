@@ -9,3 +9,4 @@ export { listClauses } from './list-args.js';
 export { joinSql } from './where.js';
 export { type NestedPaths } from './nested-insert.js';
 export { nestedFailure } from './nested-insert-errors.js';
+export { type RemoteJoinSpec } from './remote-join.js';

@@ -10,6 +10,7 @@ import { joinSql } from './where.js';
 import { jsonPathSql } from './json-path.js';
 import type { RoleView, TableView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
+import { remoteJoinJson } from './remote-join.js';
 
 /**
  * GraphQL selections → one SQL expression whose value is the field's JSON (graphql-api.md §4.3, §7): objects with
@@ -83,6 +84,8 @@ export class SelectionCompiler {
         return this.aggregateJson(field, i.view, i.source, nodes, row, path, parent ? this.b.cellCondition(parent, relKey(i.source), row) : null);
       case 'constant':
         return `'${i.json}'::json`;
+      case 'remote_rel':
+        return remoteJoinJson(this.b, i.rel, i.remote, nodes, row, path);
       default:
         throw new Error(`field ${field.name} cannot be selected here`);
     }

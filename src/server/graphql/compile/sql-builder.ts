@@ -1,6 +1,7 @@
 import { compileBoolExp, quoteIdent } from '../../bool-exp/compile.js';
 import { hasVarRef, paramText, type GValue, type VarRef } from './values.js';
 import type { PlanParam } from './bind.js';
+import type { RemoteJoinSpec } from '../../remote-schemas/relationships.js';
 import type { Json } from '../../../metadata/json.js';
 import { boolExpTable } from '../../kinds/permissions.js';
 import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../../schema-cache.js';
@@ -17,6 +18,8 @@ export const hasuraUser = (session: string): string =>
 
 export class StatementBuilder {
   readonly params: PlanParam[] = [];
+  /** The remote relationships' fields of the statement (issue 35.3), joined after it runs. */
+  readonly remoteJoins: RemoteJoinSpec[] = [];
   private aliases = 0;
   private readonly boolExpSchema;
 

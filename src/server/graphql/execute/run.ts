@@ -63,6 +63,8 @@ export interface ExecuteArgs {
   runActions: (roots: Extract<RootPlan, { kind: 'action' }>[]) => Promise<Map<string, string>>;
   /** Forwards the operation's remote-schema root fields (issue 35), returning each root field's JSON text by key. */
   runRemotes?: (roots: Extract<RootPlan, { kind: 'remote' }>[]) => Promise<Map<string, string>>;
+  /** Replaces the statements' remote-relationship markers with the remotes' answers (issue 35.3), in `values`. */
+  runJoins?: (statements: { key: string; joins: NonNullable<Extract<RootPlan, { kind: 'sql' }>['joins']> }[], values: Map<string, string>) => Promise<void>;
   /** Cancels the request's statements (time limit, client gone, stop); `seconds`: the limit, for the message. */
   limit?: { signal?: CancelSignal; seconds: number };
 }
@@ -146,6 +148,8 @@ export async function executeQuery(x: ExecuteArgs): Promise<string> {
       throw (p && o ? databaseError(e.cause, p.key, sql, (batch[e.index]?.params ?? []) as (string | null)[]) : null) ?? e.cause;
     }
     for (const [i, o] of owner.entries()) if (!o.prelude) values.set(o.p.key, (results[i]?.[0]?.['root'] as string | null | undefined) ?? 'null');
+    const joined = statements.flatMap((p) => (p.joins ? [{ key: p.key, joins: p.joins }] : []));
+    if (joined.length > 0 && x.runJoins) await x.runJoins(joined, values);
   }
   return dataJson(x.plans, values);
 }

@@ -5,7 +5,7 @@ import { SelectionCompiler } from '../compile/index.js';
 import { fieldInfo } from '../schema/index.js';
 import { MutationCompiler } from '../compile/index.js';
 import type { NestedPaths, SelectionContext } from '../compile/index.js';
-import { StatementBuilder, type PlanParam } from '../compile/index.js';
+import { StatementBuilder, type PlanParam, type RemoteJoinSpec } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
 import type { RemoteRootPlan } from '../../remote-schemas/index.js';
 import { statementName } from './statement-name.js';
@@ -19,6 +19,8 @@ export type RootPlan =
    */
   | {
     key: string; kind: 'sql'; sql: string; name: string; params: PlanParam[]; checks?: CheckPaths; of?: string;
+    /** Remote relationships in the answer (issue 35.3): joined after the statement, one call per remote schema. */
+    joins?: RemoteJoinSpec[];
     /** A nested insert's writes, run first in the same transaction; its parameters are `params` from `offset` on. */
     prelude?: { sql: string; name: string; offset: number }; nested?: NestedPaths;
   }
@@ -47,6 +49,8 @@ export function constantRoot(key: string, nodes: FieldNode[], rootType: GraphQLO
   if (name === '__schema' || name === '__type') return { key, kind: 'introspection', nodes };
   return null;
 }
+
+const joinsOf = (b: StatementBuilder): { joins?: RemoteJoinSpec[] } => (b.remoteJoins.length > 0 ? { joins: b.remoteJoins } : {});
 
 /** Compiles every root field: one SQL statement per database root field (§7.1). */
 export function planOperation(schema: GraphQLSchema, role: RoleView, sel: SelectionContext): RootPlan[] {
@@ -95,10 +99,10 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
       const checks = st.checked ? { insert: objects, update: i.kind === 'insert' ? objects : path } : undefined;
       if (st.prelude && st.nested) {
         const prelude = { sql: st.prelude.sql, name: statementName(st.prelude.sql), offset: b.params.length };
-        plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: [...b.params, ...st.prelude.params], prelude, nested: st.nested });
+        plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: [...b.params, ...st.prelude.params], prelude, nested: st.nested, ...joinsOf(b) });
         continue;
       }
-      plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: b.params, ...(checks ? { checks } : {}) });
+      plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: b.params, ...(checks ? { checks } : {}), ...joinsOf(b) });
       continue;
     }
     const c = new SelectionCompiler(b, role, sel);
@@ -109,7 +113,7 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     else throw new Error(`root field ${name} of kind ${i.kind} cannot be compiled`);
     // A tracked function in the mutation root writes: it runs through the guard, as table mutations do.
     const sql = `SELECT (${expr})::text AS "root"${sel.op.operation === 'mutation' ? ` FROM ${b.guard()}` : ''}`;
-    plans.push({ key, kind: 'sql', sql, name: statementName(sql), params: b.params });
+    plans.push({ key, kind: 'sql', sql, name: statementName(sql), params: b.params, ...joinsOf(b) });
   }
   return plans;
 }

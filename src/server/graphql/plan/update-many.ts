@@ -23,6 +23,6 @@ export function updateManyPlans(field: GraphQLField<unknown, unknown>, mt: Mutat
     const args = new Map<string, GValue>(isPlainObject(item) ? Object.entries(item) : []);
     const st = new MutationCompiler(b, role, sel).updateWith(field, mt, false, args, nodes, path, argsPath);
     const part = `${key}.args.updates[${i}]`;
-    return { key: part, of: key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: b.params, ...(st.checked ? { checks: { insert: path, update: path } } : {}) };
+    return { key: part, of: key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: b.params, ...(st.checked ? { checks: { insert: path, update: path } } : {}), ...(b.remoteJoins.length > 0 ? { joins: b.remoteJoins } : {}) };
   });
 }

@@ -39,7 +39,7 @@ export function planRelayOperation(schema: GraphQLSchema, role: RoleView, sel: S
     }
     if (c.dynamic) cacheable = false;
     const sql = `SELECT (${expr})::text AS "root"`;
-    plans.push({ key, kind: 'sql', sql, name: statementName(sql), params: b.params });
+    plans.push({ key, kind: 'sql', sql, name: statementName(sql), params: b.params, ...(b.remoteJoins.length > 0 ? { joins: b.remoteJoins } : {}) });
   }
   return { plans, cacheable };
 }

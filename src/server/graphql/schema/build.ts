@@ -14,7 +14,7 @@ import { TableTypes } from './tables.js';
 import { ScalarRegistry } from './scalar-registry.js';
 import { sharedNonNull } from './shared-types.js';
 import { RoleView } from './visibility.js';
-import { remoteRootFields } from './remotes.js';
+import { remoteRootFields, RoleRemotes } from './remotes.js';
 import { DEFAULT_FUNCTION_SETTINGS, functionRootFields, type FunctionSettings } from './functions.js';
 
 /** Per-role GraphQL schemas (graphql-api.md §2): built lazily, cached for one schema cache. */
@@ -71,7 +71,9 @@ export function buildRoleSchema(
     Object.assign(query, fields.query);
     Object.assign(mutation, fields.mutation);
   }
-  remoteRootFields(cache, role, query, mutation);
+  const remotes = new RoleRemotes(cache, tt);
+  tt.remoteFor = (name) => remotes.get(name);
+  remoteRootFields(cache, remotes, query, mutation);
   const queryRoot = new GraphQLObjectType({
     name: 'query_root',
     fields: Object.keys(query).length > 0 ? sorted(query) : {

@@ -3,6 +3,8 @@ import type { Action, PermissionDef } from '../../../metadata/types.js';
 import type { ResolvedTable } from '../../schema-cache.js';
 import type { DbColumn, DbFunction } from '../../db-catalog.js';
 import type { RemoteRoot } from '../../remote-schemas/types.js';
+import type { RemoteRel } from '../../remote-schemas/relationships.js';
+import type { RoleRemote } from '../../remote-schemas/role-schema.js';
 import type { GqlColumn } from './columns.js';
 import type { CfView, FnArgs, RelView, TableView } from './visibility.js';
 
@@ -86,7 +88,9 @@ export type FieldInfo =
   | { kind: 'node_id'; view: TableView }
   | { kind: 'connection'; view: TableView; source: RowSource }
   /** A root field of a remote schema (or its namespace field): forwarded to the remote (issue 35). */
-  | { kind: 'remote'; root: RemoteRoot };
+  | { kind: 'remote'; root: RemoteRoot }
+  /** A table's remote relationship (issue 35.3): joined by one call to the remote per operation (compile/remote-join.ts). */
+  | { kind: 'remote_rel'; rel: RemoteRel; remote: RoleRemote };
 
 /**
  * A field's `extensions`, in the null-prototype shape graphql-js keeps (it copies any other object into a new one:

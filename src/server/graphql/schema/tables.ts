@@ -19,6 +19,9 @@ import { cfClaimKey } from './claims.js';
 import { isJsonType } from './scalars.js';
 import { castField, ltreeFields, regexFields } from './operators-extra.js';
 import { extraOrderFields, type OrderTypes } from './order-by.js';
+import { remoteRelFields } from './remote-rels.js';
+import { remoteForRole } from './remotes.js';
+import type { RoleRemote } from '../../remote-schemas/role-schema.js';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -80,6 +83,9 @@ export class TableTypes {
   private readonly aggregates = new Map<string, GraphQLNonNull<GraphQLObjectType>>();
   /** `{type: <comparison exp>}` per comparison type: the same config for every column of that type. */
   private readonly comparisons = new Map<GraphQLInputObjectType, { type: GraphQLInputObjectType; extensions: typeof NO_EXTENSIONS }>();
+
+  /** The role's view of a remote schema, for its remote relationships (build.ts sets the one of the whole schema). */
+  remoteFor: (name: string) => RoleRemote | null = (name) => remoteForRole(this.role.cache, name, this.role.role);
 
   /** `hiddenCfs`: computed fields left out (Claims.hiddenCfs). */
   constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map(), private readonly hiddenCfs: Set<string> = new Set()) {}
@@ -149,6 +155,7 @@ export class TableTypes {
         if (!this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) f[cf.name] = this.computedField(cf);
       }
     }
+    remoteRelFields(this.role, v, f, this.remoteFor);
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }
 
