@@ -1,4 +1,4 @@
-import { getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues, Kind, type GraphQLSchema, type OperationDefinitionNode, type VariableDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import { probes } from '../../probes.js';
 import type { Database } from '../../db/database.js';
@@ -298,7 +298,9 @@ export class GraphqlService {
     if (over) throw over;
     const bad = checkVariables(schema, op, req.variables);
     if (bad) throw bad;
-    const coerced = getVariableValues(schema, op.variableDefinitions ?? [], req.variables);
+    // Coerced values serve @skip/@include only, whose `if` takes Boolean variables: the others (a nested insert's
+    // thousands of objects) were checked by checkVariables and are read as given.
+    const coerced = getVariableValues(schema, (op.variableDefinitions ?? []).filter(isBooleanVariable), req.variables);
     const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
     const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound, this.stringifyNumeric);
     return { schema, entry, sel, varsKey };
@@ -340,6 +342,12 @@ export class GraphqlService {
     }
     return body;
   }
+}
+
+/** A variable of type Boolean or Boolean!: the only ones @skip and @include may read. */
+function isBooleanVariable(def: VariableDefinitionNode): boolean {
+  const t = def.type.kind === Kind.NON_NULL_TYPE ? def.type.type : def.type;
+  return t.kind === Kind.NAMED_TYPE && t.name.value === 'Boolean';
 }
 
 /** The answer depends only on the schema and the document: a query of introspection and constants, without variables. */

@@ -1,5 +1,5 @@
 import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
-import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
+import { arrayLiteral, quoteIdent, quoteTable } from '../../bool-exp/compile.js';
 import { isSessionRef } from '../../bool-exp/operators.js';
 import { isNowPreset } from '../../kinds/permissions.js';
 import { pathKey, type Json } from '../../../metadata/json.js';
@@ -9,7 +9,7 @@ import type { GqlColumn, MutationTable, RelInsert, RoleView } from '../schema/in
 import { jsonObject, SelectionCompiler } from './select.js';
 import type { SelectionContext } from './selection.js';
 import { StatementBuilder } from './sql-builder.js';
-import { asList, isPlainObject, jsonText, type GValue } from './values.js';
+import { asList, hasVarRef, isPlainObject, jsonText, paramText, type GValue } from './values.js';
 import { whereSql } from './where.js';
 import type { PlanParam } from './bind.js';
 
@@ -65,6 +65,8 @@ export function hasNestedInsert(mt: MutationTable, objects: GValue[]): boolean {
   if (mt.relInserts.size === 0) return false;
   return objects.some((o) => isPlainObject(o) && Object.keys(o).some((k) => mt.relInserts.has(k) && o[k] !== null));
 }
+
+const isArrayType = (c: GqlColumn): boolean => c.castType.endsWith('[]');
 
 const tableText = (mt: MutationTable): string => {
   const t = mt.rt.entry.table;
@@ -198,7 +200,8 @@ export class NestedInsertCompiler {
       const from: string[] = [];
       cols.forEach((c, i) => {
         target.push(c.name);
-        exprs.push(`${v}.${quoteIdent(`c${i}`)}`);
+        // An array-typed column's values travel as their texts (unnest would flatten an array of arrays).
+        exprs.push(`${v}.${quoteIdent(`c${i}`)}${isArrayType(c) ? `::${c.castType}` : ''}`);
       });
       if (l.rel && l.parent && (l.rel.array || l.rel.order === 'after')) {
         const p = b.alias();
@@ -223,10 +226,6 @@ export class NestedInsertCompiler {
         target.push(c);
         exprs.push(e);
       }
-      const rows = objects.map((o) => {
-        const cells = [`${o.ord}`, `${o.po}`, ...befores.map((c) => `${o.before.get(c) ?? 0}`), ...cols.map((c) => b.param(o.obj[c.field] as GValue, c.castType))];
-        return `(${cells.join(', ')})`;
-      });
       const vcols = ['"o"', '"po"', ...befores.map((_, i) => quoteIdent(`b${i}`)), ...cols.map((_, i) => quoteIdent(`c${i}`))];
       let source: string;
       let ordExpr: string;
@@ -241,7 +240,12 @@ export class NestedInsertCompiler {
         if (capture) exprs[0] = `CASE WHEN set_config(${setting}, ${v}."o"::text, true) IS NULL THEN NULL ELSE ${exprs[0]} END`;
         // Rows are written in the objects' order (serial keys follow it); PostgreSQL evaluates an output list holding
         // a volatile function (the capture) after the sort, row by row as the insert pulls them.
-        source = `SELECT ${exprs.join(', ')} FROM (VALUES ${rows.join(', ')}) AS ${v}(${vcols.join(', ')}) ${from.join(' ')}${from.length > 0 ? ` ORDER BY ${v}."o"` : ''}`;
+        // One array per column, unnested in parallel: the text and its parameters do not grow with the objects, so
+        // PostgreSQL parses and plans a few parameters instead of a VALUES list of every value (issue 30's benchmark).
+        const ints = (xs: number[]): string => b.value(`{${xs.join(',')}}`, 'integer[]');
+        const arrays = [ints(objects.map((o) => o.ord)), ints(objects.map((o) => o.po)), ...befores.map((c) => ints(objects.map((o) => o.before.get(c) ?? 0))),
+          ...cols.map((c) => this.column(objects.map((o) => o.obj[c.field] as GValue), c))];
+        source = `SELECT ${exprs.join(', ')} FROM unnest(${arrays.join(', ')}) AS ${v}(${vcols.join(', ')}) ${from.join(' ')}${from.length > 0 ? ` ORDER BY ${v}."o"` : ''}`;
         ordExpr = capture ? `current_setting(${setting})::integer` : 'NULL::integer';
       }
       let sql = `INSERT INTO ${quoteTable(mt.rt.entry.table)} AS ${a} (${target.map(quoteIdent).join(', ')}) ${source}`;
@@ -256,6 +260,17 @@ export class NestedInsertCompiler {
     }
     ctes.push(`${quoteIdent(`n${l.id}`)} AS (${names.join(' UNION ALL ')})`);
     return ctes;
+  }
+
+  /**
+   * One column's values as one array parameter; values holding bound variables are converted when bound, so they
+   * are an ARRAY of parameters instead (an array-typed column's as texts, cast back per row).
+   */
+  private column(values: GValue[], c: GqlColumn): string {
+    const b = this.w;
+    const asText = isArrayType(c);
+    if (values.some(hasVarRef)) return `ARRAY[${values.map((x) => (asText ? `(${b.param(x, c.castType)})::text` : b.param(x, c.castType))).join(', ')}]::${asText ? 'text' : c.castType}[]`;
+    return b.value(arrayLiteral(values.map((x) => paramText(x, c.castType))), asText ? 'text[]' : `${c.castType}[]`);
   }
 
   private conflict(l: Level, a: string, path: string): string {
@@ -315,7 +330,10 @@ export class NestedInsertCompiler {
     return `WITH ${ctes.join(', ')} SELECT ${keep.join(', ')}, (SELECT engine_catalog.raise_error('${CHECK_FAILED_STATE}', "m") FROM (SELECT ${fail} AS "m") AS "f" WHERE "m" IS NOT NULL) AS "fail" FROM ${guard}`;
   }
 
-  /** A level's written rows, read back in input order, with their checks: insert (`ic`) and update (`uc`). */
+  /**
+   * A level's written rows, read back in input order, with their checks: insert (`ic`) and update (`uc`). The rows
+   * are fetched by their ctids (a TID scan), not by a join that would read the whole table.
+   */
   private readBack(l: Level): string {
     const x = this.b.alias();
     const u = this.b.alias();
@@ -323,7 +341,7 @@ export class NestedInsertCompiler {
     const arr = (k: string, type: string) => `current_setting(${SETTING(k, l.id)})::${type}[]`;
     const check = (exp: Json | undefined): string => (this.role.admin || exp === undefined || exp === null ? 'true' : `coalesce((${this.b.boolExpOn(exp, l.mt.rt, x)}), false)`);
     const uc = isPlainObject(l.onConflict) ? check(l.mt.update?.check) : 'true';
-    return `SELECT ${x} AS "r", ${u}."o", ${u}."ins", ${check(l.mt.insert?.check)} AS "ic", ${uc} AS "uc" FROM unnest(${arr('t', 'tid')}, ${arr('o', 'integer')}, ${arr('i', 'boolean')}) AS ${u}("t", "o", "ins") JOIN ${t} AS ${x} ON ${x}.ctid = ${u}."t"`;
+    return `SELECT ${x} AS "r", ${u}."o", ${u}."ins", ${check(l.mt.insert?.check)} AS "ic", ${uc} AS "uc" FROM unnest(${arr('t', 'tid')}, ${arr('o', 'integer')}, ${arr('i', 'boolean')}) AS ${u}("t", "o", "ins") JOIN ${t} AS ${x} ON ${x}.ctid = ${u}."t" AND ${x}.ctid = ANY (${arr('t', 'tid')})`;
   }
 
   /** Statement 2: every level's checks, then the response over the root level's rows. */
