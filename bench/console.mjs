@@ -71,6 +71,7 @@ async function measure(n, browser) {
         });
         const body = await res.json();
         edits.push(performance.now() - t0);
+        if (i === 0) progress(`first edit at ${n} tables: ${body.whole_project ? 'the whole project applied' : 'the cell alone'}`);
         if (!body.applied || !readFileSync(file, 'utf8').includes(`limit: ${limit}`)) throw new Error(`edit not written and applied: ${JSON.stringify(body)}`);
       }
       // The first edit reads every file and compares the whole document with the engine once; the later ones do not.

@@ -104,8 +104,10 @@ export default function GraphiqlView({ role, theme }: { role?: string | undefine
   const editing = useRef({ query: '', variables: '' });
   const [explained, setExplained] = useState<Explained[] | string | null>(null);
   const runExplain = () => {
-    // Before the first edit, the editors hold what GraphiQL restored from its storage.
-    const query = editing.current.query || localStorage.getItem('graphiql:query') || '';
+    // The editor's text as it is now (GraphiQL reports edits after a debounce); else the last one reported, else what
+    // GraphiQL restored from its storage.
+    const editor = document.querySelector('.graphiql-query-editor .CodeMirror') as (Element & { CodeMirror?: { getValue(): string } }) | null;
+    const query = editor?.CodeMirror?.getValue() || editing.current.query || localStorage.getItem('graphiql:query') || '';
     const variables = editing.current.variables || localStorage.getItem('graphiql:variables') || '';
     explain(query, variables, identity).then(setExplained, (e: unknown) => {
       setExplained(e instanceof ApiFailure ? `${e.message} [${e.code}] at ${e.path}` : (e as Error).message);

@@ -98,7 +98,8 @@ export function PermissionEditor({ cell, mode, roles, onSaved, onClose }: {
     const targets = what === 'copy' ? roles.filter((r) => r !== cell.role) : [cell.role];
     targets.reduce<Promise<unknown>>((p, role) => p.then(() => send(permission, what === 'check', role)), Promise.resolve()).then((r) => {
       const written = (r as { written?: string[] }).written ?? [];
-      const where = written.length > 0 ? ` — written to ${written.join(', ')} and applied` : mode === 'project' ? '' : ' — applied';
+      const whole = (r as { whole_project?: boolean }).whole_project ? ' (the whole project: the engine differed from the files)' : '';
+      const where = (written.length > 0 ? ` — written to ${written.join(', ')} and applied` : mode === 'project' ? '' : ' — applied') + whole;
       setStatus({ kind: 'ok', text: what === 'check' ? 'The engine accepts this permission.' : `Saved${where}.` });
       if (what === 'remove') setExists(false);
       if (what === 'save') setExists(true);

@@ -75,7 +75,7 @@ describe('engine console with 2,000 tables', () => {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-engine-admin-secret': SECRET },
       body: JSON.stringify({ table: { schema: 'public', name: name(51) }, role: 'r0', type: 'select', permission: { columns: ['id'], filter: {}, limit: 3 } }),
     });
-    expect(await res.json()).toEqual({ ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [] });
+    expect(await res.json()).toEqual({ ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [], whole_project: false });
     const after = readFileSync(file, 'utf8');
     expect(after.replace('        limit: 3\n', '')).toBe(before);
     expect(await version()).toBe(v0 + 1);

@@ -122,10 +122,12 @@ describe('engine console in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('edits a row, explains a query, previews a permission diff, writes a migration and schedules a one-off event', async () => {
+  it('edits a row, explains a query, previews a permission diff, writes a migration and schedules a one-off event', { timeout: 180_000 }, async () => {
     const dir = await seededProject();
     const { url, origin } = await startConsole(dir, env);
     const page = await browser.newPage();
+    // A step that cannot happen fails on its own line, not as the whole test's timeout.
+    page.setDefaultTimeout(30_000);
     const requests = recordRequests(page);
     const pageErrors: string[] = [];
     page.on('pageerror', (err) => pageErrors.push(err.message));
@@ -153,6 +155,8 @@ describe('engine console in Chromium', () => {
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor({ timeout: 30_000 });
     await page.evaluate("document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue('query Mine { item { id label } }')");
     await page.getByRole('button', { name: 'Explain', exact: true }).click();
+    // The panel as a whole first: an error shown there is then the failure's message.
+    await expect.poll(() => page.getByRole('region', { name: 'Explain' }).innerText(), { timeout: 20_000 }).toContain('Plan');
     const sql = page.getByLabel('SQL of item');
     await expect.poll(() => sql.innerText(), { timeout: 20_000 }).toContain('item');
     // The role's filter is in the SQL, with the session variable written in.

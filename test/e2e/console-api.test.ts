@@ -90,10 +90,10 @@ describe('engine console: project API', () => {
     const files = snapshot(join(dir, 'metadata'));
     const cell = { table: { schema: 'public', name: 'note' }, role: 'reader', type: 'select' };
     const dry = await post(origin, { ...cell, permission: { columns: ['id', 'body'], filter: {} }, dry_run: true });
-    expect(await dry.json()).toEqual({ ok: true, dry_run: true, written: [], applied: false, inconsistent: [] });
+    expect(await dry.json()).toEqual({ ok: true, dry_run: true, written: [], applied: false, inconsistent: [], whole_project: false });
     expect(snapshot(join(dir, 'metadata'))).toEqual(files);
     const removed = await post(origin, { ...cell, permission: null });
-    expect(await removed.json()).toEqual({ ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [] });
+    expect(await removed.json()).toEqual({ ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [], whole_project: false });
     expect(readFileSync(join(dir, 'metadata/tables.yaml'), 'utf8')).not.toContain('select_permissions');
     const doc = (await e.ok({ type: 'export_metadata', args: {} })) as { tables: Record<string, unknown>[] };
     expect(doc.tables.find((t) => (t['table'] as { name: string }).name === 'note')?.['select_permissions']).toBeUndefined();

@@ -57,7 +57,7 @@ describe('engine console: permission edits', () => {
     const state = await e.state();
 
     const dry = await call(origin, 'permission', { table: NOTE, role: 'writer', type: 'select', permission: { columns: ['id'], filter: { id: { _gt: 0 } } }, dry_run: true });
-    expect(dry).toEqual({ status: 200, body: { ok: true, dry_run: true, written: [], applied: false, inconsistent: [] } });
+    expect(dry).toEqual({ status: 200, body: { ok: true, dry_run: true, written: [], applied: false, inconsistent: [], whole_project: false } });
     const badDry = await call(origin, 'permission', { table: NOTE, role: 'writer', type: 'select', permission: { columns: ['id', 'nope'], filter: {} }, dry_run: true });
     expect(badDry.status).toBe(400);
     expect((badDry.body['objects'] as { kind: string; name: string; reason: string }[]).map((o) => [o.kind, o.name])).toEqual([['select_permission', 'public.note.writer']]);
@@ -67,7 +67,7 @@ describe('engine console: permission edits', () => {
 
     const v0 = await version();
     const saved = await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['id'], filter: { id: { _gt: 0 } }, limit: 5 } });
-    expect(saved).toEqual({ status: 200, body: { ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [] } });
+    expect(saved).toEqual({ status: 200, body: { ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [], whole_project: false } });
     // One request on the engine: the cell's drop and create in one bulk.
     expect(await version()).toBe(v0 + 1);
     const after = readFileSync(file, 'utf8');
@@ -91,21 +91,29 @@ describe('engine console: permission edits', () => {
     const dir = await project();
     const { origin } = await startConsole(dir, env);
     const file = join(dir, 'metadata/tables.yaml');
-    expect((await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['id'], filter: {} } })).status).toBe(200);
+    const whole = async (permission: unknown) => {
+      const r = await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body['whole_project'];
+    };
+    expect(await whole({ columns: ['id'], filter: {} })).toBe(false);
     // Changed on the engine behind the console's back: the files win at the next edit.
     await e.ok({ type: 'create_insert_permission', args: { table: 'note', role: 'stray', permission: { columns: ['id'], check: {} } } });
-    expect((await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['id', 'body'], filter: {} } })).status).toBe(200);
+    expect(await whole({ columns: ['id', 'body'], filter: {} })).toBe(true);
     expect((await engineTable('note'))?.['insert_permissions']).toBeUndefined();
     expect((await engineTable('note'))?.['select_permissions']).toEqual([{ role: 'reader', permission: { columns: ['id', 'body'], filter: {} } }]);
     // Changed in the files by hand (not applied): the next edit applies them with it.
     writeFileSync(file, readFileSync(file, 'utf8').replace('# other: kept as it is\n', '# other: kept as it is\n# a note of the user\n'));
-    expect((await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['id'], filter: {} } })).status).toBe(200);
+    // A comment only: the files mean what the engine holds, so the cell alone is applied.
+    expect(await whole({ columns: ['id'], filter: {} })).toBe(false);
     expect(readFileSync(file, 'utf8')).toContain('# a note of the user\n');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^(- table:\n\s+schema: public\n\s+name: other\n)/m, '$1  delete_permissions:\n    - role: editor\n      permission:\n        filter: {}\n'));
-    expect((await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['body'], filter: {} } })).status).toBe(200);
+    expect(await whole({ columns: ['body'], filter: {} })).toBe(true);
     expect((await engineTable('other'))?.['delete_permissions']).toEqual([{ role: 'editor', permission: { filter: {} } }]);
     const diff = await cli(['metadata', 'diff', '--exit-code'], { cwd: dir, env });
     expect(diff.code, show(diff)).toBe(0);
+    // In step again: the next edit is the cell's alone.
+    expect(await whole({ columns: ['id', 'body'], filter: {} })).toBe(false);
   });
 
   it('an edit the engine refuses puts the file back, and the next edit still works', async () => {
@@ -143,7 +151,7 @@ describe('engine console: permission edits', () => {
     const author = readFileSync(join(tables, 'public_author.yaml'), 'utf8');
     const { origin } = await startConsole(dir, v3env);
     const r = await call(origin, 'permission', { table: { schema: 'public', name: 'author' }, role: 'editor', type: 'update', permission: { columns: ['name'], filter: {}, check: {} } });
-    expect(r).toEqual({ status: 200, body: { ok: true, dry_run: false, written: ['databases/default/tables/public_author.yaml'], applied: true, inconsistent: [] } });
+    expect(r).toEqual({ status: 200, body: { ok: true, dry_run: false, written: ['databases/default/tables/public_author.yaml'], applied: true, inconsistent: [], whole_project: false } });
     const now = readFileSync(join(tables, 'public_author.yaml'), 'utf8');
     expect(now.startsWith(author)).toBe(true);
     expect(now).toContain('# Writers: every article has one.\n');

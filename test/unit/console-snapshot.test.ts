@@ -64,6 +64,17 @@ describe('the console\'s snapshot of the project', () => {
     expect(r2?.text.endsWith('    name: other\n')).toBe(true);
   });
 
+  it('renders the entry anew where the lines cannot be spliced (a filter emptied), the other entries untouched', () => {
+    const text = TABLES.replace('        filter: {}\n\n# other', '        filter:\n          id:\n            _eq: 1\n\n# other');
+    const { config } = project(text);
+    const snap = takeSnapshot(config);
+    const where = snap.tables.get('public.note');
+    if (!where) throw new Error('no entry');
+    const r = rewriteTable(snap, where, { ...(where.written as object), select_permissions: [{ role: 'reader', permission: { columns: ['id'], filter: {} } }] });
+    // That entry is in block style now; everything after it is as it was.
+    expect(r?.text).toBe(TABLES.replace('        columns: [id]\n', '        columns:\n          - id\n'));
+  });
+
   it('declines what it cannot cut safely: a flow-style list, a list not at column 0', () => {
     for (const text of ['[{table: {schema: public, name: note}}]\n', '  - table:\n      schema: public\n      name: note\n']) {
       const { config } = project(text);

@@ -164,21 +164,21 @@ const shownName = (config: ProjectConfig, file: string) => relative(config.metad
  * the edit; when it did not (someone applied elsewhere, the files changed), the whole document is written and applied
  * with one replace_metadata instead (edit.ts), which brings the engine to the files.
  */
-export async function editPermission(state: ConsoleState, config: ProjectConfig, client: EngineClient, edit: PermissionEdit, dryRun: boolean): Promise<EditResult> {
+export async function editPermission(state: ConsoleState, config: ProjectConfig, client: EngineClient, edit: PermissionEdit, dryRun: boolean): Promise<EditResult & { wholeProject: boolean }> {
   const { snap, key, where, document, after, canonBefore, canonAfter } = prepare(state, config, edit);
   const whole = async () => {
     const r = await replaceEdit(config, client, edit, dryRun);
     state.snapshot = null;
     state.synced = null;
-    return { written: r.written, applied: r.applied, inconsistent: r.inconsistent };
+    return { written: r.written, applied: r.applied, inconsistent: r.inconsistent, wholeProject: true };
   };
   if (!(await inSync(state, client, snap))) return whole();
   const ops = cellOperations(canonBefore, canonAfter, edit);
   if (dryRun) {
     await checkOperations(client, ops, edit, canonAfter);
-    return { written: [], applied: false, inconsistent: [] };
+    return { written: [], applied: false, inconsistent: [], wholeProject: false };
   }
-  if (jsonEqual(canonBefore, canonAfter)) return { written: [], applied: false, inconsistent: [] };
+  if (jsonEqual(canonBefore, canonAfter)) return { written: [], applied: false, inconsistent: [], wholeProject: false };
   const rewrite = where ? rewriteTable(snap, where, after) : null;
   if (!where || !rewrite) return whole();
   replaceFile(rewrite.file, rewrite.text);
@@ -196,7 +196,7 @@ export async function editPermission(state: ConsoleState, config: ProjectConfig,
   state.snapshot = { stamp: stampOf(config), document, tables, listed: snap.listed };
   // Another writer in between (a version that moved by more than this bulk) makes the next edit compare again.
   state.synced = version !== null && state.synced !== null && version === state.synced.version + 1 ? { version, stamp: state.snapshot.stamp } : null;
-  return { written: [shownName(config, rewrite.file)], applied: true, inconsistent: [] };
+  return { written: [shownName(config, rewrite.file)], applied: true, inconsistent: [], wholeProject: false };
 }
 
 export interface EditPreview {

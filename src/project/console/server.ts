@@ -120,8 +120,9 @@ async function api(opts: Context, req: IncomingMessage, res: ServerResponse, url
       return sendJson(res, 200, { ok: true, preview: true, files: p.files, changes: p.changes, in_sync: p.inSync });
     }
     const result = await opts.serial(() => editPermission(opts.state, opts.config, opts.client, edit, dryRun));
-    opts.logger.info(dryRun ? 'console: permission checked' : `console: permission written to ${result.written.join(', ') || 'no file'} and applied`);
-    return sendJson(res, 200, { ok: true, dry_run: dryRun, ...result });
+    const how = result.wholeProject ? ' (the whole project: the engine differed from the files)' : '';
+    opts.logger.info(dryRun ? `console: permission checked${how}` : `console: permission written to ${result.written.join(', ') || 'no file'} and applied${how}`);
+    return sendJson(res, 200, { ok: true, dry_run: dryRun, written: result.written, applied: result.applied, inconsistent: result.inconsistent, whole_project: result.wholeProject });
   }
   if (route === 'diff' && req.method === 'GET') {
     const d = await opts.serial(() => projectDiff(opts.state, opts.config, opts.client));

@@ -9,7 +9,7 @@ import type { JsonObject } from '../../metadata/json.js';
 import type { ProjectConfig } from '../config/config.js';
 import { buildMetadata, layoutOf, METADATA_FILES } from '../metadata-dir/build.js';
 import { databaseFiles } from '../metadata-dir/layout-v3/read.js';
-import { spliceYaml } from '../metadata-dir/yaml-splice.js';
+import { updatedYaml } from '../metadata-dir/export.js';
 import { readProjectFile } from '../project-file.js';
 
 /**
@@ -141,9 +141,11 @@ export function rewriteTable(snapshot: ProjectSnapshot, where: TableSource, afte
   const cut = text.slice(start, end);
   const wrap = (v: unknown) => (where.item === null ? v : [v]);
   if (!sameTables(cut, [where.written])) return null;
-  const spliced = spliceYaml(cut, wrap(where.written), wrap(after), (t) => sameTables(t, [after]));
-  if (!spliced) return null;
-  return { file: where.file, before: text, text: text.slice(0, start) + spliced.text + text.slice(end) };
+  // Spliced in place when it can be (only the changed lines), else the entry rendered anew in the file's style with
+  // its comments carried: the export writer's two ways, on this entry alone.
+  const written = updatedYaml(wrap(after), cut, wrap(where.written), (t) => sameTables(t, [after]));
+  if (!sameTables(written.text, [after])) return null;
+  return { file: where.file, before: text, text: text.slice(0, start) + written.text + text.slice(end) };
 }
 
 /** Replaces one file atomically (a sibling written, then renamed over it): a reader sees the old text or the new. */
