@@ -13,6 +13,7 @@ import { unwrapTransactions } from '../migrations/sql.js';
 import { applySeeds, seedFiles, seedsDirectory } from '../migrations/seeds.js';
 import { applyMetadata } from '../metadata-dir/apply.js';
 import type { BuildResult } from '../metadata-dir/build.js';
+import { redirectCalls, startRecorder, type CallRecorder } from './calls.js';
 
 /** What an ephemeral engine is built from: the project's migrations, its built metadata and its seeds. */
 export interface ProjectSources {
@@ -26,6 +27,11 @@ export interface ProjectSources {
   /** A data directory that outlives the engine (`engine db reset`); default: a temporary one, removed by close(). */
   dataDir?: string;
   logger?: Logger;
+  /**
+   * Action handlers and event webhooks point at a recorder of the run instead of the project's services (`engine
+   * test`); not for `engine db reset`, whose database keeps the project's metadata as written.
+   */
+  recordCalls?: boolean;
 }
 
 /** An engine that lives for one command: an embedded database in a temporary directory, removed by close(). */
@@ -38,6 +44,10 @@ export interface EphemeralEngine {
    * `run_sql` would follow with a catalog introspection and a new schema cache — every GraphQL schema built again.
    */
   sql(script: string): Promise<void>;
+  /** One parameterised statement on the engine's database, its rows. */
+  rows<T extends Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** The recorder of the action calls, when the sources asked for it (recordCalls). */
+  calls: CallRecorder | null;
   close(): Promise<void>;
 }
 
@@ -55,6 +65,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   const dataDir = src.dataDir ?? mkdtempSync(join(tmpdir(), 'engine-ephemeral-'));
   const adminSecret = randomBytes(18).toString('base64url');
   const { startServer } = await import('../../server/index.js');
+  const recorder = src.recordCalls ? await startRecorder() : null;
   let server;
   try {
     server = await startServer({
@@ -63,6 +74,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
       ...(src.variable ? { variable: src.variable } : {}),
     });
   } catch (e) {
+    await recorder?.close();
     if (!keep) rmSync(dataDir, { recursive: true, force: true });
     throw e;
   }
@@ -71,10 +83,12 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   const close = async () => {
     await client.close();
     await running.close();
+    await recorder?.close();
     if (!keep) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await provision(client, src);
+    const built = recorder ? { ...src.built, document: redirectCalls(src.built.document, recorder.url, src.variable) } : src.built;
+    await provision(client, { ...src, built });
   } catch (e) {
     await close();
     throw e;
@@ -88,7 +102,8 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
       throw new CliError('sql-failed', info ? info.message : e instanceof Error ? e.message : String(e), 1);
     }
   };
-  return { url: server.url, adminSecret, client, sql, close };
+  const rows = <T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> => db.query<T>(text, params);
+  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, close };
 }
 
 /** Applies the migrations of `dir` the engine has not applied yet, in order; returns their versions. */
