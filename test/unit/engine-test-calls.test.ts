@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { redirectCalls } from '../../src/project/test/calls.js';
 import { check } from '../../src/project/test/expect.js';
+import type { JsonObject } from '../../src/metadata/json.js';
 
-const DOC = {
+const DOC: JsonObject = {
   version: 2,
   tables: [
     { table: { schema: 'public', name: 'plain' } },
@@ -24,6 +25,8 @@ const DOC = {
   custom_types: {},
 };
 
+const TABLES = DOC['tables'] as JsonObject[];
+
 describe('redirectCalls', () => {
   it('points handlers and webhooks at the recorder; unset env headers become empty values; the rest is unchanged', () => {
     const vars: Record<string, string> = { SET: 's' };
@@ -31,9 +34,9 @@ describe('redirectCalls', () => {
     expect(out).toEqual({
       ...DOC,
       tables: [
-        DOC.tables[0],
+        TABLES[0],
         {
-          ...DOC.tables[1],
+          ...TABLES[1],
           event_triggers: [
             { name: 'from_env', definition: { enable_manual: true }, webhook: 'http://127.0.0.1:9/event/from_env', headers: [{ name: 'A', value_from_env: 'SET' }, { name: 'B', value: '' }, { name: 'C', value: 'c' }] },
             { name: 'tmpl/x', definition: { enable_manual: true }, webhook: 'http://127.0.0.1:9/event/tmpl%2Fx' },
@@ -43,7 +46,7 @@ describe('redirectCalls', () => {
       actions: [{ name: 'publish', definition: { handler: 'http://127.0.0.1:9/action/publish', output_type: 'R', kind: 'synchronous', headers: [{ name: 'T', value: '' }] }, permissions: [{ role: 'user' }] }],
     });
     // The document given is not changed.
-    expect(DOC.actions[0]?.definition.handler).toBe('{{ACTION_BASE_URL}}/publish');
+    expect(JSON.stringify(DOC)).toContain('"handler":"{{ACTION_BASE_URL}}/publish"');
   });
 });
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isObject, type Json, type JsonObject } from '../../metadata/json.js';
 import type { ActionResponse } from './format.js';
@@ -28,7 +28,7 @@ const ACTION = '/action/';
 const EVENT = '/event/';
 const MAX_BODY = 10 * 1024 * 1024;
 
-function answer(res: import('node:http').ServerResponse, status: number, body: Json): void {
+function answer(res: ServerResponse, status: number, body: Json): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
@@ -59,7 +59,8 @@ export async function startRecorder(): Promise<CallRecorder> {
       calls.push({ action, body });
       const r = responses[action];
       if (r) return answer(res, r.status, r.body);
-      return answer(res, 500, { message: `engine test: the case gives no response for action "${action}" (action_responses)` });
+      // 4xx: the engine passes the handler's message on to the client (a 5xx becomes "internal error").
+      return answer(res, 400, { message: `engine test: the case gives no response for action "${action}" (action_responses)` });
     });
   });
   await new Promise<void>((resolve, reject) => {
