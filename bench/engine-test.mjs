@@ -65,7 +65,8 @@ function wideProject(dir, n) {
 export async function run({ quick, add }) {
   const size = quick ? SIZES.quick : SIZES.full;
   const group = 'engine test (issue 33)';
-  const db = 'PGlite (data dir)';
+  // The ephemeral engine of both commands runs on an in-memory embedded database.
+  const db = 'pglite-memory';
   const root = mkdtempSync(join(tmpdir(), 'engine-bench-test-'));
   try {
     const project = join(root, 'example');

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
+import { CliError, EngineError } from '../errors.js';
 import { ALLOW_UNKNOWN_KEYS, allowUnknownKeys, type CommandRunner } from './globals.js';
 import { projectConfig } from './context.js';
 import type { Output } from './output.js';
@@ -112,6 +112,10 @@ async function report(out: Output, e: DevEvent): Promise<void> {
       return;
     }
     case 'failed':
-      logger.error(`${e.step}: ${e.error instanceof Error ? e.error.message : String(e.error)}`);
+      // A located failure (a migration's SQL at file:line:col with its line and caret, a test file's problem) is
+      // printed as the command's own errors are; the watch goes on.
+      if (e.error instanceof EngineError && out.mode === 'text') out.fail(e.error);
+      else logger.error(`${e.step}: ${e.error instanceof Error ? e.error.message : String(e.error)}`);
+      if (e.step === 'migrations') logger.error('The migrations are tried again at the next change.');
   }
 }

@@ -2,8 +2,9 @@
  * `engine dev` (issue 33 point 5) with the real bin on a copy of the example project: it serves the project (migrations,
  * metadata, seeds on its new data directory) and runs its tests; then each change is brought over — a metadata file
  * with an error is shown at file:line:col and the engine keeps the last good metadata, a fixed one is applied, a new
- * migration is applied, an applied migration that changed is reported with the way out, a test file change re-runs
- * the cases. Only on the embedded database (the example's own tests cover `engine test`).
+ * migration is applied, an applied migration that changed is reported with the way out, a failing migration is shown
+ * at its position and applied once fixed, a test file change re-runs the cases. Only on the embedded database (the
+ * example's own tests cover `engine test`).
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ describe('engine dev', () => {
     const p = run(['dev', '--port', '0'], dir, { ENGINE_ADMIN_SECRET: SECRET });
     const url = await eventually(async () => /Engine listening on (http:\/\/\S+)/.exec(p.out())?.[1], 120_000, 'the listening line');
     const first = await eventually(async () => (/(\d+) passed, (\d+) failed/.exec(p.out()) ? p.out() : undefined), 120_000, 'the first test run');
-    expect(first).toMatch(/17 passed, 0 failed of 17 case\(s\)/);
+    expect(first).toMatch(/21 passed, 0 failed of 21 case\(s\)/);
     expect(p.err()).toContain('Applied migration(s) 1700000000000, 1700000000001');
     expect(p.err()).toMatch(/Applied \d+ seed file\(s\) to the new database\./);
     const gql = async (query: string) => (await post(`${url}/v1/graphql`, { query }, { 'x-engine-admin-secret': SECRET })).body as { data?: Record<string, unknown>; errors?: unknown[] };
@@ -57,10 +58,19 @@ describe('engine dev', () => {
     expect(p.err()).toContain("run 'engine db reset' to build it again");
     expect((await gql('{ tag { name } }')).data).toEqual({ tag: [] });
 
+    // A migration that fails: printed at its file:line:col with its SQL line; nothing else stops; fixed, it applies.
+    mkdirSync(join(dir, 'migrations/1700000000003_bad'));
+    writeFileSync(join(dir, 'migrations/1700000000003_bad/up.sql'), 'SELECT nosuch;\n');
+    await eventually(async () => (p.err().includes('The migrations are tried again at the next change.') ? true : undefined), 60_000, 'the failed migration');
+    expect(p.err()).toContain('error: migrations/1700000000003_bad/up.sql:1:8: migration 1700000000003_bad failed: query execution failed: column "nosuch" does not exist [postgres-error]');
+    expect(p.err()).toContain('    SELECT nosuch;');
+    writeFileSync(join(dir, 'migrations/1700000000003_bad/up.sql'), 'SELECT 1;\n');
+    await eventually(async () => (p.err().includes('Applied migration(s) 1700000000003') ? true : undefined), 60_000, 'the fixed migration');
+
     // A failing test case is added: the cases run again and it fails with its diff.
     const runs = (p.out().match(/passed, \d+ failed of/g) ?? []).length;
     writeFileSync(join(dir, 'tests/failing.test.yaml'), 'cases:\n  - name: nobody sees a tag\n    role: admin\n    query: "{ tag { id } }"\n    expect:\n      data: {tag: [{id: 1}]}\n');
-    await eventually(async () => ((p.out().match(/passed, \d+ failed of/g) ?? []).length > runs && /17 passed, 1 failed of 18/.test(p.out()) ? true : undefined), 120_000, 'the re-run');
+    await eventually(async () => ((p.out().match(/passed, \d+ failed of/g) ?? []).length > runs && /21 passed, 1 failed of 22/.test(p.out()) ? true : undefined), 120_000, 'the re-run');
     expect(p.out()).toContain('✗ nobody sees a tag');
 
     p.child.kill('SIGINT');

@@ -67,6 +67,25 @@ cases:
     });
   });
 
+  it('reads events, action calls and the mocked answers of action handlers', () => {
+    const f = parseTestFile('t.test.yaml', `cases:
+  - name: c
+    role: r
+    action_responses:
+      publish: {body: {ok: true}}
+      fail: {status: 400, body: {message: no}}
+    query: "mutation { publish(id: 1) { ok } }"
+    expect:
+      events: [{trigger: published, payload: {op: UPDATE}}, {trigger: audit}]
+      action_calls: [{action: publish, payload: {input: {id: 1}}}]
+`);
+    expect(f.cases[0]).toMatchObject({
+      actionResponses: { publish: { status: 200, body: { ok: true } }, fail: { status: 400, body: { message: 'no' } } },
+      expect: { events: [{ name: 'published', payload: { op: 'UPDATE' } }, { name: 'audit' }], actionCalls: [{ name: 'publish', payload: { input: { id: 1 } } }] },
+    });
+    expect(parseTestFile('t.test.yaml', ONE.replace('data: {article: []}', 'events: []\n      action_calls: []')).cases[0]?.expect).toEqual({ events: [], actionCalls: [] });
+  });
+
   it('takes the role and session of jwt_claims, namespaced or not', () => {
     expect(sessionFromClaims({ 'https://hasura.io/jwt/claims': { 'x-hasura-default-role': 'user', 'x-hasura-allowed-roles': ['user'], 'X-Hasura-User-Id': 'u1' } }))
       .toEqual({ role: 'user', session: { 'x-engine-user-id': 'u1' } });
@@ -86,6 +105,13 @@ cases:
     ['a bad fields_absent', ONE.replace('data: {article: []}', 'fields_absent: [secret]'), 'fields_absent must be a list of Type.field names', 7, 22, '$.cases[0].expect.fields_absent'],
     ['an error with data', ONE.replace('data: {article: []}', 'data: {}\n      error: {code: x}'), 'an expected error cannot be combined', 7, 7, '$.cases[0].expect'],
     ['session and jwt_claims', ONE.replace('    role: user', '    role: user\n    jwt_claims: {}'), 'give session or jwt_claims, not both', 4, 17, '$.cases[0].jwt_claims'],
+    ['events that are not a list', ONE.replace('data: {article: []}', 'events: {trigger: t}'), 'events must be a list of maps with trigger (a name)', 7, 15, '$.cases[0].expect.events'],
+    ['an event without its trigger', ONE.replace('data: {article: []}', 'events: [{payload: {}}]'), 'events must be a list of maps with trigger', 7, 16, '$.cases[0].expect.events[0]'],
+    ['an event payload that is not a map', ONE.replace('data: {article: []}', 'events: [{trigger: t, payload: [1]}]'), 'events must be a list of maps with trigger', 7, 16, '$.cases[0].expect.events[0]'],
+    ['an action call with an unknown key', ONE.replace('data: {article: []}', 'action_calls: [{action: a, input: {}}]'), 'unknown key "input" (expected one of action, payload)', 7, 34, '$.cases[0].expect.action_calls[0].input'],
+    ['an action response without body', ONE.replace('    role: user', '    role: user\n    action_responses: {a: {status: 200}}'), 'action_responses must map an action name to {status (optional, default 200), body}', 4, 27, '$.cases[0].action_responses.a'],
+    ['an action response with a bad status', ONE.replace('    role: user', '    role: user\n    action_responses: {a: {status: 99, body: {}}}'), 'action_responses must map an action name', 4, 27, '$.cases[0].action_responses.a'],
+    ['action responses that are not a map', ONE.replace('    role: user', '    role: user\n    action_responses: [a]'), 'action_responses must map an action name', 4, 23, '$.cases[0].action_responses'],
     ['two cases of one name', `${ONE}${ONE.replace('cases:\n', '')}`, 'two cases are named "one"', 8, 11, '$.cases[1].name'],
   ])('rejects %s at its position', (_, text, message, line, column, path) => {
     const e = failure(text);

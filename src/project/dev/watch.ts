@@ -66,6 +66,8 @@ export class DevWatcher {
   private readonly appliedDigests = new Map<string, string>();
   private lastGood: (BuildResult & { document: NonNullable<BuildResult['document']> }) | null = null;
   private lastAppliedText: string | null = null;
+  /** The last run of the migrations failed: they are tried again on any change until they apply. */
+  private migrationsFailed = false;
   private closed = false;
 
   constructor(private readonly p: DevProject) {}
@@ -111,16 +113,23 @@ export class DevWatcher {
     this.due.clear();
     this.chain = this.chain.then(async () => {
       if (this.closed) return;
-      if (parts.has('migrations')) await this.migrations();
+      const retry = this.migrationsFailed;
+      if (parts.has('migrations') || retry) await this.migrations();
       // A migration may make inconsistent metadata consistent: the metadata goes again after it.
-      if (parts.has('metadata') || parts.has('migrations')) await this.metadata();
+      if (parts.has('metadata') || parts.has('migrations') || retry) {
+        const was = this.lastAppliedText;
+        const applied = await this.metadata();
+        // A migration the applied metadata held back (a column a permission uses, dropped) may pass now that other
+        // metadata is applied; the metadata then goes again on the new tables.
+        if (applied && this.lastAppliedText !== was && this.migrationsFailed && (await this.migrations())) await this.metadata();
+      }
       if (parts.has('seeds')) this.p.onEvent({ kind: 'seeds-changed' });
       await this.tests();
     });
   }
 
-  /** Applies pending migrations; reports applied ones whose up.sql changed since. */
-  private async migrations(): Promise<void> {
+  /** Applies pending migrations; reports applied ones whose up.sql changed since. True when any was applied. */
+  private async migrations(): Promise<boolean> {
     const dir = this.p.migrationsDirectory;
     try {
       const local = readMigrations(dir).migrations;
@@ -134,24 +143,29 @@ export class DevWatcher {
         }
       }
       const r = await applyPendingMigrations(this.p.client, dir);
+      this.migrationsFailed = false;
       if (r.applied.length > 0) this.p.onEvent({ kind: 'migrations-applied', versions: r.applied.map(String) });
       for (const m of local) if (!this.appliedDigests.has(m.version.toString())) this.appliedDigests.set(m.version.toString(), digest(m.up));
+      return r.applied.length > 0;
     } catch (error) {
+      this.migrationsFailed = true;
       this.p.onEvent({ kind: 'failed', step: 'migrations', error });
+      return false;
     }
   }
 
-  private async metadata(): Promise<void> {
+  /** Builds and applies the metadata; true when the engine has it now. */
+  private async metadata(): Promise<boolean> {
     let built: BuildResult;
     try {
       built = this.p.build();
     } catch (error) {
       this.p.onEvent({ kind: 'failed', step: 'metadata', error });
-      return;
+      return false;
     }
     if (!built.document) {
       this.p.onEvent({ kind: 'metadata-invalid', problems: built.problems.errors });
-      return;
+      return false;
     }
     const good = { ...built, document: built.document };
     const text = JSON.stringify(built.document);
@@ -163,8 +177,10 @@ export class DevWatcher {
       this.lastGood = good;
       this.p.onEvent({ kind: 'metadata-applied', warnings: built.problems.warnings, changed: text !== this.lastAppliedText });
       this.lastAppliedText = text;
+      return true;
     } catch (error) {
       this.p.onEvent({ kind: 'metadata-rejected', error: error instanceof Error ? error : new Error(String(error)), built });
+      return false;
     }
   }
 

@@ -1,18 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { CliError } from '../../errors.js';
 import { EngineClient } from '../../client/engine-client.js';
 import { pgErrorInfo } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { JsonObject } from '../../metadata/json.js';
+import type { RunningServer, ServeOptions } from '../../server/serve-types.js';
 import { VERSION } from '../../version.js';
 import { CREATE_STATE_TABLE, plan, readMigrations, readState, runStep } from '../migrations/migrations.js';
 import { unwrapTransactions } from '../migrations/sql.js';
 import { applySeeds, seedFiles, seedsDirectory } from '../migrations/seeds.js';
 import { applyMetadata } from '../metadata-dir/apply.js';
 import type { BuildResult } from '../metadata-dir/build.js';
+import { redirectCalls, startRecorder, type CallRecorder } from './calls.js';
 
 /** What an ephemeral engine is built from: the project's migrations, its built metadata and its seeds. */
 export interface ProjectSources {
@@ -26,6 +26,11 @@ export interface ProjectSources {
   /** A data directory that outlives the engine (`engine db reset`); default: a temporary one, removed by close(). */
   dataDir?: string;
   logger?: Logger;
+  /**
+   * Action handlers and event webhooks point at a recorder of the run instead of the project's services (`engine
+   * test`); not for `engine db reset`, whose database keeps the project's metadata as written.
+   */
+  recordCalls?: boolean;
 }
 
 /** An engine that lives for one command: an embedded database in a temporary directory, removed by close(). */
@@ -38,32 +43,35 @@ export interface EphemeralEngine {
    * `run_sql` would follow with a catalog introspection and a new schema cache — every GraphQL schema built again.
    */
   sql(script: string): Promise<void>;
+  /** One parameterised statement on the engine's database, its rows. */
+  rows<T extends Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** The recorder of the action calls, when the sources asked for it (recordCalls). */
+  calls: CallRecorder | null;
   close(): Promise<void>;
 }
 
 const asDebug = (l: Logger): Logger => ({ debug: (m) => l.debug(m), info: (m) => l.debug(m), warn: (m) => l.debug(m), error: (m) => l.debug(m) });
 
 /**
- * Starts the project's engine offline (issue 33): embedded PostgreSQL in a fresh temporary data directory (a copy of
- * the machine's template, so no initdb), listening on a loopback port of its own, then migrations, metadata and seeds
+ * Starts the project's engine offline (issue 33): embedded PostgreSQL in memory (a copy of the machine's catalog
+ * template, so no initdb; `dataDir` given: in that directory, kept), listening on a loopback port of its own, then migrations, metadata and seeds
  * through the same library calls as `engine deploy` and `engine seed apply`. Requests reach it over HTTP like any
  * engine's: the cases of `engine test` run the same way here and against `--endpoint`.
  */
 export async function startEphemeralEngine(src: ProjectSources): Promise<EphemeralEngine> {
   const logger = src.logger ?? silentLogger;
-  const keep = src.dataDir !== undefined;
-  const dataDir = src.dataDir ?? mkdtempSync(join(tmpdir(), 'engine-ephemeral-'));
   const adminSecret = randomBytes(18).toString('base64url');
-  const { startServer } = await import('../../server/index.js');
-  let server;
+  const recorder = src.recordCalls ? await startRecorder() : null;
+  const opts: ServeOptions = {
+    // The engine's own logs (a delivery that failed, a slow start) are details of a test run: debug level.
+    port: 0, host: '127.0.0.1', adminSecret, logger: asDebug(logger), shutdownGraceMs: 0,
+    ...(src.variable ? { variable: src.variable } : {}),
+  };
+  let server: RunningServer;
   try {
-    server = await startServer({
-      // The engine's own logs (a delivery that failed, a slow start) are details of a test run: debug level.
-      dataDir, port: 0, host: '127.0.0.1', adminSecret, logger: asDebug(logger), shutdownGraceMs: 0,
-      ...(src.variable ? { variable: src.variable } : {}),
-    });
+    server = src.dataDir !== undefined ? await (await import('../../server/index.js')).startServer({ ...opts, dataDir: src.dataDir }) : await inMemory(opts);
   } catch (e) {
-    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+    await recorder?.close();
     throw e;
   }
   const client = new EngineClient({ endpoint: server.url, adminSecret, timeoutSeconds: 60, logger, version: VERSION, retryDelaysMs: [] });
@@ -71,10 +79,11 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   const close = async () => {
     await client.close();
     await running.close();
-    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+    await recorder?.close();
   };
   try {
-    await provision(client, src);
+    const built = recorder ? { ...src.built, document: redirectCalls(src.built.document, recorder.url, src.variable) } : src.built;
+    await provision(client, { ...src, built });
   } catch (e) {
     await close();
     throw e;
@@ -88,7 +97,24 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
       throw new CliError('sql-failed', info ? info.message : e instanceof Error ? e.message : String(e), 1);
     }
   };
-  return { url: server.url, adminSecret, client, sql, close };
+  const rows = <T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> => db.query<T>(text, params);
+  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, close };
+}
+
+/**
+ * The engine on an in-memory embedded database (a copy of the catalog template, loaded from its dump): nothing is
+ * written to disk, so nothing is deleted at the end — at 1,000 tables, writing and then unlinking the data directory's
+ * thousands of files was a third of `metadata schema`.
+ */
+async function inMemory(opts: ServeOptions): Promise<RunningServer> {
+  const [{ Authenticator }, { runEngine }, { PgliteDatabase }, { ensureCatalog, SETUP_KEY }] = await Promise.all([
+    import('../../server/auth/index.js'), import('../../server/running.js'), import('../../db/pglite.js'), import('../../server/catalog.js'),
+  ]);
+  const logger = opts.logger ?? silentLogger;
+  const auth = await Authenticator.create(opts, logger);
+  const t0 = performance.now();
+  const db = await PgliteDatabase.open(undefined, { key: SETUP_KEY, run: (tx) => ensureCatalog(tx) });
+  return runEngine({ db, release: () => {}, dataDir: null }, auth, opts, logger, () => `${(performance.now() - t0).toFixed(0)} ms`);
 }
 
 /** Applies the migrations of `dir` the engine has not applied yet, in order; returns their versions. */

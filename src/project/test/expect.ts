@@ -1,5 +1,5 @@
 import { isObject, type Json, type JsonObject } from '../../metadata/json.js';
-import type { Expectation } from './format.js';
+import type { ExpectedCall, Expectation } from './format.js';
 
 /** One unmet expectation: what was expected and what came, both shown as a diff. */
 export interface Mismatch {
@@ -57,8 +57,38 @@ function firstError(res: Response): Json {
   return e ? { code: e.extensions?.code ?? null, message: e.message } : null;
 }
 
+/** An event the operation created (`name` its trigger) or a call it made to an action handler (`name` the action). */
+export interface Observed {
+  name: string;
+  payload: Json;
+}
+
+/** What the case saw besides the response: the events and the action calls of its operation. */
+export interface Seen {
+  events?: Observed[];
+  actionCalls?: Observed[];
+}
+
+/**
+ * Whether the observed list is exactly the expected one, in any order: each expected entry takes the first observed
+ * one not yet taken with its name and a payload that has every key of the expected payload (nested maps partially).
+ */
+function callsMismatch(what: 'events' | 'action calls', key: 'trigger' | 'action', expected: ExpectedCall[], observed: Observed[]): Mismatch | null {
+  const free = [...observed];
+  const missing = expected.filter((e) => {
+    const i = free.findIndex((o) => o.name === e.name && rowMatches(o.payload, e.payload ?? {}));
+    if (i < 0) return true;
+    free.splice(i, 1);
+    return false;
+  });
+  if (missing.length === 0 && free.length === 0) return null;
+  const shown = (list: { name: string; payload?: Json }[]): Json => list.map((o) => ({ [key]: o.name, ...(o.payload !== undefined ? { payload: o.payload } : {}) }));
+  const message = missing.length > 0 ? `${what} missing: ${missing.map((m) => m.name).join(', ')}` : `${what} not expected: ${free.map((m) => m.name).join(', ')}`;
+  return { message, expected: shown(expected), actual: shown(observed) };
+}
+
 /** What the response did not meet, in the order of the expectation's keys; empty when the case passes. */
-export function check(exp: Expectation, res: Response, present: string[] = []): Mismatch[] {
+export function check(exp: Expectation, res: Response, present: string[] = [], seen: Seen = {}): Mismatch[] {
   const out: Mismatch[] = [];
   const error = firstError(res);
   if (exp.error) {
@@ -98,5 +128,9 @@ export function check(exp: Expectation, res: Response, present: string[] = []): 
   if (exp.fieldsAbsent && present.length > 0) {
     out.push({ message: 'fields that must be absent from the schema of the role', expected: [], actual: present });
   }
+  const events = exp.events ? callsMismatch('events', 'trigger', exp.events, seen.events ?? []) : null;
+  if (events) out.push(events);
+  const calls = exp.actionCalls ? callsMismatch('action calls', 'action', exp.actionCalls, seen.actionCalls ?? []) : null;
+  if (calls) out.push(calls);
   return out;
 }

@@ -23,6 +23,22 @@ export interface Expectation {
   error?: { code?: string; message?: string };
   /** `Type.field` names the role's schema must not have (a hidden column, a missing root field). */
   fieldsAbsent?: string[];
+  /** Every event the operation created, in any order: each entry matches one (trigger name, partial payload). */
+  events?: ExpectedCall[];
+  /** Every call the operation made to an action handler, in any order: each entry matches one. */
+  actionCalls?: ExpectedCall[];
+}
+
+/** An event (`name` the trigger) or an action call (`name` the action); `payload` is matched partially. */
+export interface ExpectedCall {
+  name: string;
+  payload?: JsonObject;
+}
+
+/** What the mocked handler of an action answers during a case. */
+export interface ActionResponse {
+  status: number;
+  body: Json;
 }
 
 export interface TestCase {
@@ -33,6 +49,8 @@ export interface TestCase {
   query: string;
   variables?: JsonObject;
   operationName?: string;
+  /** Action name → the answer of its handler, mocked for the case (the project's handlers are never called). */
+  actionResponses?: Record<string, ActionResponse>;
   expect: Expectation;
   /** Where the case is written: `file:line`. */
   file: string;
@@ -46,8 +64,8 @@ export interface TestFile {
 }
 
 const FILE_KEYS = new Set(['seed', 'cases']);
-const CASE_KEYS = new Set(['name', 'role', 'session', 'jwt_claims', 'seed', 'query', 'variables', 'operation_name', 'expect']);
-const EXPECT_KEYS = new Set(['data', 'rows_include', 'rows_exclude', 'affected_rows', 'error', 'fields_absent']);
+const CASE_KEYS = new Set(['name', 'role', 'session', 'jwt_claims', 'seed', 'query', 'variables', 'operation_name', 'action_responses', 'expect']);
+const EXPECT_KEYS = new Set(['data', 'rows_include', 'rows_exclude', 'affected_rows', 'error', 'fields_absent', 'events', 'action_calls']);
 
 class Reader {
   constructor(readonly file: string, readonly doc: Document, readonly lines: LineCounter) {}
@@ -128,8 +146,34 @@ function rowsByPath(r: Reader, node: Node | undefined, v: unknown, path: string)
   return v as Record<string, JsonObject[]>;
 }
 
+/** `events` (each `{trigger, payload?}`) or `action_calls` (each `{action, payload?}`). */
+function callsOf(r: Reader, node: Node | undefined, v: unknown, nameKey: 'trigger' | 'action', path: string): ExpectedCall[] {
+  const shape = `${path.endsWith('events') ? 'events' : 'action_calls'} must be a list of maps with ${nameKey} (a name) and optionally payload (a map matched partially)`;
+  if (!Array.isArray(v)) return r.fail(node, shape, path);
+  return v.map((item, i) => {
+    const at = r.node(node, i);
+    if (!isObject(item) || typeof item[nameKey] !== 'string' || item[nameKey] === '' || ('payload' in item && !isObject(item['payload']))) return r.fail(at ?? node, shape, `${path}[${i}]`);
+    checkKeys(r, at, item, new Set([nameKey, 'payload']), `${path}[${i}]`);
+    return { name: item[nameKey] as string, ...(isObject(item['payload']) ? { payload: item['payload'] } : {}) };
+  });
+}
+
+function actionResponsesOf(r: Reader, node: Node | undefined, v: unknown, path: string): Record<string, ActionResponse> {
+  const shape = 'action_responses must map an action name to {status (optional, default 200), body}';
+  if (!isObject(v)) return r.fail(node, shape, path);
+  const out: Record<string, ActionResponse> = {};
+  for (const [name, x] of Object.entries(v)) {
+    const at = r.node(node, name);
+    const status = isObject(x) ? (x['status'] ?? 200) : null;
+    if (!isObject(x) || !('body' in x) || typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) return r.fail(at ?? node, shape, `${path}.${name}`);
+    checkKeys(r, at, x, new Set(['status', 'body']), `${path}.${name}`);
+    out[name] = { status, body: x['body'] as Json };
+  }
+  return out;
+}
+
 function expectationOf(r: Reader, node: Node | undefined, v: unknown, path: string): Expectation {
-  if (!isObject(v) || Object.keys(v).length === 0) return r.fail(node, 'expect must be a map with at least one of data, rows_include, rows_exclude, affected_rows, error, fields_absent', path);
+  if (!isObject(v) || Object.keys(v).length === 0) return r.fail(node, `expect must be a map with at least one of ${[...EXPECT_KEYS].join(', ')}`, path);
   checkKeys(r, node, v, EXPECT_KEYS, path);
   const out: Expectation = {};
   const at = (k: string) => r.node(node, k);
@@ -156,6 +200,8 @@ function expectationOf(r: Reader, node: Node | undefined, v: unknown, path: stri
     }
     out.fieldsAbsent = f as string[];
   }
+  if ('events' in v) out.events = callsOf(r, at('events'), v['events'], 'trigger', `${path}.events`);
+  if ('action_calls' in v) out.actionCalls = callsOf(r, at('action_calls'), v['action_calls'], 'action', `${path}.action_calls`);
   if (out.error && (out.data !== undefined || out.rowsInclude || out.affectedRows !== undefined)) {
     r.fail(node, 'an expected error cannot be combined with data, rows_include or affected_rows', path);
   }
@@ -187,6 +233,7 @@ function caseOf(r: Reader, node: Node | undefined, v: unknown, path: string): Te
     ...('seed' in v ? { seed: seedOf(r, at('seed'), v['seed'], `${path}.seed`) } : {}),
     ...('variables' in v ? { variables: v['variables'] as JsonObject } : {}),
     ...('operation_name' in v ? { operationName: v['operation_name'] as string } : {}),
+    ...('action_responses' in v ? { actionResponses: actionResponsesOf(r, at('action_responses'), v['action_responses'], `${path}.action_responses`) } : {}),
     expect: expectationOf(r, at('expect'), v['expect'], `${path}.expect`),
     file: r.file, line: r.line(node),
   };

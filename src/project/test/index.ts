@@ -44,12 +44,13 @@ export async function runTests(opts: TestRunOptions): Promise<TestRun> {
     results = await runCases({ url, sql, writes: opts.allowWrites ? 'allow' : 'deny', ...(adminSecret ? { adminSecret } : {}) }, opts.files, opts.onResult);
   } else {
     opts.logger.info('Starting an ephemeral engine: migrations, metadata, seeds…');
-    const engine = await startEphemeralEngine(opts.sources);
+    const engine = await startEphemeralEngine({ ...opts.sources, recordCalls: true });
     try {
       await takeSnapshot(engine.sql);
       startMs = performance.now() - started;
       opts.logger.debug(`engine test: engine ready after ${Math.round(startMs)} ms`);
-      results = await runCases({ url: engine.url, adminSecret: engine.adminSecret, sql: engine.sql, writes: 'restore' }, opts.files, opts.onResult);
+      const observe = engine.calls ? { rows: engine.rows, calls: engine.calls } : undefined;
+      results = await runCases({ url: engine.url, adminSecret: engine.adminSecret, sql: engine.sql, writes: 'restore', ...(observe ? { observe } : {}) }, opts.files, opts.onResult);
     } finally {
       await engine.close();
     }

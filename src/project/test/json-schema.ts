@@ -13,6 +13,13 @@ const SEED = {
   description: 'SQL text, or a map of table (table or schema.table) to rows; columns a row leaves out take their defaults.',
   oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: ROWS }],
 };
+const calls = (key: 'trigger' | 'action', description: string) => ({
+  type: 'array', description,
+  items: {
+    type: 'object', additionalProperties: false, required: [key],
+    properties: { [key]: { type: 'string', minLength: 1 }, payload: { type: 'object', description: 'Matched partially: the keys given must be there with these values (nested maps partially too).' } },
+  },
+});
 const SESSION = { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Session variables: x-engine-* (or x-hasura-*) → value.' };
 
 export const TEST_FILE_SCHEMA = {
@@ -39,6 +46,13 @@ export const TEST_FILE_SCHEMA = {
           query: { type: 'string', minLength: 1, description: 'One GraphQL document.' },
           variables: { type: 'object' },
           operation_name: { type: 'string' },
+          action_responses: {
+            type: 'object', description: "Action name → what its handler answers in this case (the project's handlers are never called by engine test).",
+            additionalProperties: {
+              type: 'object', additionalProperties: false, required: ['body'],
+              properties: { status: { type: 'integer', minimum: 100, maximum: 599, description: 'Default 200.' }, body: { description: 'The JSON the handler answers.' } },
+            },
+          },
           expect: {
             type: 'object', additionalProperties: false, minProperties: 1,
             dependencies: { error: { not: { anyOf: [has('data'), has('rows_include'), has('affected_rows')] } } },
@@ -58,6 +72,8 @@ export const TEST_FILE_SCHEMA = {
                 type: 'array', items: { type: 'string', pattern: '^[_A-Za-z][_0-9A-Za-z]*\\.[_A-Za-z][_0-9A-Za-z]*$' },
                 description: "Type.field names the role's schema must not have (article.secret, mutation_root.delete_article).",
               },
+              events: calls('trigger', 'Every event the operation created, in any order ([] for none); payload is the event as delivered in event: {op, data: {old, new}, session_variables}.'),
+              action_calls: calls('action', 'Every call the operation made to an action handler, in any order ([] for none); payload is the body the handler receives: {action, input, session_variables, request_query}.'),
             },
           },
         },

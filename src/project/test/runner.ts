@@ -2,7 +2,9 @@ import { performance } from 'node:perf_hooks';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { CliError } from '../../errors.js';
 import type { Json } from '../../metadata/json.js';
-import { check, type Mismatch, type Response } from './expect.js';
+import type { CallRecorder } from './calls.js';
+import type { EphemeralEngine } from './ephemeral.js';
+import { check, type Mismatch, type Response, type Seen } from './expect.js';
 import type { TestCase, TestFile } from './format.js';
 import { restoreSnapshot, seedSql } from './snapshot.js';
 
@@ -14,6 +16,32 @@ export interface Target {
   sql: (script: string) => Promise<void>;
   /** restore: writes are undone from the snapshot; allow: writes stay (`--allow-writes`); deny: writing cases are skipped. */
   writes: 'restore' | 'allow' | 'deny';
+  /** The ephemeral engine's database and call recorder: events and action calls can be checked. */
+  observe?: { rows: EphemeralEngine['rows']; calls: CallRecorder };
+}
+
+/** How long a case waits for the action calls it expects that have not come yet (an async action's worker). */
+const ASYNC_CALLS_MS = 10_000;
+
+/** The case checks events or action calls, or mocks a handler: only the ephemeral engine can show or answer them. */
+const observes = (c: TestCase): boolean => c.expect.events !== undefined || c.expect.actionCalls !== undefined || c.actionResponses !== undefined;
+
+const EVENTS_MARK = "SELECT coalesce(max(created_at), '-infinity')::text AS mark FROM engine_catalog.event_log";
+const EVENTS_SINCE = 'SELECT trigger_name, payload FROM engine_catalog.event_log WHERE created_at > $1::timestamptz ORDER BY created_at, trigger_name';
+
+/** What the case's operation set off: the events created after `mark`, the action calls recorded (awaited up to a deadline). */
+async function observed(o: NonNullable<Target['observe']>, c: TestCase, mark: string | null): Promise<Seen> {
+  const seen: Seen = {};
+  if (mark !== null) {
+    const rows = await o.rows<{ trigger_name: string; payload: Json }>(EVENTS_SINCE, [mark]);
+    seen.events = rows.map((r) => ({ name: r.trigger_name, payload: r.payload }));
+  }
+  if (c.expect.actionCalls) {
+    const deadline = performance.now() + ASYNC_CALLS_MS;
+    while (o.calls.calls.length < c.expect.actionCalls.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    seen.actionCalls = o.calls.calls.map((x) => ({ name: x.action, payload: x.body }));
+  }
+  return seen;
 }
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
@@ -94,6 +122,10 @@ export async function runCases(target: Target, files: TestFile[], onResult: (r: 
         results.push(result);
         onResult(result);
       };
+      if (observes(c) && !target.observe) {
+        done({ status: 'skipped', mismatches: [], reason: 'the case checks events or action calls (or mocks a handler): only the ephemeral engine runs it' });
+        continue;
+      }
       if (writes && target.writes === 'deny') {
         done({ status: 'skipped', mismatches: [], reason: 'the case writes (a seed or a mutation): --allow-writes runs it on the endpoint' });
         continue;
@@ -118,9 +150,12 @@ export async function runCases(target: Target, files: TestFile[], onResult: (r: 
         continue;
       }
       try {
+        target.observe?.calls.reset(c.actionResponses ?? {});
+        const mark = target.observe && c.expect.events ? ((await target.observe.rows<{ mark: string }>(EVENTS_MARK))[0]?.mark ?? '-infinity') : null;
         const res = await graphql(target, c, { query: c.query, ...(c.variables ? { variables: c.variables } : {}), ...(c.operationName ? { operationName: c.operationName } : {}) });
         const present = c.expect.fieldsAbsent ? await presentFields(target, c, c.expect.fieldsAbsent) : [];
-        const mismatches = check(c.expect, res, present);
+        const seen = target.observe ? await observed(target.observe, c, mark) : {};
+        const mismatches = check(c.expect, res, present, seen);
         done({ status: mismatches.length === 0 ? 'passed' : 'failed', mismatches });
       } catch (e) {
         done({ status: 'failed', mismatches: [], reason: e instanceof Error ? e.message : String(e) });
