@@ -108,3 +108,10 @@ describe('/v1alpha1/graphql', () => {
     expect(await q(e, '{ shade(order_by: {value: asc}) { value swatches { label } } }')).toEqual({ data: { shade: [{ value: 'blue', swatches: [{ label: 'Blue one' }] }, { value: 'red', swatches: [{ label: 'Red one' }] }] } });
   });
 });
+
+describe('fragment cycles', () => {
+  it('are a validation error naming the fragments, not an internal error', async () => {
+    expect(await q(e, 'query { doc { ...a } } fragment a on doc { id ...b } fragment b on doc { b ...a }')).toEqual(gqlErr('the fragment definition(s) a and b form a cycle', '$', 'validation-failed'));
+    expect(await q(e, 'query { doc { ...a } } fragment a on doc { id ...a }')).toEqual(gqlErr('the fragment definition(s) a form a cycle', '$', 'validation-failed'));
+  });
+});
