@@ -97,7 +97,9 @@ async function startEngine(databaseUrl) {
   const cwd = mkdtempSync(join(tmpdir(), 'engine-incumbent-'));
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
-    { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    // The incumbent's harness starts its server with --stringify-numeric-types (tests-py/fixtures/hge.py): its expected
+    // answers have bigint, numeric and float8 as strings.
+    { cwd, env: { ...process.env, NO_COLOR: '1', ENGINE_GRAPHQL_STRINGIFY_NUMERIC_TYPES: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
   const url = `http://127.0.0.1:${port}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useTestEngine, type TestEngine } from '../helpers/engine.js';
+import { post, useTestEngine, type TestEngine } from '../helpers/engine.js';
 import { as, gqlErr, q } from './graphql-fixture.js';
 
 // Issue 30 (parity with the incumbent's published cases), on the query side: the `path` argument of json/jsonb
@@ -90,5 +90,28 @@ describe('a role without queries', () => {
     expect(await q(e, '{ no_queries_available }', as('nobody'))).toEqual({ data: { no_queries_available: text } });
     expect(await q(e, '{ __type(name: "query_root") { fields { name description } } }', as('nobody'))).toEqual({ data: { __type: { fields: [{ name: 'no_queries_available', description: text }] } } });
     expect(await q(e, '{ no_queries_available }')).toEqual(gqlErr('field "no_queries_available" not found in type: \'query_root\'', '$.selectionSet.no_queries_available', 'validation-failed'));
+  });
+});
+
+describe('/v1alpha1/graphql', () => {
+  it('answers as /v1/graphql, errors with HTTP 400', async () => {
+    const ok = await post(`${e.url}/v1alpha1/graphql`, { query: '{ swatch(order_by: {shade: asc}) { label } }' }, READER);
+    expect([ok.status, ok.body]).toEqual([200, { data: { swatch: [{ label: 'Red one' }] } }]);
+    const before = await e.state();
+    const bad = await post(`${e.url}/v1alpha1/graphql`, { query: 'mutation { update_doc(where: {}, _set: {b: {}}) { affected_rows } }' }, READER);
+    expect([bad.status, bad.body]).toEqual([400, gqlErr('no mutations exist', '$', 'validation-failed')]);
+    expect(await e.state()).toEqual(before);
+  });
+
+  it('takes the incumbent\'s array relationship form {table, columns: "<one column>"}', async () => {
+    await e.ok({ type: 'create_array_relationship', args: { table: 'shade', name: 'swatches', using: { foreign_key_constraint_on: { table: 'swatch', columns: 'shade' } } } });
+    expect(await q(e, '{ shade(order_by: {value: asc}) { value swatches { label } } }')).toEqual({ data: { shade: [{ value: 'blue', swatches: [{ label: 'Blue one' }] }, { value: 'red', swatches: [{ label: 'Red one' }] }] } });
+  });
+});
+
+describe('fragment cycles', () => {
+  it('are a validation error naming the fragments, not an internal error', async () => {
+    expect(await q(e, 'query { doc { ...a } } fragment a on doc { id ...b } fragment b on doc { b ...a }')).toEqual(gqlErr('the fragment definition(s) a and b form a cycle', '$', 'validation-failed'));
+    expect(await q(e, 'query { doc { ...a } } fragment a on doc { id ...a }')).toEqual(gqlErr('the fragment definition(s) a form a cycle', '$', 'validation-failed'));
   });
 });

@@ -84,7 +84,7 @@ describe('relationship forms of the incumbent (issue 29 point 5)', () => {
         err(p, 'only one of "column" or "columns" may be given', 'parse-failed')],
       [rel('array', 'team', 'r', { foreign_key_constraint_on: { table: 'member' } }), err(p, 'one of "column" or "columns" is required', 'parse-failed')],
       [rel('array', 'team', 'r', { foreign_key_constraint_on: ['org'] }), err(p, 'expected Object, encountered Array', 'parse-failed')],
-      [rel('array', 'team', 'r', { foreign_key_constraint_on: { table: 'member', columns: 'org' } }), err(`${p}.columns`, 'expected Array, encountered String', 'parse-failed')],
+      [rel('array', 'team', 'r', { foreign_key_constraint_on: { table: 'member', columns: 5 } }), err(`${p}.columns`, 'expected Array, encountered Number', 'parse-failed')],
     ];
     for (const [body, expected] of cases) await expectError(e, body, 400, expected);
   });

@@ -26,9 +26,10 @@ function columnNames(v: unknown, path: string): string[] {
 function remoteForeignKey(v: unknown, path: string): RemoteForeignKey {
   const o = obj(v, path);
   const table = qualifiedName(req(o, 'table', path), at(path, 'table'));
-  return exclusive(o, 'column', 'columns', path) === 'column'
-    ? { table, column: str(o['column'], at(path, 'column')) }
-    : { table, columns: columnNames(o['columns'], at(path, 'columns')) };
+  if (exclusive(o, 'column', 'columns', path) === 'column') return { table, column: str(o['column'], at(path, 'column')) };
+  // The incumbent also takes `columns` naming one column as a string: that is the one-column form.
+  if (typeof o['columns'] === 'string') return { table, column: o['columns'] };
+  return { table, columns: columnNames(o['columns'], at(path, 'columns')) };
 }
 
 /** The columns a foreign-key reference names: this table's (a string or list) or the remote table's. */

@@ -31,6 +31,8 @@ const OPERANDS: Record<OperatorClass, [(v: unknown) => boolean, string]> = {
     (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string')) || isSessionRef(v),
     'a list of strings or a session variable',
   ],
+  spatial: [(v) => isObj(v) || isSessionRef(v), 'a GeoJSON object or a session variable'],
+  'spatial-distance': [(v) => isObj(v) && 'distance' in v && 'from' in v, '{distance, from}'],
 };
 
 const invalid = (c: Ctx, message: string, path: Path, key = false): void => c.error('bool-exp-invalid', message, path, key);

@@ -1,6 +1,6 @@
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qualifiedName } from '../../metadata/reader.js';
-import { canonicalKey, columnRef, isSessionRef, operatorOf } from './operators.js';
+import { canonicalKey, columnRef, isSessionRef, operatorOf, spatialType } from './operators.js';
 import type { BoolExpComputedField, BoolExpSchema, BoolExpTable } from './schema.js';
 
 /**
@@ -137,6 +137,12 @@ function expression(exp: Json, table: BoolExpTable, alias: string, schema: BoolE
   return parts.length === 0 ? 'true' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
 }
 
+/** A GeoJSON operand (a static object or a session variable holding its text) as a value of the column's PostGIS type. */
+function geoJson(b: Builder, v: Json, typeName: string): string {
+  const g = `ST_GeomFromGeoJSON(${isSessionRef(v) ? b.operand(v, 'text') : b.value(JSON.stringify(v), 'text')})`;
+  return spatialType(typeName) === 'geography' ? `${g}::geography` : g;
+}
+
 function column(col: string, typeName: string, value: Json, alias: string, b: Builder, rootAlias: string): string {
   if (!isObject(value)) return value === null ? `${col} IS NULL` : `${col} IS NOT DISTINCT FROM ${b.operand(value, typeName)}`;
   const parts: string[] = [];
@@ -174,6 +180,15 @@ function column(col: string, typeName: string, value: Json, alias: string, b: Bu
       case 'jsonb-keys':
         parts.push(`${col} ${op.sql} ${b.arrayOperand(operand, 'text')}`);
         break;
+      case 'spatial':
+        parts.push(`${op.sql}(${col}, ${geoJson(b, operand, typeName)})`);
+        break;
+      case 'spatial-distance': {
+        const o = operand as Record<string, Json>;
+        const sph = spatialType(typeName) === 'geography' && typeof o['use_spheroid'] === 'boolean' ? `, ${String(o['use_spheroid'])}` : '';
+        parts.push(`${op.sql}(${col}, ${geoJson(b, o['from'] as Json, typeName)}, ${b.operand(o['distance'] as Json, 'double precision')}${sph})`);
+        break;
+      }
     }
   }
   return parts.length === 0 ? 'true' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;

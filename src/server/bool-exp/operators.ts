@@ -5,14 +5,14 @@ import { isSessionVariableName } from '../auth/session-names.js';
 export const TEXT_LIKE = new Set(['text', 'character varying', 'character', 'citext', 'name']);
 export const NUMERIC = new Set(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision']);
 
-export type OperatorClass = 'compare' | 'null-compare' | 'in' | 'text' | 'is-null' | 'column' | 'jsonb-value' | 'jsonb-key' | 'jsonb-keys';
+export type OperatorClass = 'compare' | 'null-compare' | 'in' | 'text' | 'is-null' | 'column' | 'jsonb-value' | 'jsonb-key' | 'jsonb-keys' | 'spatial' | 'spatial-distance';
 
 export interface OperatorInfo {
   cls: OperatorClass;
   /** SQL operator or keyword; for `in` and `is-null` the compiler decides. */
   sql: string;
   /** Which column types accept it. */
-  appliesTo: 'all-but-json' | 'all' | 'text-like' | 'jsonb';
+  appliesTo: 'all-but-json' | 'all' | 'text-like' | 'jsonb' | 'geometry' | 'spatial';
 }
 
 const info = (cls: OperatorClass, sql: string, appliesTo: OperatorInfo['appliesTo']): OperatorInfo => ({ cls, sql, appliesTo });
@@ -50,6 +50,21 @@ export const OPERATORS: Record<string, OperatorInfo> = {
   _has_key: info('jsonb-key', '?', 'jsonb'),
   _has_keys_any: info('jsonb-keys', '?|', 'jsonb'),
   _has_keys_all: info('jsonb-keys', '?&', 'jsonb'),
+  // PostGIS (the incumbent's): a GeoJSON operand; geography columns have only the two PostGIS defines for them.
+  _st_contains: info('spatial', 'ST_Contains', 'geometry'),
+  _st_crosses: info('spatial', 'ST_Crosses', 'geometry'),
+  _st_equals: info('spatial', 'ST_Equals', 'geometry'),
+  _st_overlaps: info('spatial', 'ST_Overlaps', 'geometry'),
+  _st_touches: info('spatial', 'ST_Touches', 'geometry'),
+  _st_within: info('spatial', 'ST_Within', 'geometry'),
+  _st_intersects: info('spatial', 'ST_Intersects', 'spatial'),
+  _st_d_within: info('spatial-distance', 'ST_DWithin', 'spatial'),
+};
+
+/** A PostGIS column type (format_type output, typmod and schema dropped). */
+export const spatialType = (typeName: string): 'geometry' | 'geography' | null => {
+  const t = typeName.replace(/\(.*\)$/, '').split('.').pop();
+  return t === 'geometry' || t === 'geography' ? t : null;
 };
 
 /** `$eq` is `_eq`: every operator and logical key also has a `$` form. */
@@ -73,6 +88,10 @@ export function appliesTo(op: OperatorInfo, typeName: string): boolean {
       return TEXT_LIKE.has(typeName);
     case 'jsonb':
       return typeName === 'jsonb';
+    case 'geometry':
+      return spatialType(typeName) === 'geometry';
+    case 'spatial':
+      return spatialType(typeName) !== null;
   }
 }
 

@@ -162,5 +162,18 @@ function operator(column: string, typeName: string, opKey: string, operand: Json
         fail(`expecting an array of strings for operator "${opKey}"`);
       }
       return;
+    case 'spatial':
+      if (!isSessionRef(operand) && !isObject(operand)) fail(`expecting a GeoJSON object for operator "${opKey}"`);
+      return;
+    case 'spatial-distance': {
+      const o = isObject(operand) ? operand : null;
+      const d = o?.['distance'];
+      const from = o?.['from'];
+      const sph = o?.['use_spheroid'];
+      if (!o || (typeof d !== 'number' && !isSessionRef(d)) || (!isObject(from) && !isSessionRef(from)) || (sph !== undefined && typeof sph !== 'boolean')) {
+        fail(`expecting {"distance": <number>, "from": <GeoJSON>, "use_spheroid"?: <boolean>} for operator "${opKey}"`);
+      }
+      return;
+    }
   }
 }

@@ -57,10 +57,11 @@ function graphqlErrorCode(body: string | Buffer): string {
   return ERROR_CODE.exec(body)?.[1] ?? '';
 }
 
-function sendGraphql(reply: HttpReply, body: string | Buffer, setCookies: string[], logged: boolean): void {
+/** `legacy`: the incumbent's `/v1alpha1/graphql`, which answers an errors-only body with HTTP 400. */
+function sendGraphql(reply: HttpReply, body: string | Buffer, setCookies: string[], logged: boolean, legacy = false): void {
   if (logged) reply.request.errorCode = graphqlErrorCode(body);
   if (setCookies.length > 0) reply.header('set-cookie', setCookies);
-  send(reply, 200, body);
+  send(reply, legacy && typeof body === 'string' && body.startsWith('{"errors"') ? 400 : 200, body);
 }
 
 export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
@@ -123,7 +124,7 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
   }));
 
   /** graphql-api.md §1: every answer is a GraphQL body, authentication errors included (issue 27). */
-  const graphqlApi = (service: () => GraphqlService) => async (request: HttpRequest, reply: HttpReply): Promise<void> => {
+  const graphqlApi = (service: () => GraphqlService, legacy = false) => async (request: HttpRequest, reply: HttpReply): Promise<void> => {
     const req = request.raw;
     try {
       // A POST auth hook receives the GraphQL request, so the body comes first; otherwise it is not read for a 401.
@@ -137,14 +138,14 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
         // Issue 27: a GraphQL body with HTTP 200, as the incumbent answers, so that GraphQL clients show the message.
         if (input === undefined) discardBody(req);
         request.errorCode = e.code;
-        return send(reply, 200, errorsBody(e, false));
+        return send(reply, legacy ? 400 : 200, errorsBody(e, false));
       }
       request.role = caller.role;
       input ??= await readGraphqlInput(req, reply.raw);
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
       const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ip: () => request.ip };
-      sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged);
+      sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged, legacy);
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       request.errorCode = 'unexpected';
@@ -153,6 +154,8 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
     }
   };
   app.post('/v1/graphql', graphqlApi(() => graphql));
+  // The incumbent's older path for the same API (its projects and test cases still use it): errors answer HTTP 400.
+  app.post('/v1alpha1/graphql', graphqlApi(() => graphql, true));
   // Issue 30.6: the incumbent's Relay API, the same request and answers over the Relay schema.
   app.post('/v1beta1/relay', graphqlApi(() => graphql.relay()));
 

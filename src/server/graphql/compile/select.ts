@@ -1,6 +1,6 @@
 import { getNamedType, GraphQLObjectType, type FieldNode, type GraphQLField } from 'graphql';
 import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { aggregateSql, aggregateType } from '../schema/index.js';
+import { aggregateSql } from '../schema/index.js';
 import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from '../schema/index.js';
 import { listClauses, type ListClauses } from './list-args.js';
 import { outputExpr } from '../schema/index.js';
@@ -231,7 +231,8 @@ export class SelectionCompiler {
 
   private aggregateOp(type: GraphQLObjectType, view: TableView, op: AggOp, nodes: FieldNode[], r: string): string {
     return this.aggregatePairs(type, nodes, (i) => (i?.kind === 'agg_col'
-      ? outputExpr(aggregateSql(op, this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name)), i.column), aggregateType(op, i.column) ?? i.column.typeName, this.sel.stringifyNumeric)
+      // Stringified as the incumbent does: by the aggregated column's type (an integer column's sum and avg stay numbers).
+      ? outputExpr(aggregateSql(op, this.b.cell(view, `c:${i.column.name}`, r, col(r, i.column.name)), i.column), i.column.typeName, this.sel.stringifyNumeric)
       : undefined));
   }
 

@@ -1,5 +1,5 @@
 import {
-  coerceInputValue, GraphQLError, isNonNullType, NoUnusedVariablesRule, print, specifiedRules, typeFromAST, validate, valueFromAST,
+  coerceInputValue, GraphQLError, isNonNullType, NoFragmentCyclesRule, NoUnusedVariablesRule, print, specifiedRules, typeFromAST, validate, valueFromAST,
   type ASTNode, type DocumentNode, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql';
 import type { ApiError } from '../../../errors.js';
@@ -49,6 +49,13 @@ export const ENGINE_RULES = specifiedRules.filter((rule) => rule !== NoUnusedVar
 
 /** Validates the document against the role's schema; returns the first error as the engine reports it, or null. */
 export function validateDocument(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode): ApiError | null {
+  // Fragment cycles first and alone: the other rules (overlapping fields) would expand the cycle without end.
+  const cycles = validate(schema, doc, [NoFragmentCyclesRule], { maxErrors: 1 });
+  const cycle = cycles[0] ? /^Cannot spread fragment "(.+?)" within itself(?: via (.+?))?\.$/.exec(cycles[0].message) : null;
+  if (cycles[0]) {
+    const names = [cycle?.[1] ?? '', ...(cycle?.[2] ?? '').split(', ').map((x) => x.replace(/"/g, '')).filter((x) => x !== '')];
+    return validationFailed('$', `the fragment definition(s) ${names.join(' and ')} form a cycle`);
+  }
   const errors = withoutStringOffsets(doc, validate(schema, doc, ENGINE_RULES, { maxErrors: 100 }));
   if (errors.length === 0) return null;
   // The rules run in one pass over the document, so their order is document order (rules reporting on leave last).
