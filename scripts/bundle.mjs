@@ -23,7 +23,7 @@ const result = await build({
   chunkNames: 'chunk-[hash]',
   sourcemap: 'linked',
   logLevel: 'warning',
-  external: ['@electric-sql/*', 'libpg-query', 'undici', 'ws', 'pg', 'pg-native', 'tar', 'jose', '@inquirer/*', 'pino', 'prom-client'],
+  external: ['@electric-sql/*', 'libpg-query', 'undici', 'ws', 'pg', 'pg-native', 'tar', 'jose', '@inquirer/*', 'pino', 'prom-client', '@opentelemetry/*'],
   // graphql-js checks every instanceof against copies from other realms unless NODE_ENV is production (a dev aid that
   // cost ~2 µs of a cheap request, and more per nested-insert object); the bundle holds one copy of graphql.
   define: { 'process.env.NODE_ENV': '"production"' },

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/project/config/environment.js';
 import { resolveServeSettings } from '../../src/project/config/serve-settings.js';
-import { parseTraceparent, traceparent } from '../../src/server/tracing/span.js';
 
 /** Issue 31.4: what turns traces on (the OpenTelemetry SDK's variables, the engine's names first) and W3C trace context. */
 
@@ -70,24 +69,6 @@ describe('trace settings', () => {
       }
       expect(err).toMatchObject({ code: 'config-invalid', exitCode: 1, message });
       expect((err as Error).message).not.toContain('secret-token');
-    }
-  });
-});
-
-describe('W3C trace context', () => {
-  const id = '4bf92f3577b34da6a3ce929d0e0e4736';
-  it('reads a traceparent and its tracestate; writes one back', () => {
-    expect(parseTraceparent(`00-${id}-00f067aa0ba902b7-01`, 'k=v')).toEqual({ traceId: id, spanId: '00f067aa0ba902b7', sampled: true, traceState: 'k=v' });
-    expect(parseTraceparent(`00-${id}-00f067aa0ba902b7-00`)).toEqual({ traceId: id, spanId: '00f067aa0ba902b7', sampled: false });
-    // A later version may carry more fields: read as version 00.
-    expect(parseTraceparent(`01-${id}-00f067aa0ba902b7-03-extra`)?.sampled).toBe(true);
-    expect(traceparent({ traceId: id, spanId: '00f067aa0ba902b7', sampled: true })).toBe(`00-${id}-00f067aa0ba902b7-01`);
-  });
-
-  it('ignores a malformed one (the request starts a trace of its own)', () => {
-    for (const bad of [undefined, '', 'nope', `ff-${id}-00f067aa0ba902b7-01`, `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, `00-${id}-${'0'.repeat(16)}-01`,
-      `00-${id.toUpperCase()}-00f067aa0ba902b7-01`, `00-${id}-00f067aa0ba902b7-01-extra`]) {
-      expect(parseTraceparent(bad)).toBeNull();
     }
   });
 });
