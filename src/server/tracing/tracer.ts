@@ -3,7 +3,7 @@ import {
   context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind as OtelKind, SpanStatusCode, trace, TraceFlags,
   type Attributes, type Span, type Tracer as OtelTracer,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { hrTime, W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { SpanAttributes, SpanHandle, SpanKind, SpanParent, TraceProbe } from '../../probes.js';
 
 /** What a span not recorded offers: nothing is kept; its context still propagates (flag 00). */
@@ -41,10 +41,14 @@ export class Tracer implements TraceProbe {
     return { set: (a) => span.setAttributes(attributes(a)), fail: (m) => span.setStatus({ code: SpanStatusCode.ERROR, message: m }) };
   }
 
+  /**
+   * Span times (here and at each start) come from one clock, the process's performance timeline: the SDK's own start
+   * time is each span's Date.now(), whole milliseconds, so a child could seem to start before or end after its parent.
+   */
   private end(span: Span): void {
     if (this.ended.has(span)) return;
     this.ended.add(span);
-    span.end();
+    span.end(hrTime());
   }
 
   async span<T>(name: string, kind: SpanKind, attrs: SpanAttributes, fn: (span: SpanHandle) => Promise<T>, parent: SpanParent = 'any'): Promise<T> {
@@ -54,7 +58,7 @@ export class Tracer implements TraceProbe {
       const current = trace.getSpan(up);
       if (!current || this.ended.has(current)) return fn(unrecorded);
     }
-    const span = this.tracer.startSpan(name, { kind: KINDS[kind], attributes: attributes(attrs) }, up);
+    const span = this.tracer.startSpan(name, { kind: KINDS[kind], attributes: attributes(attrs), startTime: hrTime() }, up);
     return context.with(trace.setSpan(up, span), async () => {
       try {
         return await fn(this.handle(span));
@@ -71,7 +75,7 @@ export class Tracer implements TraceProbe {
     const up = context.active();
     const current = trace.getSpan(up);
     if (!current || this.ended.has(current) || !current.isRecording()) return fn(unrecorded);
-    const span = this.tracer.startSpan(name, { kind: OtelKind.INTERNAL, attributes: attributes(attrs) }, up);
+    const span = this.tracer.startSpan(name, { kind: OtelKind.INTERNAL, attributes: attributes(attrs), startTime: hrTime() }, up);
     try {
       return fn(this.handle(span));
     } catch (e) {
@@ -108,6 +112,7 @@ export class Tracer implements TraceProbe {
       // The query string is left out: it may carry values (a REST endpoint's arguments).
       const span = this.tracer.startSpan(method, {
         kind: OtelKind.SERVER,
+        startTime: hrTime(),
         attributes: attributes({
           'http.request.method': method, 'url.path': q < 0 ? url : url.slice(0, q), 'url.scheme': 'http',
           'network.protocol.version': req.httpVersion, 'client.address': req.socket.remoteAddress,
