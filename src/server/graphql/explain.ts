@@ -1,12 +1,12 @@
-import { getVariableValues, Kind, OperationTypeNode, parse as parseDoc, print, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { Kind, OperationTypeNode, parse as parseDoc, print, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import { isObject } from '../../metadata/json.js';
 import { collectSession, sessionValue } from '../auth/session-names.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Database } from '../../db/database.js';
-import { bindAll, SelectionContext } from './compile/index.js';
+import { bindAll } from './compile/index.js';
 import { planOperation } from './plan/index.js';
-import { checkVariables, parseRequest, prepare, variablesShape, type DocumentLimits } from './request/index.js';
+import { parseRequest, prepare, selectionOf, type DocumentLimits } from './request/index.js';
 import { RoleView } from './schema/index.js';
 
 /**
@@ -57,11 +57,7 @@ export async function explainQuery(x: ExplainContext, body: unknown): Promise<st
     if (subscription) text = asQuery(text, req.operationName);
     const entry = prepare(schema, text, req.operationName, x.limits);
     if (entry.op.operation === 'mutation') throw badRequest('invalid-params', '$', 'only queries can be explained');
-    const bad = checkVariables(schema, entry.op, req.variables);
-    if (bad) throw bad;
-    const coerced = getVariableValues(schema, entry.op.variableDefinitions ?? [], req.variables);
-    const { bound } = variablesShape(schema, entry.op, req.variables);
-    const sel = new SelectionContext(entry.doc, entry.op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound);
+    const { sel } = selectionOf(schema, entry, req.variables);
     const plans = planOperation(schema, new RoleView(x.cache, role, false), sel);
     if (plans.some((p) => p.kind === 'action')) throw badRequest('invalid-params', '$', 'query actions cannot be explained');
     const args = bindAll(plans, session, req.variables);
