@@ -77,6 +77,14 @@ describe('GET /v1/metrics', () => {
     expect(at(after, LATENCY_COUNT) - at(before, LATENCY_COUNT)).toBe(3);
     expect(at(after, MISSES) - at(before, MISSES)).toBe(1);
     expect(at(after, HITS) - at(before, HITS)).toBe(2);
+    // The operation type as the service prepared it (the second operation of a document, when chosen), and as read
+    // from the body when it could not be prepared.
+    await post(`${url}/v1/graphql`, { query: 'query Q { __typename } mutation M { delete_item(where: {id: {_eq: 9}}) { affected_rows } }', operationName: 'M' });
+    await post(`${url}/v1/graphql`, { query: 'mutation { nope }' });
+    const typed = await scrape(url);
+    const mutations = 'engine_http_requests_total{endpoint="/v1/graphql",operation_type="mutation",status="200"}';
+    expect(at(typed, mutations) - at(after, mutations)).toBe(2);
+    expect(at(typed, REQUESTS) - at(after, REQUESTS)).toBe(0);
     // The refused scrapes were counted as well.
     expect(at(after, 'engine_http_requests_total{endpoint="/v1/metrics",operation_type="",status="401"}')).toBe(4);
     if (EXTERNAL_URL) {

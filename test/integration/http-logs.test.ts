@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -117,11 +118,22 @@ describe('http-log', () => {
     const body = { query: 'query Named($v: Int) { __typename }', operationName: 'Named', variables: { v: 424242 } };
     await post(`${url}/v1/graphql?token=abc`, body, { ...admin, 'x-request-id': 'gql-1' });
     const line = await lineWhere('http-log', (d) => d['request_id'] === 'gql-1');
-    expect(line.detail).toMatchObject({ path: '/v1/graphql', status: 200, role: 'admin', operation_name: 'Named', query_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const hash = (q: string): string => createHash('sha256').update(q).digest('hex');
+    expect(line.detail).toMatchObject({ path: '/v1/graphql', status: 200, role: 'admin', operation_name: 'Named', query_hash: hash(body.query) });
+    // The second time the plan cache has the operation: the same name and hash, reported by the service.
+    await post(`${url}/v1/graphql`, body, { ...admin, 'x-request-id': 'gql-2' });
+    expect((await lineWhere('http-log', (d) => d['request_id'] === 'gql-2')).detail).toMatchObject({ operation_name: 'Named', query_hash: hash(body.query) });
+    // A document of two operations names the one chosen; a batch is logged by its first element.
+    const two = 'query A { __typename } query B { __typename }';
+    await post(`${url}/v1/graphql`, { query: two, operationName: 'B' }, { ...admin, 'x-request-id': 'gql-3' });
+    expect((await lineWhere('http-log', (d) => d['request_id'] === 'gql-3')).detail).toMatchObject({ operation_name: 'B', query_hash: hash(two) });
+    await post(`${url}/v1/graphql`, [{ query: 'query First { __typename }' }, { query: 'query Second { __typename }' }], { ...admin, 'x-request-id': 'gql-4' });
+    expect((await lineWhere('http-log', (d) => d['request_id'] === 'gql-4')).detail).toMatchObject({ operation_name: 'First', query_hash: hash('query First { __typename }') });
     expect(JSON.stringify(line)).not.toContain('424242');
     expect(JSON.stringify(line)).not.toContain('token');
     await post(`${url}/v1/graphql`, { query: '{ nope }' }, { ...admin, 'x-request-id': 'gql-bad' });
-    expect((await lineWhere('http-log', (d) => d['request_id'] === 'gql-bad')).detail).toMatchObject({ status: 200, error_code: 'validation-failed' });
+    // Refused before it was prepared: the hash still names the document (read from the body).
+    expect((await lineWhere('http-log', (d) => d['request_id'] === 'gql-bad')).detail).toMatchObject({ status: 200, error_code: 'validation-failed', query_hash: hash('{ nope }') });
     await post(`${url}/v1/query`, { type: 'nope', args: {} }, { ...admin, 'x-request-id': 'bad-1' });
     expect((await lineWhere('http-log', (d) => d['request_id'] === 'bad-1')).detail).toMatchObject({ status: 400, error_code: expect.any(String) });
     await post(`${url}/v1/query`, { type: 'export_metadata', args: {} }, { 'x-engine-admin-secret': 'wrong', 'x-request-id': 'denied-1' });

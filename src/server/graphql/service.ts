@@ -1,4 +1,4 @@
-import { getVariableValues, Kind, type GraphQLSchema, type OperationDefinitionNode, type VariableDefinitionNode } from 'graphql';
+import type { GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import { probes } from '../../probes.js';
 import type { Database } from '../../db/database.js';
@@ -15,9 +15,9 @@ import { forwardedHeaders, joinRemoteTables, requestHeadersJson, runActions as r
 import { runJoins as runJoinsOf, runRemotes as runRemotesOf, type ForwardRequest, type JoinedStatement, type RemoteRootPlan } from '../remote-schemas/index.js';
 import { planOperation, type RootPlan } from './plan/index.js';
 import {
-  astBytes, batchElements, checkAllowlist, checkOperationLimits, checkRequestLimits, checkVariables, timeLimitMs, DEFAULT_DOCUMENT_LIMITS, parseQuery, parseRequest, PlanCache, planBytes, prepare,
-  prepareDocument, variablesShape,
-  type CachedOperation, type DocumentLimits, type GraphqlRequest, type PlanCacheLimits,
+  astBytes, batchElements, checkAllowlist, checkOperationLimits, checkRequestLimits, timeLimitMs, DEFAULT_DOCUMENT_LIMITS, parseQuery, parseRequest, PlanCache, planBytes, prepare,
+  operationInfo, prepareDocument, selectionOf,
+  type CachedOperation, type DocumentLimits, type GraphqlRequest, type OperationInfo, type PlanCacheLimits,
 } from './request/index.js';
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
 import { planRelayOperation, RelaySchemaStore } from './relay/index.js';
@@ -60,7 +60,11 @@ export interface GraphqlHttpContext {
   ip?: () => string | undefined;
   /** This request's time limit in ms (the role's API time limit or the engine's): set by handleOne. */
   timeoutMs?: number;
+  /** Told the request's (a batch's first) operation, so that the HTTP log and metrics need not parse the body again. */
+  seen?: { graphqlOperation: OperationInfo | undefined };
 }
+
+export type { OperationInfo };
 
 /** Why a request's statement was cancelled (its signal's reason). */
 export const CANCEL_TIMEOUT = 'timeout';
@@ -292,17 +296,12 @@ export class GraphqlService {
         this.plans.set(cache, planRole, req.query, req.operationName, entry);
       }
     }
-    const { doc, op } = entry;
+    const { op } = entry;
+    if (http.seen && http.seen.graphqlOperation === undefined) http.seen.graphqlOperation = operationInfo(entry, req.query);
     tracer?.annotate({ 'graphql.operation.type': op.operation, 'graphql.operation.name': op.name?.value });
     const over = checkOperationLimits(cache.metadata.api_limits, caller.role, entry);
     if (over) throw over;
-    const bad = checkVariables(schema, op, req.variables);
-    if (bad) throw bad;
-    // Coerced values serve @skip/@include only, whose `if` takes Boolean variables: the others (a nested insert's
-    // thousands of objects) were checked by checkVariables and are read as given.
-    const coerced = getVariableValues(schema, (op.variableDefinitions ?? []).filter(isBooleanVariable), req.variables);
-    const { key: varsKey, bound } = variablesShape(schema, op, req.variables);
-    const sel = new SelectionContext(doc, op, req.variables, 'coerced' in coerced ? (coerced.coerced ?? {}) : {}, bound, this.stringifyNumeric);
+    const { sel, varsKey } = selectionOf(schema, entry, req.variables, this.stringifyNumeric);
     return { schema, entry, sel, varsKey };
   }
 
@@ -342,12 +341,6 @@ export class GraphqlService {
     }
     return body;
   }
-}
-
-/** A variable of type Boolean or Boolean!: the only ones @skip and @include may read. */
-function isBooleanVariable(def: VariableDefinitionNode): boolean {
-  const t = def.type.kind === Kind.NON_NULL_TYPE ? def.type.type : def.type;
-  return t.kind === Kind.NAMED_TYPE && t.name.value === 'Boolean';
 }
 
 /** The answer depends only on the schema and the document: a query of introspection and constants, without variables. */

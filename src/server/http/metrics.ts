@@ -34,7 +34,10 @@ function endpointOf(url: string): string {
 
 const OPERATION = /^\s*(query|mutation|subscription)\b/;
 
-/** The operation type of a GraphQL body: its first keyword; a document of several operations counts as its first. */
+/**
+ * The operation type of a GraphQL body the service could not prepare: its first keyword; a document of several
+ * operations counts as its first.
+ */
 function operationType(text: string): string {
   try {
     const body = JSON.parse(text) as { query?: unknown };
@@ -87,11 +90,23 @@ export async function loadMetrics(secret: string, graphql: GraphqlService, db: D
     });
   }
   const detach = installEngineMetrics(prom, registry, db, observeCalls);
+  // Each answer's series, looked up by its labels in maps of their own: prom-client would hash the label set anew
+  // at every request. Few series: endpoints are a fixed set, statuses and operation types a handful.
+  const counted = new Map<string, Map<number, Map<string, { inc(): void }>>>();
+  const timed = new Map<string, { observe(v: number): void }>();
   return {
     secret, registry, detach,
     observe(endpoint, status, op, seconds) {
-      requests.inc({ endpoint, status: String(status), operation_type: op });
-      latency.observe({ endpoint }, seconds);
+      let byStatus = counted.get(endpoint);
+      if (!byStatus) counted.set(endpoint, (byStatus = new Map()));
+      let byOp = byStatus.get(status);
+      if (!byOp) byStatus.set(status, (byOp = new Map()));
+      let series = byOp.get(op);
+      if (!series) byOp.set(op, (series = requests.labels(endpoint, String(status), op)));
+      series.inc();
+      let histogram = timed.get(endpoint);
+      if (!histogram) timed.set(endpoint, (histogram = latency.labels(endpoint)));
+      histogram.observe(seconds);
     },
   };
 }
@@ -106,7 +121,7 @@ function allowed(header: string | undefined, secret: string): boolean {
 export function registerMetrics(app: HttpApp, metrics: Metrics): void {
   app.onResponse((request, reply) => {
     const endpoint = endpointOf(request.raw.url ?? '/');
-    const op = request.graphqlText ? operationType(request.graphqlText) : '';
+    const op = request.graphqlOperation?.type ?? (request.graphqlText ? operationType(request.graphqlText) : '');
     metrics.observe(endpoint, reply.statusCode, op, reply.elapsedTime / 1000);
   });
   app.get('/v1/metrics', async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { OperationInfo } from '../graphql/service.js';
 
 /**
  * The engine's own HTTP routing (issue 31.0): exact paths and prefixes, one hook before the routes and hooks after
@@ -19,8 +20,10 @@ export type ErrorHandler = (e: unknown, request: HttpRequest, reply: HttpReply) 
 export class HttpRequest {
   role = '';
   errorCode = '';
-  /** The GraphQL body's text (GraphQL routes), read for the operation name and query hash only when logged. */
+  /** The GraphQL body's text (GraphQL routes): parsed by the log and metrics only when no operation was reported. */
   graphqlText = '';
+  /** The GraphQL service reports the request's operation here once it is prepared (a batch: its first). */
+  graphqlOperation: OperationInfo | undefined = undefined;
   /** The route that answered, as registered (`/v1/graphql`, `/api/rest/*`); '' when none did. */
   route = '';
   private parsedQuery: Record<string, string> | undefined;

@@ -144,7 +144,7 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       input ??= await readGraphqlInput(req, reply.raw);
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ip: () => request.ip };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ip: () => request.ip, seen: request };
       sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged, legacy);
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -181,7 +181,7 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
       const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
       request.graphqlText = text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw), ip: () => request.ip };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw), ip: () => request.ip, seen: request };
       sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;

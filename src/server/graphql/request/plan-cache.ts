@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { RootPlan } from '../plan/index.js';
 
@@ -9,6 +10,21 @@ export interface CachedOperation {
   plans: Map<string, RootPlan[]>;
   /** What the cache counts for the parsed document (its text is counted once per text, with the text's bucket). */
   bytes: number;
+  /** What the HTTP log and metrics say of the operation, made at its first request that reports it. */
+  info?: OperationInfo;
+}
+
+/** An operation as the HTTP log and metrics name it (issue 31.2/31.3): type, name, and the hash of its document. */
+export interface OperationInfo {
+  readonly type: string;
+  readonly name: string | undefined;
+  /** The sha-256 of the request's query text, hex. */
+  readonly hash: string;
+}
+
+/** The operation's info, made once per cached document (the hash of a short query costs as much as a log line). */
+export function operationInfo(entry: CachedOperation, query: string): OperationInfo {
+  return (entry.info ??= { type: entry.op.operation, name: entry.op.name?.value, hash: createHash('sha256').update(query).digest('hex') });
 }
 
 const MAX_PLANS_PER_DOCUMENT = 16;
