@@ -70,7 +70,7 @@ try {
   await applyMetadata(url);
   let n = 0;
   const one = async () => {
-    const { body, headers } = request(q, () => 1 + (n++ % 1000));
+    const { body, headers } = request(q.engine, () => 1 + (n++ % 1000));
     const res = await fetch(`${url}/v1/graphql`, { method: 'POST', headers, body });
     const text = await res.text();
     if (res.status !== 200 || text.includes('"errors"')) throw new Error(`${res.status} ${text.slice(0, 200)}`);

@@ -7,7 +7,8 @@
 // Rounds are interleaved (the order of the sides rotating) so that the machine's drift falls on all alike; medians.
 // Besides requests/s, the engine process's CPU time per request (/proc/<pid>/stat, all threads): on a loaded machine
 // throughput follows the neighbours, CPU per request much less.
-//   node bench/observability.mjs          BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 (after npm run build)
+//   node bench/observability.mjs          BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_SIDES=off,metrics,logs+m,traces
+//   (after npm run build)
 // Needs the external PostgreSQL (ENGINE_TEST_DATABASE_URL or the default). Markdown on stdout, progress on stderr.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -95,12 +96,20 @@ async function main() {
     ['metrics', { ...quiet, ENGINE_GRAPHQL_METRICS_SECRET: SECRET }],
     ['logs+m', { ENGINE_GRAPHQL_LOG_FORMAT: 'json', ENGINE_GRAPHQL_METRICS_SECRET: SECRET }],
     ['traces', { ...quiet, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '1000' }],
+    // A second `off`, only when asked for: how far two identical engines differ in one run.
+    ['off2', quiet],
   ];
-  const sides = [];
-  try {
-    for (const [label, env] of variants) sides.push(await startEngine(label, db, env));
-    await applyMetadata(sides[0].url);
-    // The others read the metadata the first stored.
+  // BENCH_SIDES=off,metrics,logs+m: some of the sides only (more rounds in the same time).
+  const only = process.env.BENCH_SIDES?.split(',');
+  const chosen = variants.filter(([l]) => (only ? only.includes(l) : l !== 'off2'));
+  // BENCH_RESTART=1: new engine processes every round. Two identical engines differed by 7–14 % in one run (the
+  // off2 side): a process's own luck (code layout, JIT, which core) lasts its life, so only new processes average it out.
+  const RESTART = process.env.BENCH_RESTART === '1';
+  let sides = [];
+  const startAll = async () => {
+    sides = [];
+    for (const [label, env] of chosen) sides.push(await startEngine(label, db, env));
+    // The others read the metadata the first stored (applied once: later rounds find it stored).
     for (const s of sides) await fetch(`${s.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"reload_metadata","args":{}}' });
     for (const s of sides) {
       for (const q of QUERIES) {
@@ -108,9 +117,23 @@ async function main() {
         if (e) throw new Error(`${s.label}: ${q.label}: ${e}`);
       }
     }
+  };
+  const stopAll = async () => {
+    for (const s of sides) await s.stop();
+    sides = [];
+  };
+  try {
+    const first = await startEngine('setup', db, quiet);
+    await applyMetadata(first.url);
+    await first.stop();
+    await startAll();
     const rps = Object.fromEntries(sides.map((s) => [s.label, {}]));
     const cpu = Object.fromEntries(sides.map((s) => [s.label, {}]));
     for (let round = 0; round < ROUNDS; round++) {
+      if (RESTART && round > 0) {
+        await stopAll();
+        await startAll();
+      }
       for (const q of QUERIES) {
         // Each query's sides in a rotating order: no side is always first after the previous query's load.
         const shift = (round + QUERIES.indexOf(q)) % sides.length;
@@ -141,7 +164,7 @@ async function main() {
     console.log([
       '## Observability cost on the peer queries (issue 31)',
       '',
-      `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; external PostgreSQL; ${cpus().length} cores; ${ROUNDS} interleaved rounds of ${SECONDS} s per query and side ` +
+      `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; external PostgreSQL; ${cpus().length} cores; ${ROUNDS} interleaved rounds${RESTART ? " (new engine processes each round)" : ""} of ${SECONDS} s per query and side ` +
         `at ${CONNECTIONS} connections (after 1 s warm-up each); load average ${loadStart.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end. ` +
         `Traces: ${count(receiver.got.posts)} exports, ${count(receiver.got.bytes)} bytes received.`,
       '',

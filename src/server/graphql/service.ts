@@ -56,6 +56,11 @@ export interface GraphqlHttpContext {
   stored?: boolean;
   /** Aborts when the client went away: the request's statement is cancelled. */
   signal?: CancelSignal;
+  /**
+   * `signal` is a Canceller made for this request alone (aborted with CANCEL_DISCONNECTED when the client goes): the
+   * service aborts it for the time limit and a stop too instead of making its own.
+   */
+  ownSignal?: boolean;
   /** The client's address (API limits' rate limit by IP): read only when a rule needs it. */
   ip?: () => string | undefined;
   /** This request's time limit in ms (the role's API time limit or the engine's): set by handleOne. */
@@ -143,30 +148,36 @@ export class GraphqlService {
       const over = await checkRequestLimits(this.source.db, limits, { ...caller, ...(http.ip ? { ip: http.ip } : {}) }, batch?.length ?? 1, batch !== null);
       if (over) return errorsBody(over, false);
     }
-    if (batch === null) return this.handleOne(input, caller, http);
+    const client = http.signal;
+    // A single request may cancel the route's own canceller (made for it alone) for its time limit too: one
+    // canceller and no listener between two per request. A batch's elements each need their own.
+    if (batch === null) return this.handleOne(input, caller, http, client, http.ownSignal === true);
     // A batch (as the incumbent): each element its own request and transaction, in order; a failure stays in its slot.
     const bodies: string[] = [];
-    for (const text of batch) bodies.push(String(await this.handleOne({ text }, caller, http)));
+    for (const text of batch) bodies.push(String(await this.handleOne({ text }, caller, http, client, false)));
     return `[${bodies.join(',')}]`;
   }
 
-  private async handleOne(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext): Promise<string | Buffer> {
-    const cancel = new Canceller();
+  /** `http` is this request's own (made by its caller for it): its signal and time limit are set here, not copied. */
+  private async handleOne(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext, client: CancelSignal | undefined, own: boolean): Promise<string | Buffer> {
+    const cancel = own && client instanceof Canceller ? client : new Canceller();
     const limits = this.source.heldCache().cache.metadata.api_limits;
     const timeoutMs = limits ? timeLimitMs(limits, caller.role, this.timeoutMs) : this.timeoutMs;
     const timer = timeoutMs > 0 ? setTimeout(() => cancel.abort(CANCEL_TIMEOUT), timeoutMs) : undefined;
-    const gone = (): void => cancel.abort(CANCEL_DISCONNECTED);
-    http.signal?.addEventListener('abort', gone, { once: true });
+    const gone = cancel === client || !client ? null : (): void => cancel.abort(CANCEL_DISCONNECTED);
+    if (gone) client?.addEventListener('abort', gone, { once: true });
     this.inflight.add(cancel);
+    http.signal = cancel;
+    http.timeoutMs = timeoutMs;
     try {
-      return await this.run(input, caller, { ...http, signal: cancel, timeoutMs });
+      return await this.run(input, caller, http);
     } catch (e) {
       // Errors shared with the metadata API (missing session variable) carry its status: here every one is a GraphQL error.
       if (e instanceof ApiError && (e.status < 500 || e.code === 'database-busy')) return errorsBody(e, caller.role === 'admin');
       throw e;
     } finally {
       clearTimeout(timer);
-      http.signal?.removeEventListener('abort', gone);
+      if (gone) client?.removeEventListener('abort', gone);
       this.inflight.delete(cancel);
     }
   }
@@ -234,9 +245,13 @@ export class GraphqlService {
     // The headers are serialised only for an asynchronous action's statement, which binds them.
     const request = { get headers() { return requestHeadersJson(http.rawHeaders); }, query: req.query, version: version.planned };
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
-    const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const limit = { signal: http.signal, seconds: (http.timeoutMs ?? this.timeoutMs) / 1000 };
-    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
+    // Made only when a handler is called (most requests call none): its answers' cookies go to the response.
+    let setCookies: string[] | undefined;
+    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, {
+      db: this.source.db, role, sel,
+      request: { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: (setCookies = []) },
+    });
     // Queries may go to a read replica (issue 31.7); mutations, actions' statements and a lagging replica's retry stay on the primary.
     const db = entry.op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
     // Made only when a remote is called: most requests call none, and the client's headers cost a pass to collect.
@@ -251,7 +266,7 @@ export class GraphqlService {
     const x = { db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, runJoins, limit };
     const body = tracer ? await tracer.span('graphql.execute', 'internal', {}, () => executeQuery(x), 'child') : await executeQuery(x);
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
-    http.setCookies.push(...action.setCookies);
+    if (setCookies) http.setCookies.push(...setCookies);
     return this.response(entry, plans, counted, body);
   }
 

@@ -8,7 +8,7 @@ import type { Authenticator, HookRequest } from '../auth/index.js';
 import type { Engine } from '../engine.js';
 import { pgDumpRequest } from '../pg-dump.js';
 import { errorsBody, INTERNAL_ERROR_BODY } from '../graphql/errors.js';
-import type { GraphqlInput, GraphqlService } from '../graphql/service.js';
+import { CANCEL_DISCONNECTED, type GraphqlInput, type GraphqlService } from '../graphql/service.js';
 import { ENGINE_VERSION_HEADER } from '../../version.js';
 import { BodyError, closeAfterAnswer, discardBody, MAX_NESTING, readBody, readJson } from './body.js';
 import { nestingDepth } from '../json-depth.js';
@@ -44,7 +44,7 @@ function hookRequest(input: GraphqlInput): HookRequest | null {
 function whileConnected(res: ServerResponse): CancelSignal {
   const gone = new Canceller();
   res.once('close', () => {
-    if (!res.writableFinished) gone.abort(undefined);
+    if (!res.writableFinished) gone.abort(CANCEL_DISCONNECTED);
   });
   return gone;
 }
@@ -144,7 +144,7 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       input ??= await readGraphqlInput(req, reply.raw);
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ip: () => request.ip, seen: request };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ownSignal: true, ip: () => request.ip, seen: request };
       sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged, legacy);
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -181,7 +181,7 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
       const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
       request.graphqlText = text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw), ip: () => request.ip, seen: request };
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw), ownSignal: true, ip: () => request.ip, seen: request };
       sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
