@@ -3,7 +3,10 @@
 // best run is far steadier than a load test's throughput. Compare with the CPU a request takes in bench/observability.mjs.
 //   node bench/observability-micro.mjs      (after npm run build)
 import { spawn } from 'node:child_process';
-import { loadMetrics } from '../dist/server/http/metrics.js';
+import { openSync } from 'node:fs';
+import { registerHttpLog } from '../dist/server/http/http-log.js';
+import { jsonDestination, StructuredLog } from '../dist/server/http/logs.js';
+import { loadMetrics, registerMetrics } from '../dist/server/http/metrics.js';
 import { probes } from '../dist/probes.js';
 import { startTracing } from '../dist/server/tracing/index.js';
 
@@ -22,18 +25,36 @@ async function measure(fn) {
   return best;
 }
 
-const body = JSON.stringify({ query: 'query ($id: Int!) { author_by_pk(id: $id) { id name bio } }', variables: { id: 7 } });
 const stubDb = { kind: 'external', query: async () => [{ events: 0, cron: 0, one_off: 0 }] };
 const metrics = await loadMetrics('s', { planHits: 0, stats: { prepared: 0, compiled: 0 } }, stubDb);
-// What registerMetrics' hook does per answer: the body's operation type (JSON.parse) and the two series.
-const perRequestMetrics = () => {
-  const q = JSON.parse(body).query;
-  metrics.observe('/v1/graphql', 200, q.startsWith('{') ? 'query' : 'query', 0.0012);
-  probes.statements?.(1);
+/** The response hooks a feature registers on the router, called as the router calls them once an answer is sent. */
+const hooksOf = (register) => {
+  const hooks = [];
+  register({ onResponse: (h) => hooks.push(h), get() {} });
+  return (request, reply) => { for (const h of hooks) h(request, reply); };
 };
+const metricsHook = hooksOf((app) => registerMetrics(app, metrics));
+const nullFd = openSync('/dev/null', 'w');
+const log = new StructuredLog({ format: 'json', stream: jsonDestination(nullFd) });
+const logHook = hooksOf((app) => registerHttpLog(app, log));
+// A cheap request as the router and the GraphQL service leave it: the operation reported, the answer sent.
+const query = 'query AuthorByPk($id: Int!) { author_by_pk(id: $id) { id name bio } }';
+const answered = {
+  id: 'b0f4c6de-1d1c-4c55-9a39-8c1f0c7e1a11', raw: { url: '/v1/graphql', method: 'POST' }, role: 'user', errorCode: '',
+  graphqlText: JSON.stringify({ query, variables: { id: 7 } }), graphqlOperation: { type: 'query', name: 'AuthorByPk', hash: 'a'.repeat(64) },
+};
+const reply = { statusCode: 200, elapsedTime: 0.734 };
 const base = await measure(async () => {});
-const m = await measure(perRequestMetrics);
+const m = await measure(() => {
+  metricsHook(answered, reply);
+  probes.statements?.(1);
+});
 metrics.detach();
+// Flushed at the end of each run, so that the writes are counted in it.
+const l = await measure(async (i) => {
+  logHook(answered, reply);
+  if (i === N - 1) await log.flush();
+});
 
 // Traces: a request's spans as the engine makes them (server, parse, validate, plan, execute, one statement), ALS
 // included, exported to a receiver in another process (encoding and POST included; flushed within each run).
@@ -68,6 +89,7 @@ console.log([
   '',
   '| what | CPU per request |',
   '|---|---:|',
-  `| metrics: the onResponse hook's work (operation type, request counter, latency histogram) and a statement count | ${f(m - base)} |`,
+  `| metrics: the onResponse hook (request counter, latency histogram) and a statement count | ${f(m - base)} |`,
+  `| http-log: the onResponse hook's JSON line, written (asynchronously, to /dev/null) | ${f(l - base)} |`,
   `| traces: server, parse, validate, plan, execute and one statement span, with their OTLP/JSON export (the OpenTelemetry SDK) | ${f(tr - base)} |`,
 ].join('\n'));

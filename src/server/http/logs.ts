@@ -35,6 +35,11 @@ function timestamp(): string {
   return stamp;
 }
 
+/** Where JSON lines are written by default (stdout's file descriptor 1; benchmarks give another). */
+export function jsonDestination(fd: number): DestinationStream {
+  return pino.destination({ dest: fd, sync: false, minLength: 4096, periodicFlush: 100 });
+}
+
 export class StructuredLog {
   private readonly types: ReadonlySet<LogType>;
   private readonly json: Pino | undefined;
@@ -53,7 +58,7 @@ export class StructuredLog {
         // Written asynchronously (a request does not wait for stdout), a few KB at a time and at least every 100 ms: a
         // write per line cost a request more than building the line (issue 31's ≤ 3 %). flush() at the stop writes
         // what is pending.
-        opts.stream ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }),
+        opts.stream ?? jsonDestination(1),
       );
     }
   }
