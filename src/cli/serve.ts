@@ -23,6 +23,13 @@ export function registerServe(program: Command, run: CommandRunner): void {
     .option('--enable-allowlist', 'non-admin GraphQL requests must send a query of an allow-listed collection (env ENGINE_GRAPHQL_ENABLE_ALLOWLIST=true)')
     .option('--query-timeout <seconds>', 'time limit of a GraphQL request, its statements cancelled after it; 0 for none (default 60, env ENGINE_GRAPHQL_QUERY_TIMEOUT)')
     .option('--live-queries-refetch-interval <ms>', 'live queries are also refetched this often, for changes no commit notification reports (a table read through a function); 0 for never (default 1000, env ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL)')
+    .option('--live-queries-batch-size <n>', 'most live-query cohorts refetched by one SQL statement (default 100, env ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE)')
+    .option('--websocket-keepalive <seconds>', 'how often a graphql-ws (legacy protocol) socket is sent "ka"; 0 for never (default 5, env ENGINE_GRAPHQL_WEBSOCKET_KEEPALIVE)')
+    .option('--websocket-connection-init-timeout <seconds>', 'a WebSocket without connection_init this long is closed (4408); 0 for no limit (default 10, env ENGINE_GRAPHQL_WEBSOCKET_CONNECTION_INIT_TIMEOUT)')
+    .option('--websocket-max-connections <n>', 'most WebSockets at once; one more is closed with 1013 (default 20000, env ENGINE_GRAPHQL_WEBSOCKET_MAX_CONNECTIONS)')
+    .option('--websocket-max-subscriptions <n>', 'most live queries and streams on one WebSocket (default 1000, env ENGINE_GRAPHQL_WEBSOCKET_MAX_SUBSCRIPTIONS)')
+    .option('--max-subscriptions <n>', 'most live queries and streams on the server (default 100000, env ENGINE_GRAPHQL_MAX_SUBSCRIPTIONS)')
+    .option('--websocket-send-buffer <bytes>', 'bytes that may wait to be sent to one WebSocket; a slower client is closed with 1013 (default 4194304, env ENGINE_GRAPHQL_WEBSOCKET_SEND_BUFFER)')
     .option('--graceful-shutdown-timeout <seconds>', 'on SIGTERM/SIGINT, how long requests may finish before their statements are cancelled (default 10, env ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT)')
     // The pool settings apply to an external PostgreSQL and its replicas; the embedded one has a single session.
     .option('--pg-connections <n>', 'most connections to PostgreSQL at once, per database (default 10, env ENGINE_GRAPHQL_PG_CONNECTIONS; ignored by the embedded database)')

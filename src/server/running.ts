@@ -69,7 +69,8 @@ export async function runEngine(
     const log = new StructuredLog({ format: opts.logFormat ?? 'text', ...(opts.logTypes ? { types: opts.logTypes } : {}), logger });
     const metrics = opts.metricsSecret ? await loadMetrics(opts.metricsSecret, graphql, db) : undefined;
     server = createHttpServer(engine, { auth, logger, env, graphql, log, ...(metrics ? { metrics } : {}), ...(opts.cors ? { cors: opts.cors } : {}),
-      ...(opts.liveQueriesRefetchMs !== undefined ? { liveQueriesRefetchMs: opts.liveQueriesRefetchMs } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
+      ...(opts.liveQueriesRefetchMs !== undefined ? { liveQueriesRefetchMs: opts.liveQueriesRefetchMs } : {}),
+      ...(opts.subscriptions ? { subscriptions: opts.subscriptions } : {}), ...(opts.enableConsole ? { extraRoutes: registerConsole } : {}) });
     if (log.has('query-log')) probes.queryLog = (detail) => log.emit('info', 'query-log', detail);
     stopLogging = ((stopLog) => () => {
       stopLog();

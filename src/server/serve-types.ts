@@ -7,6 +7,9 @@ import type { Engine } from './engine.js';
 import type { CorsSetting } from './http/cors.js';
 import type { LogFormat, LogType } from './http/logs.js';
 import type { TraceSettings } from './tracing/settings.js';
+import type { SubscriptionSettings } from './graphql/subscriptions/index.js';
+
+export type { SubscriptionSettings };
 
 export interface ServeOptions {
   /** External PostgreSQL; when absent, the embedded one in `dataDir`. */
@@ -42,6 +45,8 @@ export interface ServeOptions {
   queryTimeoutMs?: number;
   /** `--live-queries-refetch-interval`: the live queries' fallback refetch in ms (default 1 s; 0: none; issue 32.3). */
   liveQueriesRefetchMs?: number;
+  /** The batch size, WebSocket timers and limits of subscriptions (`--websocket-max-connections`, …; issue 32.7). */
+  subscriptions?: SubscriptionSettings;
   /** `--graceful-shutdown-timeout`: how long a stop lets requests finish before cancelling them, in ms (default 10 s). */
   shutdownGraceMs?: number;
   /** The pool of an external PostgreSQL, its replicas' too (`--pg-connections`, …); the embedded database has none. */

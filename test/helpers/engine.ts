@@ -23,7 +23,7 @@ export interface AuthOptions {
   /** The node and alias limits of `/v1/graphql` (issue 28). */
   graphqlLimits?: DocumentLimits;
   /** CORS and structured logs of the HTTP layer (issue 31). */
-  http?: Pick<HttpOptions, 'cors' | 'log' | 'liveQueriesRefetchMs' | 'stringifyNumeric' | 'inferFunctionPermissions' | 'subscriptionLimits'>;
+  http?: Pick<HttpOptions, 'cors' | 'log' | 'liveQueriesRefetchMs' | 'stringifyNumeric' | 'inferFunctionPermissions' | 'subscriptionLimits' | 'subscriptions'>;
 }
 
 export const EXTERNAL_URL = process.env['ENGINE_TEST_DATABASE_URL'] || undefined;

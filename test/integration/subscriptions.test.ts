@@ -148,7 +148,7 @@ describe('live queries (legacy graphql-ws of subscriptions-transport-ws)', () =>
     await until(() => (s.messages.length >= 4 ? true : undefined), 'four messages');
     expect(s.messages.slice(0, 2)).toEqual([{ type: 'connection_ack' }, { type: 'ka' }]);
     expect(s.messages.slice(2)).toContainEqual({ type: 'connection_error', payload: { message: '"stop" without an id' } });
-    expect(s.messages.slice(2)).toContainEqual({ type: 'error', id: '2', payload: { errors: [{ message: 'field "nope" not found in type: \'query_root\'', extensions: { path: '$.selectionSet.nope', code: 'validation-failed' } }] } });
+    expect(s.messages.slice(2)).toContainEqual({ type: 'error', id: '2', payload: { errors: [{ message: 'field "nope" not found in type: \'subscription_root\'', extensions: { path: '$.selectionSet.nope', code: 'validation-failed' } }] } });
     const bad = rawSocket(e.url, 'graphql-ws');
     await bad.open;
     bad.ws.send(JSON.stringify({ type: 'connection_init', payload: { headers: { 'x-engine-admin-secret': 'wrong' } } }));

@@ -5,8 +5,10 @@ import type { PoolSettings } from '../../db/postgres-config.js';
 import { setting, type Environment } from './environment.js';
 import { parseSessionPrefix, type SessionPrefix } from '../../server/auth/session-names.js';
 import { consoleEnabled, resolveHttpSettings, type HttpFlags, type HttpSettings } from './serve-http-settings.js';
+import { resolveSubscriptionSettings, type SubscriptionFlags } from './serve-subscription-settings.js';
+import { positiveSetting, seconds } from './setting-values.js';
 
-export interface ServeFlags extends HttpFlags {
+export interface ServeFlags extends HttpFlags, SubscriptionFlags {
   port?: string;
   host?: string;
   databaseUrl?: string;
@@ -20,7 +22,6 @@ export interface ServeFlags extends HttpFlags {
   nodeLimit?: string;
   aliasLimit?: string;
   queryTimeout?: string;
-  liveQueriesRefetchInterval?: string;
   gracefulShutdownTimeout?: string;
   sessionVariablePrefix?: string;
   pgConnections?: string;
@@ -38,63 +39,6 @@ function parsePort(v: string): number | null {
   if (!/^\d+$/.test(v.trim())) return null;
   const n = Number(v.trim());
   return n <= 65535 ? n : null;
-}
-
-/** A positive integer from a flag (exit 64 when bad) or else the environment (config-invalid). */
-function positiveSetting(env: Environment, flag: string | undefined, flagName: string, key: string, variable: string): number | undefined {
-  const parse = (v: string): number | null => (/^\d+$/.test(v.trim()) && Number(v.trim()) >= 1 && Number.isSafeInteger(Number(v.trim())) ? Number(v.trim()) : null);
-  if (flag !== undefined) {
-    const n = parse(flag);
-    if (n === null) throw new CliError('invalid-flag-value', `invalid value "${flag}" for ${flagName}: expected a positive integer`, 64);
-    return n;
-  }
-  const v = env.variable(variable);
-  if (v === undefined || v === '') return undefined;
-  const n = parse(v);
-  if (n === null) throw new CliError('config-invalid', `invalid value for "${key}" from ${variable}: expected a positive integer`, 1);
-  return n;
-}
-
-const SECONDS_REASON = 'expected a number of seconds ≥ 0';
-
-/** A duration in seconds (decimals allowed) as ms, or null when it is not one. */
-function parseSeconds(v: string): number | null {
-  if (!/^\d+(\.\d+)?$/.test(v.trim())) return null;
-  const ms = Math.round(Number(v.trim()) * 1000);
-  return ms <= 2_147_483_647 ? ms : null;
-}
-
-/** A duration setting from its flag, else its variable; undefined when neither is given. */
-function seconds(flag: string | undefined, flagName: string, env: Environment, variable: string, key: string): number | undefined {
-  if (flag !== undefined) {
-    const ms = parseSeconds(flag);
-    if (ms === null) throw new CliError('invalid-flag-value', `invalid value "${flag}" for ${flagName}: ${SECONDS_REASON}`, 64);
-    return ms;
-  }
-  const v = env.variable(variable);
-  if (v === undefined || v === '') return undefined;
-  const ms = parseSeconds(v);
-  if (ms === null) throw new CliError('config-invalid', `invalid value for "${key}" from ${variable}: ${SECONDS_REASON}`, 1);
-  return ms;
-}
-
-/**
- * `--live-queries-refetch-interval` in ms, else ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL (the
- * incumbent's name and unit, ms); 0 turns the fallback refetch off.
- */
-function refetchInterval(flag: string | undefined, env: Environment): number | undefined {
-  const variable = 'ENGINE_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL';
-  const parse = (v: string): number | null => (/^\d+$/.test(v.trim()) && Number(v.trim()) <= 2_147_483_647 ? Number(v.trim()) : null);
-  if (flag !== undefined) {
-    const n = parse(flag);
-    if (n === null) throw new CliError('invalid-flag-value', `invalid value "${flag}" for --live-queries-refetch-interval: expected a number of milliseconds ≥ 0`, 64);
-    return n;
-  }
-  const v = env.variable(variable);
-  if (v === undefined || v === '') return undefined;
-  const n = parse(v);
-  if (n === null) throw new CliError('config-invalid', `invalid value for "live_queries_multiplexed_refetch_interval" from ${variable}: expected a number of milliseconds ≥ 0`, 1);
-  return n;
 }
 
 /** `--session-variable-prefix` or ENGINE_GRAPHQL_SESSION_VARIABLE_PREFIX (issue 29.2): `x-engine-` or `x-hasura-`. */
@@ -202,7 +146,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   const nodeLimit = positiveSetting(env, flags.nodeLimit, '--node-limit', 'node_limit', 'ENGINE_GRAPHQL_NODE_LIMIT');
   const aliasLimit = positiveSetting(env, flags.aliasLimit, '--alias-limit', 'alias_limit', 'ENGINE_GRAPHQL_ALIAS_LIMIT');
   const queryTimeoutMs = seconds(flags.queryTimeout, '--query-timeout', env, 'ENGINE_GRAPHQL_QUERY_TIMEOUT', 'query_timeout');
-  const liveQueriesRefetchMs = refetchInterval(flags.liveQueriesRefetchInterval, env);
+  const subscriptions = resolveSubscriptionSettings(flags, env);
   const pool = poolSettings(flags, env);
   const readReplicaUrls = replicaUrls(flags, env);
   const shutdownGraceMs = seconds(flags.gracefulShutdownTimeout, '--graceful-shutdown-timeout', env, 'ENGINE_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', 'graceful_shutdown_timeout');
@@ -217,7 +161,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
     ...(nodeLimit !== undefined ? { nodeLimit } : {}),
     ...(aliasLimit !== undefined ? { aliasLimit } : {}),
     ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}),
-    ...(liveQueriesRefetchMs !== undefined ? { liveQueriesRefetchMs } : {}),
+    ...subscriptions,
     ...(shutdownGraceMs !== undefined ? { shutdownGraceMs } : {}),
     ...(enableAllowlist ? { enableAllowlist } : {}),
     ...(Object.keys(pool).length > 0 ? { pool } : {}),

@@ -9,7 +9,7 @@ import type { Env } from '../outbound/index.js';
 import { VERSION_SQL } from '../catalog.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../serve-types.js';
 import { errorsBody, gqlError } from './errors.js';
-import { enumTypes, RoleView, SchemaStore } from './schema/index.js';
+import { enumTypes, liveSchemaOf, RoleView, SchemaStore } from './schema/index.js';
 import { bindAll, SelectionContext } from './compile/index.js';
 import { forwardedHeaders, joinRemoteTables, requestHeadersJson, runActions as runActionsOf, type ActionRoot } from './actions/index.js';
 import { runJoins as runJoinsOf, runRemotes as runRemotesOf, type ForwardRequest, type JoinedStatement, type RemoteRootPlan } from '../remote-schemas/index.js';
@@ -67,6 +67,8 @@ export interface GraphqlHttpContext {
   timeoutMs?: number;
   /** Told the request's (a batch's first) operation, so that the HTTP log and metrics need not parse the body again. */
   seen?: { graphqlOperation: OperationInfo | undefined };
+  /** A subscription's query (subscriptions/): run on the role's live schema, whose root is its subscription root. */
+  live?: boolean;
 }
 
 export type { OperationInfo };
@@ -279,7 +281,7 @@ export class GraphqlService {
     try {
       const req = parseRequest(text);
       const held = this.source.heldCache();
-      const { schema, entry, sel, varsKey } = await this.request(held.cache, req, caller, { rawHeaders: [], setCookies: [] });
+      const { schema, entry, sel, varsKey } = await this.request(held.cache, req, caller, { rawHeaders: [], setCookies: [], live: true });
       if (entry.op.operation !== 'query') return null;
       const { plans } = this.plan(entry, varsKey, schema, new RoleView(held.cache, caller.role, caller.backendOnly === true), sel);
       // Remote relationships' joins (issue 35.3) run through `handle`: a multiplexed batch answers SQL only.
@@ -295,9 +297,11 @@ export class GraphqlService {
   private async request(cache: SchemaCache, req: GraphqlRequest, caller: Caller, http: GraphqlHttpContext) {
     if (this.allowlist && caller.role !== 'admin' && !http.stored) checkAllowlist(cache.metadata, req.query);
     const backendOnly = caller.backendOnly === true;
-    const schema = this.roleSchema(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
-    // Plans are cached per schema: a backend caller's role key differs from the role's.
-    const planRole = backendOnly ? `${caller.role}\u0001` : caller.role;
+    const shown = this.roleSchema(cache, caller.role, backendOnly, await enumTypes(cache, this.source.db));
+    const live = http.live === true ? liveSchemaOf(shown) : null;
+    const schema = live ?? shown;
+    // Plans are cached per schema: a backend caller's and a live query's role keys differ from the role's.
+    const planRole = backendOnly || live ? `${caller.role}${backendOnly ? '\u0001' : ''}${live ? '\u0002' : ''}` : caller.role;
     let entry = this.plans.get(cache, planRole, req.query, req.operationName);
     const tracer = probes.tracer;
     if (!entry) {

@@ -19,7 +19,7 @@ import { registerRoutes } from './routes.js';
 import { registerTracing } from './tracing.js';
 import { attachWebSockets } from './websocket.js';
 import { HttpApp } from './router.js';
-import type { ServerLimits } from '../graphql/subscriptions/index.js';
+import type { ServerLimits, SubscriptionSettings } from '../graphql/subscriptions/index.js';
 
 export { MAX_BODY_BYTES, MAX_NESTING, readJson } from './body.js';
 export { errorBody, sendError } from './envelope.js';
@@ -88,6 +88,8 @@ export interface HttpOptions {
   liveQueriesRefetchMs?: number;
   /** WebSocket connection, subscription and send-buffer limits (issue 32.7); default DEFAULT_LIMITS. */
   subscriptionLimits?: Partial<ServerLimits>;
+  /** `engine serve`'s subscription settings (batch size, WebSocket timers, limits); subscriptionLimits wins over its limits. */
+  subscriptions?: SubscriptionSettings;
 }
 
 /** The longest client X-Request-Id echoed. */
@@ -141,7 +143,8 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   );
   attachWebSockets(server, {
     db: engine.db, graphql, auth, logger: opts.logger, ...(opts.liveQueriesRefetchMs !== undefined ? { refetchIntervalMs: opts.liveQueriesRefetchMs } : {}),
-    ...(opts.subscriptionLimits ? { limits: opts.subscriptionLimits } : {}),
+    ...opts.subscriptions,
+    ...(opts.subscriptionLimits || opts.subscriptions?.limits ? { limits: { ...opts.subscriptions?.limits, ...opts.subscriptionLimits } } : {}),
   });
   return server;
 }

@@ -4,18 +4,16 @@ import type { Logger } from '../../logger.js';
 import type { Database } from '../../db/database.js';
 import type { Authenticator } from '../auth/index.js';
 import type { GraphqlService } from '../graphql/service.js';
-import { chooseProtocol, LEGACY, Subscriptions, type ServerLimits } from '../graphql/subscriptions/index.js';
+import { chooseProtocol, LEGACY, Subscriptions, type SubscriptionSettings } from '../graphql/subscriptions/index.js';
 
 /** What `/v1/graphql`'s WebSocket side needs of the server. */
-export interface WebSocketOptions {
+export interface WebSocketOptions extends SubscriptionSettings {
   db: Database;
   graphql: GraphqlService;
   auth: Authenticator;
   logger: Logger;
   /** `--live-queries-refetch-interval` in ms; 0 disables the fallback refetch. */
   refetchIntervalMs?: number;
-  /** Connection, subscription and send-buffer limits (issue 32.7); defaults: DEFAULT_LIMITS. */
-  limits?: Partial<ServerLimits>;
 }
 
 /** The subscriptions served by each HTTP server (tests read their statistics). */
@@ -38,6 +36,9 @@ export function attachWebSockets(server: Server, opts: WebSocketOptions): void {
     onError: (e) => opts.logger.error(`subscriptions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     ...(opts.refetchIntervalMs !== undefined ? { refetchIntervalMs: opts.refetchIntervalMs } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.keepAliveMs !== undefined ? { keepAliveMs: opts.keepAliveMs } : {}),
+    ...(opts.initTimeoutMs !== undefined ? { initTimeoutMs: opts.initTimeoutMs } : {}),
+    ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
   });
   served.set(server, subs);
   let wss: Promise<InstanceType<WsModule['WebSocketServer']>> | null = null;

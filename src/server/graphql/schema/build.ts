@@ -16,6 +16,7 @@ import { sharedNonNull } from './shared-types.js';
 import { RoleView } from './visibility.js';
 import { remoteRootFields, RoleRemotes } from './remotes.js';
 import { DEFAULT_FUNCTION_SETTINGS, functionRootFields, type FunctionSettings } from './functions.js';
+import { noSubscriptionFields, registerLiveSchema, STREAM_SUFFIX, streamField, subscriptionRoot } from './subscription-root.js';
 
 /** Per-role GraphQL schemas (graphql-api.md §2): built lazily, cached for one schema cache. */
 
@@ -43,6 +44,7 @@ export function buildRoleSchema(
   const tt = new TableTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs);
   const query = fieldMap();
   const mutation = fieldMap();
+  const subs = noSubscriptionFields();
   const table: RowSource = { kind: 'table' };
   for (const key of c.tables) {
     const v = view.table(key);
@@ -51,25 +53,47 @@ export function buildRoleSchema(
     const n = tableNames(rt.entry);
     if (v) {
       const root = (f: string): boolean => v.queryRoots?.has(f) ?? true;
-      // §2.10: a table's comment describes its type T, not its root fields.
-      if (root('select')) query[n.select] = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
-      if (v.aggregates && root('select_aggregate')) query[n.select_aggregate] = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
-      if (v.pk && root('select_by_pk')) {
+      const sub = (f: string): boolean => v.subscriptionRoots?.has(f) ?? true;
+      // §2.10: a table's comment describes its type T, not its root fields. One config serves both roots.
+      if (root('select') || sub('select') || sub('select_stream')) {
+        const select = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
+        if (root('select')) query[n.select] = select;
+        if (sub('select')) subs.shown[n.select] = select;
+        else if (sub('select_stream')) subs.hidden[n.select] = select;
+      }
+      if (v.aggregates && (root('select_aggregate') || sub('select_aggregate'))) {
+        const aggregate = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
+        if (root('select_aggregate')) query[n.select_aggregate] = aggregate;
+        if (sub('select_aggregate')) subs.shown[n.select_aggregate] = aggregate;
+      }
+      if (v.pk && (root('select_by_pk') || sub('select_by_pk'))) {
         const args: GraphQLFieldConfigArgumentMap = {};
         // A key column referencing an enum table is typed by its enum, as in the table type (the incumbent's).
         for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.columnType(rt, col)), extensions: NO_EXTENSIONS };
-        query[n.select_by_pk] = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
+        const byPk = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
+        if (root('select_by_pk')) query[n.select_by_pk] = byPk;
+        if (sub('select_by_pk')) subs.shown[n.select_by_pk] = byPk;
+      }
+      if (sub('select_stream')) {
+        subs.shown[`${v.name}${STREAM_SUFFIX}`] = streamField(tt, v);
+        subs.streams.add(`${v.name}${STREAM_SUFFIX}`);
       }
     }
     mutationFields(tt, rt, n, v, mutation);
   }
-  functionRootFields(tt, c.functions, functions, query);
+  // Function root fields are subscription root fields too (the incumbent's).
+  const fns = fieldMap();
+  functionRootFields(tt, c.functions, functions, fns);
+  Object.assign(query, fns);
+  Object.assign(subs.shown, fns);
   const at = new ActionTypes(tt, cache.metadata.custom_types);
   for (const a of c.actions) {
     if (role !== 'admin' && !a.permissions.some((p) => p.role === role)) continue;
     const fields = at.actionFields(a);
     Object.assign(query, fields.query);
     Object.assign(mutation, fields.mutation);
+    // An asynchronous action's result is subscribed to (issue 32.5); a query action is not a subscription root field.
+    if (a.definition.kind === 'asynchronous') Object.assign(subs.shown, fields.query);
   }
   const remotes = new RoleRemotes(cache, tt);
   tt.remoteFor = (name) => remotes.get(name);
@@ -85,7 +109,9 @@ export function buildRoleSchema(
   const directives = [GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective];
   // Generated, so valid by construction (the tests validate it): graphql-js would otherwise check all of it again
   // at the first request's document validation.
-  return new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, directives, assumeValid: true });
+  const schema = new GraphQLSchema({ query: queryRoot, mutation: mutationRoot, subscription: subscriptionRoot(subs, sorted), directives, assumeValid: true });
+  registerLiveSchema(schema, subs, sorted, directives);
+  return schema;
 }
 
 /** Roles named by some permission: every other role has the same (empty) schema, built once. */

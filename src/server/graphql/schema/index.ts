@@ -14,3 +14,4 @@ export { TableTypes } from './tables.js';
 export { tableNames } from './table-names.js';
 export { type EnumTypes } from './enum-values.js';
 export { DEFAULT_FUNCTION_SETTINGS, functionView, type FunctionSettings } from './functions.js';
+export { liveSchemaOf } from './subscription-root.js';

@@ -22,9 +22,9 @@ export interface ConnectionContext {
   runner: Runner;
   live: LiveQueries;
   onError(e: unknown): void;
-  /** Legacy protocol: how often `ka` is sent (ms). */
+  /** Legacy protocol: how often `ka` is sent (ms); 0: never. */
   keepAliveMs: number;
-  /** How long a client may wait before its connection_init (ms). */
+  /** How long a client may wait before its connection_init (ms); 0: no limit. */
   initTimeoutMs: number;
   limits: SocketLimits;
   /** Counts what the limits refused (metrics). */
@@ -80,9 +80,12 @@ export class Connection {
       this.inbox = this.inbox.then(() => this.onMessage(text)).catch((e: unknown) => ctx.onError(e));
     });
     ws.on('close', () => this.end());
-    this.timer(ctx.initTimeoutMs, () => {
-      if (!this.caller && !this.initialising) this.close(CLOSE.initTimeout, 'Connection initialisation timeout');
-    });
+    // 0: no limit (`--websocket-connection-init-timeout 0`).
+    if (ctx.initTimeoutMs > 0) {
+      this.timer(ctx.initTimeoutMs, () => {
+        if (!this.caller && !this.initialising) this.close(CLOSE.initTimeout, 'Connection initialisation timeout');
+      });
+    }
   }
 
   /** Ends every operation (the server stops, or the client left). */
@@ -169,7 +172,8 @@ export class Connection {
       this.initialising = false;
     }
     this.send(JSON.stringify({ type: 'connection_ack' }));
-    if (this.protocol === LEGACY) {
+    // 0: no keep-alive (`--websocket-keepalive 0`).
+    if (this.protocol === LEGACY && this.ctx.keepAliveMs > 0) {
       this.send('{"type":"ka"}');
       const ka = setInterval(() => this.send('{"type":"ka"}'), this.ctx.keepAliveMs);
       ka.unref();

@@ -2,7 +2,7 @@ import {
   getNamedType, isObjectType, Kind, parse, print, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
-import { fieldInfo, type FieldInfo } from '../schema/index.js';
+import { fieldInfo, liveSchemaOf, type FieldInfo } from '../schema/index.js';
 
 /** A document sent over the socket, as the transport sees it. */
 export interface SocketRequest {
@@ -107,3 +107,47 @@ function addTable(out: Map<string, TableRef>, i: FieldInfo): void {
   const { oid, schema, name, kind } = i.view.rt.db;
   out.set(oid, { oid, schema, name, kind });
 }
+
+/**
+ * The error body of a subscription naming a root field the role's `subscription_root` does not have (a table's root
+ * field its `subscription_root_fields` leave out, a query action, a remote schema's field), or null. The request is
+ * the subscription as document.ts rewrote it: the same root fields. The rest is the service's validation.
+ */
+export function refusedRootField(schema: GraphQLSchema, request: { query: string; operationName: string | null }): string | null {
+  let doc: DocumentNode;
+  try {
+    doc = parse(request.query);
+  } catch {
+    return null;
+  }
+  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const op = request.operationName ? ops.find((o) => o.name?.value === request.operationName) : ops.length === 1 ? ops[0] : undefined;
+  if (!op) return null;
+  const fields = schema.getSubscriptionType()?.getFields() ?? {};
+  const fragments = new Map<string, SelectionSetNode>();
+  for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d.selectionSet);
+  const seen = new Set<SelectionSetNode>();
+  const walk = (set: SelectionSetNode): FieldNode | null => {
+    if (seen.has(set)) return null;
+    seen.add(set);
+    for (const s of set.selections) {
+      const inner = s.kind === Kind.FIELD ? null : s.kind === Kind.INLINE_FRAGMENT ? s.selectionSet : fragments.get(s.name.value);
+      const bad = s.kind === Kind.FIELD ? (s.name.value.startsWith('__') || fields[s.name.value] ? null : s) : inner ? walk(inner) : null;
+      if (bad) return bad;
+    }
+    return null;
+  };
+  const bad = walk(op.selectionSet);
+  if (!bad) return null;
+  const message = `field "${bad.name.value}" not found in type: 'subscription_root'`;
+  return JSON.stringify({ errors: [{ message, extensions: { path: `$.selectionSet.${(bad.alias ?? bad.name).value}`, code: 'validation-failed' } }] });
+}
+
+/** A role's schema (its subscription_root), and the live schema its subscriptions run on. */
+export interface Schemas {
+  shown: GraphQLSchema;
+  live: GraphQLSchema;
+}
+
+/** A role that may subscribe to nothing has no live schema: refusedRootField refuses its every field first. */
+export const schemasOf = (shown: GraphQLSchema): Schemas => ({ shown, live: liveSchemaOf(shown) ?? shown });

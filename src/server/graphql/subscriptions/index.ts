@@ -16,6 +16,17 @@ export type { LivePlan } from './live.js';
 /** The default of `--live-queries-refetch-interval` (ms), as the incumbent's. */
 export const DEFAULT_REFETCH_INTERVAL_MS = 1000;
 
+/** What `engine serve` may set of subscriptions (flags and variables, issue 32.7); unset ones keep the defaults. */
+export interface SubscriptionSettings {
+  /** Legacy protocol keep-alive (`ka`) interval, ms; 0: none. */
+  keepAliveMs?: number;
+  /** How long a socket may stay without connection_init, ms; 0: no limit. */
+  initTimeoutMs?: number;
+  /** Most cohorts in one multiplexed statement (the incumbent's batch size, 100). */
+  batchSize?: number;
+  limits?: Partial<ServerLimits>;
+}
+
 export interface SubscriptionOptions {
   db: Database;
   auth: Authenticator;
@@ -29,6 +40,8 @@ export interface SubscriptionOptions {
   initTimeoutMs?: number;
   /** Limits (issue 32.7); each defaults to DEFAULT_LIMITS'. */
   limits?: Partial<ServerLimits>;
+  /** Most cohorts in one multiplexed statement; default MAX_BATCH. */
+  batchSize?: number;
 }
 
 export interface ServerLimits extends SocketLimits {
@@ -53,7 +66,10 @@ export class Subscriptions {
 
   constructor(private readonly opts: SubscriptionOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
-    this.live = new LiveQueries({ db: opts.db, runner: opts.runner, refetchIntervalMs: opts.refetchIntervalMs ?? DEFAULT_REFETCH_INTERVAL_MS, onError: opts.onError });
+    this.live = new LiveQueries({
+      db: opts.db, runner: opts.runner, refetchIntervalMs: opts.refetchIntervalMs ?? DEFAULT_REFETCH_INTERVAL_MS, onError: opts.onError,
+      ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+    });
     // The metrics read these when scraped; one engine per process serves (src/probes.ts).
     figures.subscriptions = this.reader;
   }

@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Database } from '../../../db/database.js';
 import type { Caller } from '../../auth/index.js';
 import { callerOf, cohortKey, sessionKey, type Cohort, type Sink } from './cohort.js';
-import { tablesRead } from './document.js';
+import { refusedRootField, schemasOf, tablesRead, type Schemas } from './document.js';
 import { TableWatch } from './notify.js';
 import { MAX_BATCH, runBatch, type LivePlan } from './multiplex.js';
 import { nextBatch, planStream } from './stream.js';
@@ -13,9 +13,11 @@ export type { Sink } from './cohort.js';
 
 /** What runs a live query's operation once: the GraphQL service (same validation, permissions, SQL and plan cache). */
 export interface Runner {
-  handle(input: { text: string }, caller: Caller, http: { rawHeaders: string[]; setCookies: string[] }): Promise<string | Buffer>;
+  /** `live`: on the role's live schema (subscriptions), else its schema (queries and mutations over the socket). */
+  handle(input: { text: string }, caller: Caller, http: { rawHeaders: string[]; setCookies: string[]; live?: boolean }): Promise<string | Buffer>;
+  /** The role's schema: its query, mutation and subscription roots. */
   schemaFor(role: string): Promise<GraphQLSchema>;
-  /** The compiled statements and bound parameters of a live query, for multiplexing; null: run it through handle. */
+  /** The compiled statements and bound parameters of a live query (on the live schema), for multiplexing; null: run it through handle. */
   livePlan(text: string, caller: Caller): Promise<LivePlan | null>;
 }
 
@@ -27,6 +29,8 @@ export interface LiveOptions {
   onError(e: unknown): void;
   /** How many cohorts run at once in one refetch. */
   concurrency?: number;
+  /** Most cohorts in one multiplexed statement; default MAX_BATCH (`--live-queries-batch-size`). */
+  batchSize?: number;
 }
 
 /** A live query's request as the service runs it: its JSON text and what it reads. */
@@ -36,7 +40,9 @@ export interface LiveRequest {
 }
 
 const DEFAULT_CONCURRENCY = 8;
-const NO_HTTP = (): { rawHeaders: string[]; setCookies: string[] } => ({ rawHeaders: [], setCookies: [] });
+/** A live query runs on the role's live schema (its subscription root fields as a query root). */
+const LIVE_HTTP = (): { rawHeaders: string[]; setCookies: string[]; live: true } => ({ rawHeaders: [], setCookies: [], live: true });
+
 
 /**
  * The live queries and streams of one engine (issue 32.2–32.4): cohorts refetched when a commit touched a table they
@@ -89,13 +95,22 @@ export class LiveQueries {
 
   /** Adds a subscriber: it receives the cohort's last result at once, or the first one when it is computed. */
   async subscribe(req: LiveRequest, caller: Caller, sink: Sink): Promise<() => void> {
-    let schema: GraphQLSchema | null = null;
+    let schemas: Schemas | null = null;
+    const load = async (): Promise<Schemas> => (schemas ??= schemasOf(await this.opts.runner.schemaFor(caller.role)));
+    // A subscription names only the role's subscription_root fields (its select permissions' subscription_root_fields).
+    const refused = async (): Promise<boolean> => {
+      const body = refusedRootField((await load()).shown, req.request);
+      if (body !== null) sink(body);
+      return body !== null;
+    };
     let text = req.text;
     let stream: Cohort['stream'];
+    let checked = false;
     // Only a document naming a `_stream` field can be a stream: the others skip reading it twice.
     if (req.request.query.includes('_stream')) {
-      schema = await this.opts.runner.schemaFor(caller.role);
-      const s = planStream(schema, req.request);
+      if (await refused()) return () => {};
+      checked = true;
+      const s = planStream((await load()).live, req.request);
       if (s.kind === 'error') {
         sink(s.body);
         return () => {};
@@ -109,10 +124,12 @@ export class LiveQueries {
     const key = cohortKey(caller, text, plan, stream !== undefined);
     let c = this.cohorts.get(key);
     if (!c) {
-      schema ??= await this.opts.runner.schemaFor(caller.role);
+      // A cohort's subscribers have the role and request of its first one, which was checked.
+      if (!checked && await refused()) return () => {};
+      const { live } = await load();
       // A stream reads what its rewritten query reads.
       const query = stream ? (JSON.parse(text) as { query: string }).query : req.request.query;
-      const tables = await this.watch.resolve([...tablesRead(schema, query, req.request.operationName).values()]);
+      const tables = await this.watch.resolve([...tablesRead(live, query, req.request.operationName).values()]);
       c = this.cohorts.get(key);
       if (!c) {
         c = { key, text, members: new Map(), tables, hash: null, body: null, dirty: true, plan, ...(stream ? { stream } : {}) };
@@ -161,7 +178,6 @@ export class LiveQueries {
 
   private fallback(): void {
     if (this.cohorts.size === 0) return;
-    void this.watch.refresh();
     this.wakeAll();
   }
 
@@ -212,7 +228,7 @@ export class LiveQueries {
   }
 
   /**
-   * One round: cohorts planned to the same statements (the plan cache's shared plans) go in batches of MAX_BATCH,
+   * One round: cohorts planned to the same statements (the plan cache's shared plans) go in batches of MAX_BATCH (or the batch size set),
    * one statement per root field per batch; the others, and the cohorts of a failed batch, run alone.
    */
   private async runRound(dirty: Cohort[]): Promise<void> {
@@ -231,8 +247,9 @@ export class LiveQueries {
     }
     const tasks: (() => Promise<void>)[] = alone.map((c) => () => this.refetch(c));
     for (const { lp, cohorts } of groups.values()) {
-      for (let i = 0; i < cohorts.length; i += MAX_BATCH) {
-        const batch = cohorts.slice(i, i + MAX_BATCH);
+      const size = this.opts.batchSize ?? MAX_BATCH;
+      for (let i = 0; i < cohorts.length; i += size) {
+        const batch = cohorts.slice(i, i + size);
         tasks.push(async () => {
           let bodies: string[] | null = null;
           let failed = false;
@@ -349,7 +366,7 @@ export class LiveQueries {
     try {
       this.stats.statements++;
       this.stats.single++;
-      return String(await this.opts.runner.handle({ text }, callerOf(c), NO_HTTP()));
+      return String(await this.opts.runner.handle({ text }, callerOf(c), LIVE_HTTP()));
     } catch (e) {
       this.opts.onError(e);
       return JSON.stringify({ errors: [{ message: 'unexpected error', extensions: { path: '$', code: 'unexpected' } }] });

@@ -18,21 +18,34 @@ const TRIGGERED_KINDS = new Set(['r', 'p']);
 /** DDL of several engines at once on one catalog row can fail with "tuple concurrently updated": it is tried again. */
 const DDL_ATTEMPTS = 3;
 
+/** The first key of the two-key advisory locks that mark a table watched ("liv"); the second is the table's oid. */
+export const WATCH_LOCK_NS = 0x6c6976;
+
 /**
  * The tables live queries read, watched for commits by anyone (issue 32.3): a statement-level trigger that NOTIFYs on
  * commit is installed on a table when its first live query starts and dropped when its last one ends; one database
  * session LISTENs. On PostgreSQL the notifications reach every engine on the database (32.6); on PGlite they are
  * delivered in-process.
+ *
+ * Several engines share a table's trigger: each holds a shared advisory lock (WATCH_LOCK_NS, oid) in its listening
+ * session while it watches the table, and takes it before installing the trigger. The last one to leave drops the
+ * trigger only when it gets the exclusive lock, that is when no other engine watches: a leaving engine never cuts
+ * another off, and an engine that starts watching while one drops waits for the drop, then installs. An engine killed
+ * with `kill -9` loses its session, and with it its locks; its triggers are swept by the next engine that listens.
  */
 export class TableWatch {
   private session: Promise<Session> | null = null;
   private readonly counts = new Map<string, { table: TableRef; n: number }>();
   private readonly listening = new Set<string>();
+  /** Tables whose shared lock this engine's session holds. */
+  private readonly locked = new Set<string>();
   /** DDL runs one change at a time, in order: a drop never overtakes the install it follows. */
   private chain: Promise<void> = Promise.resolve();
   private functionReady = false;
   private closed = false;
   private actionLogOid: Promise<string | null> | null = null;
+  /** Triggers dropped by the sweep of triggers no engine watches (tests). */
+  swept = 0;
 
   constructor(private readonly db: Database, private readonly onChange: (oid: string) => void, private readonly onError: (e: unknown) => void) {}
 
@@ -52,7 +65,7 @@ export class TableWatch {
     });
   }
 
-  /** Counts one reader less; the last drops the trigger (the channel stays listened: it stays quiet). */
+  /** Counts one reader less; the last drops the trigger unless another engine watches (the channel stays listened: it stays quiet). */
   unwatch(tables: Iterable<TableRef>): Promise<void> {
     const removed: TableRef[] = [];
     for (const t of tables) {
@@ -64,7 +77,7 @@ export class TableWatch {
       }
     }
     return this.enqueue(async () => {
-      for (const t of removed) if (!this.counts.has(t.oid) && TRIGGERED_KINDS.has(t.kind)) await this.ddl(dropSql, t);
+      for (const t of removed) if (!this.counts.has(t.oid)) await this.leave(t);
     });
   }
 
@@ -85,22 +98,12 @@ export class TableWatch {
     return [...this.counts.keys()];
   }
 
-  /**
-   * Installs again the triggers of every watched table (the fallback timer calls it): another engine on the same
-   * database may have dropped one when its own last reader left.
-   */
-  refresh(): Promise<void> {
-    return this.enqueue(async () => {
-      for (const { table } of this.counts.values()) if (TRIGGERED_KINDS.has(table.kind)) await this.ddl(createSql, table);
-    });
-  }
-
-  /** Drops every trigger this engine installed and closes the session. */
+  /** Drops the triggers no other engine watches and closes the session. */
   async close(): Promise<void> {
     const tables = [...this.counts.values()].map((c) => c.table);
     this.counts.clear();
     await this.enqueue(async () => {
-      for (const t of tables) if (TRIGGERED_KINDS.has(t.kind)) await this.ddl(dropSql, t);
+      for (const t of tables) await this.leave(t);
     });
     this.closed = true;
     const s = this.session;
@@ -114,10 +117,32 @@ export class TableWatch {
     return next;
   }
 
+  /**
+   * The listening session, opened at the first watch. Its first act is the sweep; when its connection is lost (its
+   * locks and LISTENs with it), the next change opens another, and every watched table is installed again on it.
+   */
+  private listener(): Promise<Session> {
+    this.session ??= (async () => {
+      const s = await this.db.openSession();
+      s.onLost(() => {
+        this.session = null;
+        this.listening.clear();
+        this.locked.clear();
+        void this.enqueue(async () => {
+          for (const { table } of [...this.counts.values()]) await this.install(table);
+          // Commits while no session listened went unheard.
+          for (const oid of this.counts.keys()) this.onChange(oid);
+        });
+      });
+      await this.sweep(s);
+      return s;
+    })();
+    return this.session;
+  }
+
   private async install(t: TableRef): Promise<void> {
+    const s = await this.listener();
     if (!this.listening.has(t.oid)) {
-      this.session ??= this.db.openSession();
-      const s = await this.session;
       await s.listen(channelOf(t.oid), () => this.onChange(t.oid));
       this.listening.add(t.oid);
     }
@@ -126,10 +151,49 @@ export class TableWatch {
       await this.retry(() => this.db.query(FUNCTION_DDL));
       this.functionReady = true;
     }
+    if (!this.locked.has(t.oid)) {
+      // Waits while another engine drops the trigger (it holds the exclusive lock), then installs it again.
+      await s.query('SELECT pg_advisory_lock_shared($1::int, $2::oid::int)', [WATCH_LOCK_NS, t.oid]);
+      this.locked.add(t.oid);
+    }
     await this.ddl(createSql, t);
   }
 
-  private async ddl(make: string, t: TableRef): Promise<void> {
+  /** This engine stops watching `t`: the trigger goes when no other engine watches it. */
+  private async leave(t: TableRef): Promise<void> {
+    if (!TRIGGERED_KINDS.has(t.kind) || !this.session) return;
+    const s = await this.session;
+    if (this.locked.delete(t.oid)) await s.query('SELECT pg_advisory_unlock_shared($1::int, $2::oid::int)', [WATCH_LOCK_NS, t.oid]);
+    await this.dropUnwatched(s, t);
+  }
+
+  /** Drops the trigger of `t` when no engine holds its shared lock. */
+  private async dropUnwatched(s: Session, t: Pick<TableRef, 'oid' | 'schema' | 'name'>): Promise<boolean> {
+    const [row] = await s.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::oid::int) AS ok', [WATCH_LOCK_NS, t.oid]);
+    if (!row?.ok) return false;
+    try {
+      await this.ddl(dropSql, t);
+    } finally {
+      await s.query('SELECT pg_advisory_unlock($1::int, $2::oid::int)', [WATCH_LOCK_NS, t.oid]);
+    }
+    return true;
+  }
+
+  /**
+   * Drops the triggers left by engines gone without cleaning up (`kill -9`, a lost connection): those of tables no
+   * engine watches now. Tables this engine is about to watch are left to install.
+   */
+  private async sweep(s: Session): Promise<void> {
+    const rows = await s.query<{ oid: string; schema: string; name: string }>(
+      `SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE t.tgname = $1 AND NOT t.tgisinternal`, [LIVE_TRIGGER]);
+    for (const r of rows) {
+      if (this.counts.has(r.oid)) continue;
+      if (await this.dropUnwatched(s, r)) this.swept++;
+    }
+  }
+
+  private async ddl(make: string, t: Pick<TableRef, 'schema' | 'name'>): Promise<void> {
     // Identifiers are quoted by PostgreSQL's format(%I), never by string building here.
     const [row] = await this.db.query<{ sql: string }>(make, [LIVE_TRIGGER, t.schema, t.name]);
     if (row) await this.retry(() => this.db.runScript(row.sql));
