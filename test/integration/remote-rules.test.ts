@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestEngine } from '../helpers/engine.js';
 import { dependencyError, fails, inconsistentError, runSql } from '../helpers/assertions.js';
+import { buildSchema, graphql } from 'graphql';
 import { startRemote, type RemoteServer, type Root } from '../helpers/remote-schema.js';
+import { startWebhook } from '../helpers/webhook.js';
 import { as, gql } from './graphql-fixture.js';
 
 // Issue 35 rules around remote schemas: a dropped join column is a dependency error (renames carry through), join
@@ -109,6 +111,29 @@ describe('join values', () => {
     const sent = String(main.calls()[0]!.body.query);
     expect(sent).toContain('item(id: 9007199254740993)');
     expect(sent).toContain('label(text: "-9223372036854775807")');
+  });
+});
+
+describe('a remote\'s numbers', () => {
+  it('keep their digits to the client and into a to_source join on a bigint column', async () => {
+    // The remote writes 2^53 + 1 as a JSON number (graphql-js would round it: its text is put in afterwards).
+    const schema = buildSchema('scalar BigInt type Query { big: Big } type Big { n: BigInt! }');
+    const raw = await startWebhook(async (req, res) => {
+      const body = req.body as { query: string; variables?: Record<string, unknown> };
+      const result = await graphql({ schema, source: body.query, rootValue: { big: () => ({ n: 'BIG:9007199254740993' }) }, variableValues: body.variables ?? {} });
+      res.end(JSON.stringify(result).replace(/"BIG:(-?\d+)"/g, '$1'));
+    });
+    try {
+      await e.ok({ type: 'add_remote_schema', args: { name: 'bigs', definition: { url: `${raw.url}/graphql` } } });
+      await e.ok({ type: 'create_remote_schema_remote_relationship', args: {
+        remote_schema: 'bigs', type_name: 'Big', name: 'authors',
+        definition: { to_source: { source: 'default', table: 'author', relationship_type: 'array', field_mapping: { n: 'big' } } },
+      } });
+      const r = await gql(e, { query: '{ big { n authors { id big } } }' });
+      expect(r.text.replace(/\s/g, '')).toBe('{"data":{"big":{"n":9007199254740993,"authors":[{"id":1,"big":9007199254740993}]}}}');
+    } finally {
+      await raw.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import type { Json, JsonObject } from '../../metadata/json.js';
 import { gqlError, RemoteSchemaErrors } from '../graphql/errors.js';
 import { callRemote } from './call.js';
 import { answerTables, inline, remoteBody, remoteHeaders, typenamesForward, type ForwardRequest } from './forward.js';
-import { literal, parseKeepingDigits } from './literals.js';
+import { literal, parseKeepingDigits, stringifyKeepingDigits } from './literals.js';
 import { JOIN_MARK, type RemoteJoinSpec } from './relationships.js';
 import { rootType } from './role-schema.js';
 
@@ -179,7 +179,7 @@ async function callOne(uses: (AliasUse & { alias: string })[], defs: ReadonlyMap
   // The remote's types' relationships to tables, inside the joined values: the next level, one statement per field.
   if (view) await answerTables(built.map((b, i) => ({ value: values[i], set: b.set, type: getNamedType(b.leaf.type), path: b.use.spec.path })), view, req);
   const out = new Map<string, string>();
-  built.forEach((b, i) => out.set(b.use.alias, JSON.stringify(typenamesForward(values[i], b.set, rr.remote) ?? null)));
+  built.forEach((b, i) => out.set(b.use.alias, stringifyKeepingDigits(typenamesForward(values[i], b.set, rr.remote) ?? null)));
   return out;
 }
 

@@ -1,12 +1,28 @@
+import { randomBytes } from 'node:crypto';
 import {
   getNullableType, isEnumType, isInputObjectType, isListType, Kind, type ConstValueNode, type GraphQLInputType,
 } from 'graphql';
 
 /**
- * A number of the database's JSON that a JavaScript number would round (a bigint above 2^53, a numeric's digits),
- * kept as its text behind this prefix: PostgreSQL text cannot hold NUL, so no column's string starts so.
+ * A number of JSON text that a JavaScript number would round (a bigint above 2^53, a numeric's digits), kept as its
+ * text behind this prefix: PostgreSQL text cannot hold NUL, and a remote cannot guess the per-process part.
  */
-export const DIGITS = '\u0000digits:';
+export const DIGITS = `\u0000${randomBytes(6).toString('hex')}:`;
+const KEPT = new RegExp(`"\\\\u0000${DIGITS.slice(1)}(-?[0-9][0-9.eE+-]*)"`, 'g');
+
+/** JSON text of a value read by parseKeepingDigits: each kept number is written back as its digits. */
+export const stringifyKeepingDigits = (v: unknown): string => JSON.stringify(v).replace(KEPT, '$1');
+
+/** A kept number as the text of its digits (a statement's parameter, cast to a column's type); other values as they are. */
+export const digitsText = <T>(v: T): T | string => (typeof v === 'string' && v.startsWith(DIGITS) ? v.slice(DIGITS.length) : v);
+
+/** Kept numbers back to JavaScript numbers, at any depth (where the value is not written out again by us: errors). */
+export function withoutDigits(v: unknown): unknown {
+  if (typeof v === 'string' && v.startsWith(DIGITS)) return Number(v.slice(DIGITS.length));
+  if (Array.isArray(v)) return v.map(withoutDigits);
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutDigits(x)]));
+  return v;
+}
 
 /** The kept digits as the incumbent sends a join value: a number (a String argument gets them as a string). */
 function digitsLiteral(digits: string, type: GraphQLInputType | undefined): ConstValueNode {
