@@ -171,15 +171,73 @@ export function renameTable(md: Metadata, from: QualifiedName, to: QualifiedName
     const t = rel['remote_table'] as unknown as QualifiedName;
     return qnEqual(t, from) ? { ...rel, remote_table: qnJson(to) } : rel;
   });
+  mapToSource(md, (s) => {
+    const t = sourceTable(s);
+    return t && qnEqual(t, from) ? { ...s, table: qnJson(to) } : s;
+  });
 }
+
+/** `$from` → `$to` in a remote relationship's arguments (the incumbent renames the variable too). */
+function renameArgVariable(v: Json, from: string, to: string): Json {
+  if (v === `$${from}`) return `$${to}`;
+  if (Array.isArray(v)) return v.map((x) => renameArgVariable(x, from, to));
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, renameArgVariable(x, from, to)]));
+  return v;
+}
+
+/** A table's remote relationship (either form) with a renamed join column. */
+function remoteRelRenameColumn(entry: JsonObject, from: string, to: string): JsonObject {
+  const d = entry['definition'];
+  if (!isObject(d)) return entry;
+  const inner = isObject(d['to_remote_schema']) ? d['to_remote_schema'] : d;
+  const key = inner === d ? 'hasura_fields' : 'lhs_fields';
+  const cols = inner[key];
+  const renamed: JsonObject = {
+    ...inner,
+    ...(Array.isArray(cols) ? { [key]: cols.map((c) => (c === from ? to : c)) } : {}),
+    ...(inner['remote_field'] !== undefined ? { remote_field: renameArgVariable(inner['remote_field'] as Json, from, to) } : {}),
+  };
+  return { ...entry, definition: inner === d ? renamed : { ...d, to_remote_schema: renamed } };
+}
+
+/** The `to_source` relationships of remote schemas' types, each through `f`. */
+function mapToSource(md: Metadata, f: (source: JsonObject) => JsonObject): void {
+  for (const [name, r] of md.remote_schemas) {
+    if (r.remote_relationships.length === 0) continue;
+    const groups = r.remote_relationships.map((g) => ({
+      ...g,
+      relationships: ((g['relationships'] ?? []) as JsonObject[]).map((rel) => {
+        const d = rel['definition'];
+        return isObject(d) && isObject(d['to_source']) ? { ...rel, definition: { ...d, to_source: f(d['to_source']) } } : rel;
+      }),
+    }));
+    md.remote_schemas.set(name, { ...r, remote_relationships: groups });
+  }
+}
+
+const sourceTable = (s: JsonObject): QualifiedName | null => {
+  try {
+    return qualifiedName(s['table'], '$');
+  } catch {
+    return null;
+  }
+};
 
 export function renameColumn(md: Metadata, table: QualifiedName, from: string, to: string, remoteOf: RemoteOf): void {
   const r: ColumnRename = { table, from, to, remoteOf };
   for (const [k, e] of md.tables) {
     const here = qnEqual(e.table, table);
-    md.tables.set(k, mapEntry(e, (rel) => relRenameColumn(rel, e.table, table, from, to), (p) => permRenameColumn(p, e.table, r),
-      (et) => (here ? etRenameColumn(et, from, to) : et)));
+    const moved = mapEntry(e, (rel) => relRenameColumn(rel, e.table, table, from, to), (p) => permRenameColumn(p, e.table, r),
+      (et) => (here ? etRenameColumn(et, from, to) : et));
+    const remote = here ? e.extras?.remote_relationships : undefined;
+    md.tables.set(k, remote ? { ...moved, extras: { ...e.extras, remote_relationships: remote.map((x) => remoteRelRenameColumn(x, from, to)) } } : moved);
   }
+  mapToSource(md, (s) => {
+    const t = sourceTable(s);
+    const m = s['field_mapping'];
+    if (!t || !qnEqual(t, table) || !isObject(m)) return s;
+    return { ...s, field_mapping: Object.fromEntries(Object.entries(m).map(([f, c]) => [f, c === from ? to : c])) };
+  });
   mapCustomObjects(md, (rel) => {
     if (!qnEqual(rel['remote_table'] as unknown as QualifiedName, table)) return rel;
     const mapping = rel['field_mapping'] as Record<string, string>;

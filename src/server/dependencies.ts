@@ -8,6 +8,9 @@ import { cfId } from './kinds/computed-fields.js';
 import { permId } from './kinds/permissions.js';
 import { etColumns, etId } from './kinds/event-triggers.js';
 import type { SchemaCache } from './schema-cache.js';
+import type { JsonObject } from '../metadata/json.js';
+import { remoteRelId } from './remote-schemas/relationships.js';
+import { toTableId } from './remote-schemas/to-table.js';
 
 /** Something that can be removed and have dependents (engine-api.md §3.5). */
 export type Target =
@@ -101,6 +104,7 @@ function candidates(cache: SchemaCache): Candidate[] {
       });
     }
   }
+  remoteRelCandidates(cache, out);
   for (const f of cache.metadata.functions.values()) {
     const fns = cache.catalog.functions.get(qnKey(f.function));
     const returned = fns?.length === 1 ? cache.catalog.tablesByOid.get(fns[0]?.returnRelid ?? '') : undefined;
@@ -112,6 +116,49 @@ function candidates(cache: SchemaCache): Candidate[] {
     });
   }
   return out;
+}
+
+/**
+ * Remote relationships (issue 35.3) as dependents, labelled as the incumbent reports them: a table's relationship
+ * to a remote schema depends on its join columns; a remote type's relationship to a table (`to_source`) on that
+ * table and its mapped columns.
+ */
+function remoteRelCandidates(cache: SchemaCache, out: Candidate[]): void {
+  for (const [key, rels] of cache.remoteRels ?? []) {
+    const t = cache.tables.get(key)?.entry.table;
+    if (!t) continue;
+    for (const rel of rels) {
+      out.push({
+        id: remoteRelId(t, rel.name), label: `remote relationship ${qnText(t)}.${rel.name}`, owner: t, self: null,
+        refs: rel.lhs.map((column): Target => ({ kind: 'column', table: t, column })),
+        remove: (md) => {
+          const entry = md.tables.get(key);
+          if (!entry) return;
+          const rest = (entry.extras?.remote_relationships ?? []).filter((r) => r['name'] !== rel.name);
+          const extras = { ...entry.extras };
+          if (rest.length > 0) extras.remote_relationships = rest;
+          else delete extras.remote_relationships;
+          md.tables.set(key, { ...entry, extras });
+        },
+      });
+    }
+  }
+  for (const [remote, rels] of cache.remoteToTable ?? []) {
+    for (const rel of rels) {
+      out.push({
+        id: toTableId(remote, rel.typeName, rel.name), label: `remote_relationship ${rel.name} on type ${rel.typeName} in remote schema ${remote}`,
+        owner: null, self: null,
+        refs: [{ kind: 'table', table: rel.table }, ...rel.mapping.map(([, column]): Target => ({ kind: 'column', table: rel.table, column }))],
+        remove: (md) => {
+          const r = md.remote_schemas.get(remote);
+          if (!r) return;
+          const groups = r.remote_relationships.map((g) => (g['type_name'] !== rel.typeName ? g
+            : { ...g, relationships: ((g['relationships'] ?? []) as JsonObject[]).filter((x) => x['name'] !== rel.name) }));
+          md.remote_schemas.set(remote, { ...r, remote_relationships: groups.filter((g) => ((g['relationships'] ?? []) as JsonObject[]).length > 0) });
+        },
+      });
+    }
+  }
 }
 
 /**

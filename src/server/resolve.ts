@@ -7,6 +7,7 @@ import { buildRoleSchema } from './graphql/schema/index.js';
 import type { InconsistentObject } from './inconsistency.js';
 import { resolve as resolveObjects, type SchemaCache } from './schema-cache.js';
 import { resolveRemoteRels, resolveRemotes, resolveToTables } from './remote-schemas/index.js';
+import { inheritedRecords } from './remote-schemas/inherited.js';
 
 /**
  * The schema cache with every consistency check: schema-cache.ts resolves the objects against the database, and a
@@ -40,7 +41,8 @@ function withRemotes(cache: SchemaCache): SchemaCache {
   // Table → remote schema relationships need the remotes merged first (issue 35.3).
   const rels = anyRels ? resolveRemoteRels(cache.tables, remotes) : { rels: new Map(), records: [] };
   const toTable = resolveToTables([...cache.metadata.remote_schemas.values()].filter((r) => r.remote_relationships.length > 0), remotes, cache.tables);
-  const inconsistent = [...cache.inconsistent, ...records, ...rels.records, ...toTable.records];
+  const inherited = cache.metadata.inherited_roles.size > 0 ? inheritedRecords(cache.metadata, remotes) : [];
+  const inconsistent = [...cache.inconsistent, ...records, ...rels.records, ...toTable.records, ...inherited];
   return {
     ...cache, remotes, remoteRels: rels.rels, remoteToTable: toTable.rels, inconsistent, inconsistentIds: new Set(inconsistent.map((o) => o.id)),
   };

@@ -5,6 +5,8 @@ import type { Socket } from 'node:net';
 
 export interface Received {
   headers: IncomingMessage['headers'];
+  /** The request's path and query. */
+  url: string;
   rawHeaders: string[];
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** The body as sent. */
@@ -33,7 +35,7 @@ export async function startWebhook(handler: Handler = (_, res) => void res.end('
       try {
         body = JSON.parse(text);
       } catch { /* kept as text */ }
-      const r: Received = { headers: req.headers, rawHeaders: req.rawHeaders, body, text, at: Date.now() };
+      const r: Received = { headers: req.headers, url: req.url ?? '', rawHeaders: req.rawHeaders, body, text, at: Date.now() };
       hook.received.push(r);
       void Promise.resolve(hook.handler(r, res, hook.received.length)).catch(() => res.destroy());
     });

@@ -72,7 +72,7 @@ describe('a role\'s part of a remote schema', () => {
   });
 
   it('an input field preset is set inside the object the client gives, also through a variable', async () => {
-    // Two remotes' `Query` types collide (issue 35.1): this one replaces the other.
+    // This remote alone: the test's role then sees only its part.
     await e.ok({ type: 'remove_remote_schema', args: { name: 'simple' } });
     await e.ok({ type: 'add_remote_schema', args: { name: 'inputs', definition: { url: `${inputs.url}/graphql` } } });
     await e.ok(permit('user', 'type Query { messages(where: Where): [Message!]! } type Message { id: Int! owner: Int! } input Where { owner: IntEq @preset(value: {eq: "x-hasura-user-id"}) id: IntEq } input IntEq { eq: Int }', 'inputs'));

@@ -122,7 +122,7 @@ describe('errors', () => {
     await e.ok({ type: 'track_table', args: { schema: 'public', name: 'User' } });
     const r = await e.query(add('simple', { url: `${remote.url}/graphql` }));
     expect(r.status).toBe(400);
-    expect(r.body.error).toContain('in remote schema "simple": type "User" conflicts with the database schema\'s type "User"');
+    expect(r.body.error).toContain('in remote schema "simple": Found conflicting definitions for GraphQL type \'User\': type "User" conflicts with the database schema\'s type "User"');
   });
 });
 

@@ -1,4 +1,4 @@
-import { parseFailed } from '../../errors.js';
+import { badRequest, parseFailed } from '../../errors.js';
 import { sortKeysDeep, compareCodePoints, type Json, type JsonObject } from '../json.js';
 import { arr, at, bool, comment, graphqlName, idx, int, obj, oneOf, opt, qualifiedName, req, roleName, str } from '../reader.js';
 import { qnJson } from '../names.js';
@@ -159,6 +159,10 @@ export function parseCustomTypes(v: unknown, path: string): CustomTypes {
         out['relationships'] = arr(rv, rp).map((r, i) => {
           const pp = idx(rp, i);
           const ro = obj(r, pp);
+          // The incumbent joins an action's output to tables only ("An Action cannot be joined to a Remote Schema").
+          for (const k of ['to_remote_schema', 'remote_schema']) {
+            if (opt(ro, k) !== undefined) throw badRequest('not-supported', at(pp, k), 'an action\'s output type cannot be joined to a remote schema: its relationships lead to tables (remote_table)');
+          }
           const mp = at(pp, 'field_mapping');
           const mapping = obj(req(ro, 'field_mapping', pp), mp);
           for (const [k, c] of Object.entries(mapping)) str(c, at(mp, k));

@@ -98,6 +98,8 @@ const clearMetadata: Operation<null> = {
   },
 };
 
+const INHERITED_CONFLICT = 'inherited role permission inconsistency';
+
 /** Removes one inconsistent object (with its children) from the metadata. */
 function removeObject(md: Metadata, o: InconsistentObject): void {
   const def = isObject(o.definition) ? o.definition : {};
@@ -170,7 +172,9 @@ const dropInconsistentMetadata: Operation<null> = {
     let md = ctx.metadata;
     let cache = ctx.cache;
     // Removing an object can make others inconsistent (a relationship to a removed table): repeat until none.
-    for (let round = 0; cache.inconsistent.length > 0 && round < 1000; round++) {
+    // An inherited role's conflict has nothing to drop (as the incumbent's): it takes a permission of the role's own.
+    const droppable = () => cache.inconsistent.some((o) => o.type !== INHERITED_CONFLICT);
+    for (let round = 0; droppable() && round < 1000; round++) {
       md = cloneMetadata(md);
       for (const o of cache.inconsistent) removeObject(md, o);
       cache = resolve(md, cache.catalog);

@@ -3,6 +3,7 @@ import type { Json, JsonObject } from '../../metadata/json.js';
 import type { Header } from '../../metadata/types.js';
 import { callHttp, resolveTarget, type Env, type NameValue } from '../outbound/index.js';
 import { MAX_JSON_NESTING, nestingDepth } from '../json-depth.js';
+import { parseKeepingDigits, withoutDigits } from './literals.js';
 
 /** One POST of a GraphQL request to a remote schema, through the shared outbound caller (engine-api.md §5.1). */
 
@@ -33,12 +34,15 @@ export async function callRemote(
   }
   let parsed: Json;
   try {
-    parsed = JSON.parse(res.body) as Json;
+    // The remote's numbers keep their digits on the way to the client and into joins (literals.ts).
+    parsed = parseKeepingDigits(res.body) as Json;
   } catch {
     return { ok: false, message: `remote schema "${name}" did not answer valid JSON (status ${res.status})`, internal: { status: res.status, body: res.body.slice(0, 1000) } };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || (!('data' in parsed) && !('errors' in parsed))) {
-    return { ok: false, message: `remote schema "${name}" answered status ${res.status} without "data" or "errors"`, internal: { status: res.status, body: parsed } };
+    return { ok: false, message: `remote schema "${name}" answered status ${res.status} without "data" or "errors"`, internal: { status: res.status, body: withoutDigits(parsed) as Json } };
   }
+  // Errors are passed on as values of ours (messages, extensions): their numbers are plain numbers again.
+  if ('errors' in parsed) parsed['errors'] = withoutDigits(parsed['errors']) as Json;
   return { ok: true, body: parsed };
 }

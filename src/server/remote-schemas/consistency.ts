@@ -1,4 +1,4 @@
-import type { GraphQLNamedType, GraphQLSchema } from 'graphql';
+import { getNamedType, isInterfaceType, isObjectType, isUnionType, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 import { compareCodePoints } from '../../metadata/json.js';
 import { remoteSchemaJson, type RemoteSchema } from '../../metadata/kinds/remote-schemas.js';
 import type { Metadata } from '../../metadata/types.js';
@@ -29,6 +29,29 @@ function rootNames(remote: RemoteIntrospection, op: 'query' | 'mutation'): strin
 const ownTypes = (s: GraphQLSchema): GraphQLNamedType[] =>
   Object.values(s.getTypeMap()).filter((t) => !t.name.startsWith('__') && !SHARED.has(t.name));
 
+/** Whether a field or argument of another type refers to the named type. */
+function referenced(s: GraphQLSchema, name: string): boolean {
+  for (const t of Object.values(s.getTypeMap())) {
+    if (t.name === name || t.name.startsWith('__')) continue;
+    const fields = isObjectType(t) || isInterfaceType(t) ? Object.values(t.getFields()) : [];
+    for (const f of fields) {
+      if (getNamedType(f.type).name === name) return true;
+    }
+    if (isUnionType(t) && t.getTypes().some((m) => m.name === name)) return true;
+  }
+  return false;
+}
+
+/**
+ * The remote's types that enter the merged schema: its root operation types do not (their fields are merged into
+ * the engine's roots), unless another of its types refers to one. Two remotes whose query roots are both `Query`
+ * (or a Hasura remote's `query_root`) do not collide, as with the incumbent.
+ */
+function mergedTypes(s: GraphQLSchema): GraphQLNamedType[] {
+  const roots = new Set([s.getQueryType(), s.getMutationType(), s.getSubscriptionType()].flatMap((t) => (t ? [t.name] : [])));
+  return ownTypes(s).filter((t) => !roots.has(t.name) || referenced(s, t.name));
+}
+
 export function resolveRemotes(md: Metadata, base: GraphQLSchema): { remotes: Map<string, RemoteIntrospection>; records: InconsistentObject[] } {
   const remotes = new Map<string, RemoteIntrospection>();
   const records: InconsistentObject[] = [];
@@ -51,9 +74,10 @@ export function resolveRemotes(md: Metadata, base: GraphQLSchema): { remotes: Ma
     const remote = got.remote;
     const clashes: string[] = [];
     const namespaceTypes = remote.namespace !== undefined ? [`${remote.namespace}_query`, `${remote.namespace}_mutation`] : [];
-    for (const t of [...ownTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) {
+    for (const t of [...mergedTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) {
       const other = types.get(t);
-      if (other) clashes.push(`type "${t}" conflicts with ${other}`);
+      // The incumbent's words first; a type-name prefix or mapping in `customization` resolves it.
+      if (other) clashes.push(`Found conflicting definitions for GraphQL type '${t}': type "${t}" conflicts with ${other}`);
     }
     for (const op of ['query', 'mutation'] as const) {
       for (const f of rootNames(remote, op)) {
@@ -66,7 +90,7 @@ export function resolveRemotes(md: Metadata, base: GraphQLSchema): { remotes: Ma
       continue;
     }
     const mine = `remote schema "${r.name}"'s`;
-    for (const t of [...ownTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) types.set(t, `${mine} type "${t}"`);
+    for (const t of [...mergedTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) types.set(t, `${mine} type "${t}"`);
     for (const op of ['query', 'mutation'] as const) for (const f of rootNames(remote, op)) roots[op].set(f, `${mine} ${op} root field "${f}"`);
     remotes.set(r.name, remote);
   }

@@ -11,6 +11,7 @@ import type { RemoteIntrospection, RemoteRoot } from './types.js';
 import { applyPresets } from './presets.js';
 import type { Presets } from './role-schema.js';
 import { dropJoinKeys, tableJoins, withoutTableFields, type TableJoin } from './to-table.js';
+import { stringifyKeepingDigits } from './literals.js';
 
 /**
  * Forwarding a remote schema's root fields (issue 35 point 1): the operation's part for one remote becomes one
@@ -183,7 +184,7 @@ export async function forwardRemote(remote: RemoteIntrospection, def: JsonObject
   for (const p of roots) {
     if (!p.root.namespace) {
       const set: SelectionSetNode = { kind: Kind.SELECTION_SET, selections: p.nodes.flatMap((n) => (n.selectionSet ? inline(n.selectionSet, req.fragments).selections : [])) };
-      out.set(p.key, JSON.stringify(typenamesForward(data[p.key], set, remote) ?? null));
+      out.set(p.key, stringifyKeepingDigits(typenamesForward(data[p.key], set, remote) ?? null));
       continue;
     }
     const obj: JsonObject = {};
@@ -193,7 +194,7 @@ export async function forwardRemote(remote: RemoteIntrospection, def: JsonObject
         ? `${remote.namespace ?? ''}_${operation}`
         : typenamesForward(data[key], f.selectionSet, remote) ?? null;
     }
-    out.set(p.key, JSON.stringify(obj));
+    out.set(p.key, stringifyKeepingDigits(obj));
   }
   return out;
 }

@@ -6,7 +6,7 @@ import type { Json, JsonObject } from '../../metadata/json.js';
 import { gqlError, RemoteSchemaErrors } from '../graphql/errors.js';
 import { callRemote } from './call.js';
 import { answerTables, inline, remoteBody, remoteHeaders, typenamesForward, type ForwardRequest } from './forward.js';
-import { literal } from './literals.js';
+import { literal, parseKeepingDigits, stringifyKeepingDigits } from './literals.js';
 import { JOIN_MARK, type RemoteJoinSpec } from './relationships.js';
 import { rootType } from './role-schema.js';
 
@@ -64,7 +64,8 @@ function markers(text: string, joins: RemoteJoinSpec[], key: string, aliases: Ma
     // A marker is an object's first key, outside any string (a quote inside a string is escaped).
     if (start < 0 || text[start] !== '{' || text[at - 1] === '\\') continue;
     const end = objectEnd(text, start);
-    const m = JSON.parse(text.slice(start, end)) as Record<string, Json>;
+    // Join values keep their digits (a bigint above 2^53 is sent as the database printed it).
+    const m = parseKeepingDigits(text.slice(start, end)) as Record<string, Json>;
     const spec = joins[Number(m[JOIN_MARK])];
     if (!spec) continue;
     const values = (m['v'] ?? []) as Json[];
@@ -178,7 +179,7 @@ async function callOne(uses: (AliasUse & { alias: string })[], defs: ReadonlyMap
   // The remote's types' relationships to tables, inside the joined values: the next level, one statement per field.
   if (view) await answerTables(built.map((b, i) => ({ value: values[i], set: b.set, type: getNamedType(b.leaf.type), path: b.use.spec.path })), view, req);
   const out = new Map<string, string>();
-  built.forEach((b, i) => out.set(b.use.alias, JSON.stringify(typenamesForward(values[i], b.set, rr.remote) ?? null)));
+  built.forEach((b, i) => out.set(b.use.alias, stringifyKeepingDigits(typenamesForward(values[i], b.set, rr.remote) ?? null)));
   return out;
 }
 

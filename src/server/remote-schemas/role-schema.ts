@@ -59,7 +59,7 @@ function sameKind(kind: string, t: GraphQLNamedType): boolean {
 const failed = (why: string): string => `validation for the given role-based schema failed because ${why}`;
 
 /** The SDL's root type names mapped to the remote's (the SDL may call its query root `Query` whatever the remote does). */
-function rootNames(doc: DocumentNode, remote: GraphQLSchema): Map<string, string> {
+export function rootNames(doc: DocumentNode, remote: GraphQLSchema): Map<string, string> {
   const out = new Map<string, string>();
   const theirs = { query: remote.getQueryType()?.name, mutation: remote.getMutationType()?.name, subscription: remote.getSubscriptionType()?.name };
   let declared = false;

@@ -13,6 +13,7 @@ import type { QualifiedName } from '../../metadata/types.js';
 import type { InconsistentObject } from '../inconsistency.js';
 import type { ResolvedTable } from '../kinds/resolved.js';
 import type { RemoteIntrospection } from './types.js';
+import { digitsText } from './literals.js';
 
 /**
  * Remote schema → table relationships (`to_source`, issue 35.3): a field added to an object type of a remote schema
@@ -246,7 +247,7 @@ export function tableJoins(value: Json | undefined, set: SelectionSetNode, type:
         j = { field: f, nodes: [s], path: `${path}.selectionSet.${key}`, objects: [], targets: [] };
         out.set(s, j);
       }
-      j.objects.push(Object.fromEntries(mapping.map((m) => [m.field, value[joinKey(m.field)] ?? null])));
+      j.objects.push(Object.fromEntries(mapping.map((m) => [m.field, digitsText(value[joinKey(m.field)] ?? null)])));
       j.targets.push({ obj: value, key });
       continue;
     }

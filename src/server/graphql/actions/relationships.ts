@@ -10,6 +10,7 @@ import type { SelectionContext } from '../compile/index.js';
 import { bindStatement, StatementBuilder } from '../compile/index.js';
 import type { GValue } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
+import type { RemoteJoinSpec } from '../compile/remote-join.js';
 
 /**
  * Relationships of an action's output type to tables (graphql-api.md §5.1 step 4): after the handler answered, one
@@ -29,12 +30,24 @@ export interface RelationshipCall {
   rels: [string, FieldNode[], Field][];
   /** A PostgreSQL error as the GraphQL error of root field `key` (errors.ts databaseError). */
   dbError: (e: unknown, key: string, sql: string, args: (string | null)[]) => ApiError | null;
+  /** Replaces remote relationships' markers (issue 35.3) in statements' answers, by key: a table reached from the output may have them. */
+  joins?: JoinRunner;
+}
+
+export type JoinRunner = (statements: { key: string; joins: RemoteJoinSpec[] }[], values: Map<string, string>) => Promise<void>;
+
+/** The statement's answer with its remote relationships joined (one call per remote schema). */
+async function joined(x: RelationshipCall, joins: RemoteJoinSpec[], text: string): Promise<string> {
+  if (joins.length === 0 || !x.joins) return text;
+  const values = new Map([[x.key, text]]);
+  await x.joins([{ key: x.key, joins }], values);
+  return values.get(x.key) ?? text;
 }
 
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The statement over `objects`; binding its parameters fails on a missing session variable (§1.3 step 9). */
-function statement(x: RelationshipCall, objects: Json[]): { sql: string; args: (string | null)[] } {
+function statement(x: RelationshipCall, objects: Json[]): { sql: string; args: (string | null)[]; joins: RemoteJoinSpec[] } {
   const b = new StatementBuilder(x.role.cache);
   const c = new SelectionCompiler(b, x.role, x.sel);
   const param = b.param(objects as unknown as GValue, 'jsonb');
@@ -46,20 +59,20 @@ function statement(x: RelationshipCall, objects: Json[]): { sql: string; args: (
   });
   const sql = `SELECT coalesce(json_agg(${jsonObject(exprs)} ORDER BY "o"."n"), '[]'::json)::text AS "root" ` +
     `FROM jsonb_array_elements(${param}) WITH ORDINALITY AS "o"("v", "n")`;
-  return { sql, args: bindStatement(b.params, x.session, x.sel.variables) };
+  return { sql, args: bindStatement(b.params, x.session, x.sel.variables), joins: b.remoteJoins };
 }
 
 /**
  * A selection with relationships inside nested object types of the output: the whole answer is shaped in one
  * statement (as an asynchronous action's stored answer is), the answer bound as the jsonb parameter `answer`.
  */
-function nestedStatement(x: RelationshipCall, field: Field, nodes: FieldNode[]): { sql: string; args: (string | null)[]; answer: number } {
+function nestedStatement(x: RelationshipCall, field: Field, nodes: FieldNode[]): { sql: string; args: (string | null)[]; answer: number; joins: RemoteJoinSpec[] } {
   const b = new StatementBuilder(x.role.cache);
   const c = new SelectionCompiler(b, x.role, x.sel);
   const param = b.value(null, 'jsonb');
   const answer = b.params.length - 1;
   const sql = `SELECT (${shaped(c, field.type, nodes, param, `$.selectionSet.${x.key}`)})::text AS "root"`;
-  return { sql, args: bindStatement(b.params, x.session, x.sel.variables), answer };
+  return { sql, args: bindStatement(b.params, x.session, x.sel.variables), answer, joins: b.remoteJoins };
 }
 
 /** Before the handler is called: the nested statement's parameters (a missing session variable calls no handler). */
@@ -78,7 +91,7 @@ export async function shapeInDatabase(x: RelationshipCall, field: Field, nodes: 
       throw x.dbError(e, x.key, st.sql, st.args) ?? e;
     }
   }, { readOnlySnapshot: true, utc: true });
-  return rows[0]?.root ?? 'null';
+  return joined(x, st.joins, rows[0]?.root ?? 'null');
 }
 
 /** Before the handler is called: the checks of §1.3 steps 8–9 that the statement's parameters need. */
@@ -91,7 +104,7 @@ export async function addRelationships(x: RelationshipCall, answer: Json, shaped
   const pairs = (Array.isArray(answer) ? answer.map((a, i) => [a, (shaped as Json[])[i]]) : [[answer, shaped]])
     .filter((p): p is [Record<string, Json>, Record<string, Json>] => isObject(p[0]) && isObject(p[1]));
   if (pairs.length === 0) return;
-  const { sql, args } = statement(x, pairs.map((p) => p[0]));
+  const { sql, args, joins } = statement(x, pairs.map((p) => p[0]));
   const rows = await x.db.transaction(async (tx) => {
     try {
       return await tx.query<{ root: string }>(sql, args);
@@ -99,7 +112,7 @@ export async function addRelationships(x: RelationshipCall, answer: Json, shaped
       throw x.dbError(e, x.key, sql, args) ?? e;
     }
   }, { readOnlySnapshot: true, utc: true });
-  const values = JSON.parse(rows[0]?.root ?? '[]') as Record<string, Json>[];
+  const values = JSON.parse(await joined(x, joins, rows[0]?.root ?? '[]')) as Record<string, Json>[];
   pairs.forEach(([, out], i) => {
     for (const [key] of x.rels) out[key] = values[i]?.[key] ?? null;
   });

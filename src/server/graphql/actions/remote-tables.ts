@@ -4,6 +4,8 @@ import type { TableJoin } from '../../remote-schemas/to-table.js';
 import { databaseError } from '../errors.js';
 import { bindStatement, SelectionCompiler, StatementBuilder, type GValue, type SelectionContext } from '../compile/index.js';
 import { fieldInfo, type FieldInfo, type RoleView } from '../schema/index.js';
+import type { JoinRunner } from './relationships.js';
+import { parseKeepingDigits } from '../../remote-schemas/literals.js';
 
 /**
  * A remote schema's relationships to tables (`to_source`, issue 35.3), answered after the remote: every field's
@@ -17,6 +19,8 @@ export interface RemoteTablesCall {
   role: RoleView;
   sel: SelectionContext;
   session: Record<string, string>;
+  /** The tables' own remote relationships (a remote → table → remote chain), joined as a statement's. */
+  joins?: JoinRunner;
 }
 
 export async function joinRemoteTables(x: RemoteTablesCall, joins: TableJoin[]): Promise<void> {
@@ -38,8 +42,11 @@ export async function joinRemoteTables(x: RemoteTablesCall, joins: TableJoin[]):
       throw databaseError(e, joins[0]?.path.replace(/^\$\.selectionSet\./, '') ?? '', sql, args) ?? e;
     }
   }, { readOnlySnapshot: true, utc: true });
+  const texts = new Map(joins.map((_, k) => [`j${k}`, rows[0]?.[`j${k}`] ?? '[]']));
+  if (b.remoteJoins.length > 0 && x.joins) await x.joins([...texts.keys()].map((key) => ({ key, joins: b.remoteJoins })), texts);
   joins.forEach((j, k) => {
-    const values = JSON.parse(rows[0]?.[`j${k}`] ?? '[]') as Json[];
+    // The rows' numbers keep their digits: the remote's answer they go into is written out keeping them.
+    const values = parseKeepingDigits(texts.get(`j${k}`) ?? '[]') as Json[];
     j.targets.forEach((t, n) => {
       t.obj[t.key] = values[n] ?? null;
     });

@@ -7,7 +7,7 @@ import type { SelectionContext } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
 import { callAction, type ActionRequest } from './call.js';
 import { actionInput, checkAnswer, outputRelationships, shapeAnswer } from './output.js';
-import { addRelationships, checkNested, checkRelationships, shapeInDatabase } from './relationships.js';
+import { addRelationships, checkNested, checkRelationships, shapeInDatabase, type JoinRunner } from './relationships.js';
 
 /** A synchronous action's root field as planned: `nested` when its relationships are shaped in the database. */
 export interface ActionRoot {
@@ -25,6 +25,8 @@ export interface ActionRun {
   role: RoleView;
   sel: SelectionContext;
   request: ActionRequest;
+  /** Joins remote relationships of tables reached from an output (issue 35.3). */
+  joins?: JoinRunner;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function runActions(roots: ActionRoot[], x: ActionRun): Promise<Map
   const values = new Map<string, string>();
   const calls = roots.map((p) => {
     const rels = outputRelationships(p.field.type, p.nodes, x.sel, `$.selectionSet.${p.key}`).top;
-    const call = { db: x.db, role: x.role, sel: x.sel, session: x.request.sessionVariables, key: p.key, rels, dbError: databaseError };
+    const call = { db: x.db, role: x.role, sel: x.sel, session: x.request.sessionVariables, key: p.key, rels, dbError: databaseError, ...(x.joins ? { joins: x.joins } : {}) };
     if (p.nested) checkNested(call, p.field, p.nodes);
     else if (rels.length > 0) checkRelationships(call);
     return { p, call };

@@ -6,7 +6,8 @@ import { qnKey } from '../../../metadata/names.js';
 import type { SchemaCache } from '../../schema-cache.js';
 import type { RemoteRoot } from '../../remote-schemas/types.js';
 import { info } from './field-info.js';
-import { roleRemote, rootType, type RoleRemote } from '../../remote-schemas/role-schema.js';
+import { rootType, type RoleRemote } from '../../remote-schemas/role-schema.js';
+import { inheritedRoleRemote } from '../../remote-schemas/inherited.js';
 import { extendedTypes, schemaOf, type ToTableRel } from '../../remote-schemas/to-table.js';
 import type { RoleView, TableView } from './visibility.js';
 
@@ -44,7 +45,7 @@ function addRoots(rr: RoleRemote, op: 'query' | 'mutation', type: GraphQLObjectT
 export function remoteForRole(cache: SchemaCache, name: string, role: string): RoleRemote | null {
   const remote = cache.remotes?.get(name);
   const md = cache.metadata.remote_schemas.get(name);
-  return remote && md ? roleRemote(remote, md.permissions, role) : null;
+  return remote && md ? inheritedRoleRemote(remote, md.permissions, role, (r) => cache.metadata.inherited_roles.get(r)?.role_set) : null;
 }
 
 /** What a remote's types need of the role's table types to get its relationships to tables. */
