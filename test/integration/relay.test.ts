@@ -13,6 +13,7 @@ INSERT INTO article (title, author_id, is_published) VALUES
 CREATE TABLE note (body text);
 CREATE TABLE "user" (first_name text, last_name text, age integer, PRIMARY KEY (first_name, last_name));
 INSERT INTO "user" VALUES ('first_1', 'last_1', 24), ('first_2', 'last_2', null);
+CREATE FUNCTION author_rank(author) RETURNS integer STABLE LANGUAGE sql AS $$ SELECT 10 - $1.id $$;
 CREATE FUNCTION search_articles(search text) RETURNS SETOF article STABLE LANGUAGE sql AS $$ SELECT * FROM article WHERE title ILIKE '%' || search || '%' $$;
 `;
 
@@ -23,11 +24,15 @@ const METADATA = [
   { type: 'track_function', args: { function: { schema: 'public', name: 'search_articles' } } },
   { type: 'create_object_relationship', args: { table: 'article', name: 'author', using: { foreign_key_constraint_on: 'author_id' } } },
   { type: 'create_array_relationship', args: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } } },
+  { type: 'add_computed_field', args: { table: 'author', name: 'rank', definition: { function: 'author_rank' } } },
   perm('author', 'user', { columns: '*', filter: { id: 'X-Engine-User-Id' } }),
   perm('article', 'user', { columns: '*', filter: { _or: [{ author_id: 'X-Engine-User-Id' }, { is_published: true }] } }),
   // The reader may not select article.id: article is no node for it.
   perm('author', 'reader', { columns: '*', filter: {} }),
   perm('article', 'reader', { columns: ['title', 'author_id'], filter: {} }),
+  // The publisher sees every author and only published articles: aggregates count those.
+  perm('author', 'publisher', { columns: '*', filter: {} }),
+  perm('article', 'publisher', { columns: '*', filter: { is_published: { _eq: true } }, allow_aggregations: true }),
 ];
 
 const e: TestEngine = useTestEngine({
@@ -93,6 +98,66 @@ describe('connections', () => {
       data: { search_articles_connection: { edges: [{ node: { id: id('article', 6), title: 'Article 6' } }] } },
     });
     expect(await relay('{ note_connection { edges { cursor } } }')).toEqual(err('field "note_connection" not found in type: \'query_root\'', '$.selectionSet.note_connection'));
+  });
+});
+
+describe('ordering by aggregates and computed fields', () => {
+  const AUTHORS = (args: string) => `{ author_connection(${args}) { pageInfo { startCursor endCursor hasPreviousPage hasNextPage } edges { cursor node { name } } } }`;
+  type Page = { data: { author_connection: { pageInfo: { startCursor: string; endCursor: string } } } };
+  const count = (n: number, id: number) => cursor(`{"articles_aggregate" : {"count" : ${n}}, "id" : ${id}}`);
+
+  it('pages by an array relationship\'s count forward and backward, the count in the cursor', async () => {
+    const first = await relay(AUTHORS('first: 2, order_by: {articles_aggregate: {count: asc}}')) as Page;
+    expect(first).toEqual({ data: { author_connection: {
+      pageInfo: { startCursor: count(0, 4), endCursor: count(1, 3), hasPreviousPage: false, hasNextPage: true },
+      edges: [{ cursor: count(0, 4), node: { name: 'Author 4' } }, { cursor: count(1, 3), node: { name: 'Author 3' } }],
+    } } });
+    expect(await relay(AUTHORS(`first: 2, after: "${first.data.author_connection.pageInfo.endCursor}", order_by: {articles_aggregate: {count: asc}}`))).toEqual({ data: { author_connection: {
+      pageInfo: { startCursor: count(2, 2), endCursor: count(3, 1), hasPreviousPage: true, hasNextPage: false },
+      edges: [{ cursor: count(2, 2), node: { name: 'Author 2' } }, { cursor: count(3, 1), node: { name: 'Author 1' } }],
+    } } });
+    expect(await relay(AUTHORS(`last: 2, before: "${count(3, 1)}", order_by: {articles_aggregate: {count: asc}}`))).toEqual({ data: { author_connection: {
+      pageInfo: { startCursor: count(1, 3), endCursor: count(2, 2), hasPreviousPage: true, hasNextPage: true },
+      edges: [{ cursor: count(1, 3), node: { name: 'Author 3' } }, { cursor: count(2, 2), node: { name: 'Author 2' } }],
+    } } });
+  });
+
+  it('counts only the related rows the role may select', async () => {
+    // Published articles: author 1 has 2, authors 2 and 3 one each, author 4 none (unfiltered: 3, 2, 1, 0).
+    expect(await relay(AUTHORS('order_by: {articles_aggregate: {count: asc}}'), { 'x-engine-role': 'publisher' })).toEqual({ data: { author_connection: {
+      pageInfo: { startCursor: count(0, 4), endCursor: count(2, 1), hasPreviousPage: false, hasNextPage: false },
+      edges: [
+        { cursor: count(0, 4), node: { name: 'Author 4' } }, { cursor: count(1, 2), node: { name: 'Author 2' } },
+        { cursor: count(1, 3), node: { name: 'Author 3' } }, { cursor: count(2, 1), node: { name: 'Author 1' } },
+      ],
+    } } });
+    // The cursor's count is compared with the role's counts: after author 2 (1 published article) come 3 and 1.
+    expect(await relay(AUTHORS(`first: 5, after: "${count(1, 2)}", order_by: {articles_aggregate: {count: asc}}`), { 'x-engine-role': 'publisher' }))
+      .toMatchObject({ data: { author_connection: { edges: [{ node: { name: 'Author 3' } }, { node: { name: 'Author 1' } }] } } });
+  });
+
+  it('an aggregate of a column, nulls first when descending, and a page after a null', async () => {
+    const max = (v: number | null, id: number) => cursor(`{"articles_aggregate" : {"max" : {"id" : ${v}}}, "id" : ${id}}`);
+    expect(await relay(AUTHORS('first: 1, order_by: {articles_aggregate: {max: {id: desc}}}'))).toEqual({ data: { author_connection: {
+      pageInfo: { startCursor: max(null, 4), endCursor: max(null, 4), hasPreviousPage: false, hasNextPage: true },
+      edges: [{ cursor: max(null, 4), node: { name: 'Author 4' } }],
+    } } });
+    expect(await relay(AUTHORS(`first: 2, after: "${max(null, 4)}", order_by: {articles_aggregate: {max: {id: desc}}}`))).toMatchObject({ data: { author_connection: {
+      pageInfo: { startCursor: max(6, 3), endCursor: max(5, 2), hasPreviousPage: true, hasNextPage: true },
+    } } });
+  });
+
+  it('a scalar computed field, its value in the cursor', async () => {
+    const rank = (v: number, id: number) => cursor(`{"rank" : ${v}, "id" : ${id}}`);
+    expect(await relay(AUTHORS(`first: 2, after: "${rank(6, 4)}", order_by: {rank: asc}`))).toEqual({ data: { author_connection: {
+      pageInfo: { startCursor: rank(7, 3), endCursor: rank(8, 2), hasPreviousPage: true, hasNextPage: true },
+      edges: [{ cursor: rank(7, 3), node: { name: 'Author 3' } }, { cursor: rank(8, 2), node: { name: 'Author 2' } }],
+    } } });
+  });
+
+  it('a cursor without the aggregate\'s value is refused', async () => {
+    expect(await relay(AUTHORS(`after: "${cursor('{"id" : 2}')}", order_by: {articles_aggregate: {count: asc}}`)))
+      .toEqual(err('the cursor is invalid', '$.selectionSet.author_connection.args.after'));
   });
 });
 

@@ -34,7 +34,7 @@ const identity = (e: string): string => e;
 export interface GroupedJoins { joins: string[]; restrict: (alias: string) => string[] }
 
 /** A computed field's call on `row`: its table argument and, if it takes one, the session (no user arguments). */
-function cfCall(b: StatementBuilder, cf: TableView['scalarCfs'][number], row: string): string {
+export function cfCall(b: StatementBuilder, cf: TableView['scalarCfs'][number], row: string): string {
   const parts: string[] = [];
   const ta = cf.fnArgs.tableArg;
   if (ta) parts.push(ta.name ? `${quoteIdent(ta.name)} => ${row}` : row);
@@ -135,17 +135,23 @@ function groupedTerms(b: StatementBuilder, v: GValue, view: TableView, remote: T
   eachAggregate(b, v, remote, join);
 }
 
+/** What an aggregate term is besides its SQL: its keys in the value (`count`, `max.id`) and the SQL type it yields. */
+export interface AggregateKey { key: string[]; castType: string }
+
+/** The SQL type of `op(column)`: min and max keep the column's, the others are compared as numbers. */
+const aggregateType = (op: string, castType: string): string => (op === 'min' || op === 'max' ? castType : 'numeric');
+
 /**
  * The terms of an `R_aggregate_order_by` value in order: `count`, then `op(column)` for each column of the related
  * table the role sees, with its direction; `aggOf` gives the aggregate over the related rows' alias.
  */
-function eachAggregate(b: StatementBuilder, v: GValue, remote: TableView, term: (aggOf: (a: string) => string, isCount: boolean, dir: string) => void): void {
+export function eachAggregate(b: StatementBuilder, v: GValue, remote: TableView, term: (aggOf: (a: string) => string, isCount: boolean, dir: string, k: AggregateKey) => void): void {
   if (!isPlainObject(v)) return;
   for (const [op, value] of Object.entries(v)) {
     if (value === null) continue;
     if (op === 'count') {
       const dir = DIRECTION[String(value)];
-      if (dir) term(() => 'count(*)', true, dir);
+      if (dir) term(() => 'count(*)', true, dir, { key: ['count'], castType: 'bigint' });
       continue;
     }
     if (!OPS.has(op) || !isPlainObject(value)) continue;
@@ -154,7 +160,7 @@ function eachAggregate(b: StatementBuilder, v: GValue, remote: TableView, term: 
       const dir = d === null ? undefined : DIRECTION[String(d)];
       if (!column || !dir) continue;
       // An inherited role's hidden cells are null: aggregated as such (issue 27).
-      term((a) => `${op}(${b.cell(remote, `c:${column.name}`, a, `${a}.${quoteIdent(column.name)}`)})`, false, dir);
+      term((a) => `${op}(${b.cell(remote, `c:${column.name}`, a, `${a}.${quoteIdent(column.name)}`)})`, false, dir, { key: [op, field], castType: aggregateType(op, column.castType) });
     }
   }
 }

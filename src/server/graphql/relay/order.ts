@@ -1,7 +1,7 @@
 import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
 import { pathIndex, pathKey } from '../../../metadata/json.js';
 import { validationFailed } from '../errors.js';
-import { isPlainObject, joinSql, type GValue, type StatementBuilder } from '../compile/index.js';
+import { cfCall, eachAggregate, isPlainObject, joinSql, type GValue, type StatementBuilder } from '../compile/index.js';
 import type { RoleView, TableView } from '../schema/index.js';
 
 /**
@@ -36,6 +36,14 @@ function collect(b: StatementBuilder, role: RoleView, v: GValue, view: TableView
         out.push({ expr, ...d, key: [...key, k], castType: column.castType });
         continue;
       }
+      const scalar = view.scalarCfs.find((c) => c.name === k);
+      if (scalar) {
+        // A computed field's value is compared as the type its function returns (format_type's text of it).
+        const d = DIRECTIONS[String(value)];
+        if (d) out.push({ expr: wrap(b.cell(view, `f:${scalar.name}`, alias, cfCall(b, scalar, alias))), ...d, key: [...key, k], castType: scalar.cf.fn.returnTypeName });
+        continue;
+      }
+      if (aggregateTerms(b, role, k, value, view, alias, key, wrap, out)) continue;
       const rel = view.objRels.find((r) => r.name === k);
       const remote = rel && role.table(rel.remoteKey);
       if (!rel || !remote) throw validationFailed(pathKey(p, k), `ordering by "${k}" is not supported in a connection`);
@@ -45,6 +53,38 @@ function collect(b: StatementBuilder, role: RoleView, v: GValue, view: TableView
       collect(b, role, value, remote, a, [...key, k], inner, out, pathKey(p, k));
     }
   });
+}
+
+/**
+ * `<rel>_aggregate` and `<computed field>_aggregate` terms: each aggregate over the related rows the role may see (a
+ * correlated subquery), keyed in the cursor as the incumbent keys it (`{"articles_aggregate" : {"count" : 2}}`).
+ */
+function aggregateTerms(b: StatementBuilder, role: RoleView, k: string, value: GValue, view: TableView, alias: string, key: string[], wrap: (e: string) => string, out: OrderTerm[]): boolean {
+  if (!k.endsWith('_aggregate')) return false;
+  const name = k.slice(0, -'_aggregate'.length);
+  const a = b.alias();
+  let from: string;
+  let conds: string[];
+  let remote: TableView | null;
+  const rel = view.arrRels.find((r) => r.name === name);
+  const cf = rel ? undefined : view.tableCfs.find((c) => c.name === name);
+  if (rel) {
+    remote = role.table(rel.remoteKey);
+    if (!remote) return false;
+    from = `${quoteTable(remote.rt.entry.table)} AS ${a}`;
+    conds = [joinSql(rel, alias, a), b.permission(remote, a), b.cellCondition(view, `r:${rel.name}`, alias) ?? 'true'];
+  } else if (cf?.target) {
+    remote = role.table(cf.target);
+    if (!remote) return false;
+    from = `${cfCall(b, cf, alias)} AS ${a}`;
+    conds = [b.permission(remote, a), b.cellCondition(view, `f:${cf.name}`, alias) ?? 'true'];
+  } else return false;
+  const where = conds.filter((c) => c !== 'true');
+  eachAggregate(b, value, remote, (aggOf, _count, dir, agg) => {
+    const expr = wrap(`(SELECT ${aggOf(a)} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''})`);
+    out.push({ expr, desc: dir.startsWith('DESC'), nullsFirst: dir.endsWith('FIRST'), key: [...key, k, ...agg.key], castType: agg.castType });
+  });
+  return true;
 }
 
 /** The connection's terms over `alias`: `order_by`'s, then the primary-key columns it does not already order by. */
