@@ -1,6 +1,6 @@
 import { compareCodePoints, isObject, type Json } from '../../metadata/json.js';
 import { qualifiedName } from '../../metadata/reader.js';
-import { canonicalKey, columnRef, isSessionRef, operatorOf, spatialType } from './operators.js';
+import { canonicalKey, columnRef, isSessionRef, operatorOf, spatialFromText, spatialType } from './operators.js';
 import type { BoolExpComputedField, BoolExpSchema, BoolExpTable } from './schema.js';
 
 /**
@@ -57,6 +57,11 @@ class Builder {
     if (isSessionRef(v)) {
       this.params.push({ kind: 'session', name: (v as string).toLowerCase(), array: false });
       return `$${this.offset + this.params.length}::${cast(typeName)}`;
+    }
+    if (isObject(v) && spatialType(typeName) !== null) {
+      // A GeoJSON value of a PostGIS column (geography's input function does not read GeoJSON).
+      this.params.push({ kind: 'value', text: JSON.stringify(v) });
+      return spatialFromText(`$${this.offset + this.params.length}::text`, typeName) as string;
     }
     return this.value(scalarText(v, typeName), typeName);
   }

@@ -67,6 +67,30 @@ export const spatialType = (typeName: string): 'geometry' | 'geography' | null =
   return t === 'geometry' || t === 'geography' ? t : null;
 };
 
+/** PostGIS's raster type (format_type output). */
+export const isRasterType = (typeName: string): boolean => typeName.replace(/\(.*\)$/, '').split('.').pop() === 'raster';
+
+/** The schema prefix (`postgis.`) of a PostGIS type the catalog printed qualified, for its functions; else ''. */
+export const spatialSchema = (typeName: string): string => {
+  const dot = typeName.lastIndexOf('.');
+  return dot < 0 ? '' : typeName.slice(0, dot + 1);
+};
+
+/**
+ * A text expression as a value of a PostGIS type, or null for other types. PostGIS values arrive in the incumbent's
+ * forms, read by its constructors: a geometry or geography as GeoJSON text (ST_GeomFromGeoJSON, whose `crs` sets the
+ * SRID), a raster as hex WKB.
+ */
+export function spatialFromText(text: string, typeName: string): string | null {
+  const spatial = spatialType(typeName);
+  if (spatial !== null) {
+    const g = `${spatialSchema(typeName)}ST_GeomFromGeoJSON(${text})`;
+    return spatial === 'geography' ? `${g}::${typeName}` : g;
+  }
+  if (isRasterType(typeName)) return `${spatialSchema(typeName)}ST_RastFromHexWKB(${text})`;
+  return null;
+}
+
 /** `$eq` is `_eq`: every operator and logical key also has a `$` form. */
 export const canonicalKey = (key: string): string => (key.startsWith('$') ? `_${key.slice(1)}` : key);
 
@@ -102,6 +126,8 @@ export const isSessionRef = (v: unknown): v is string => isSessionVariableName(v
 export function valueFits(v: unknown, typeName: string): boolean {
   if (isSessionRef(v)) return true;
   if (typeName === 'jsonb') return true;
+  // A PostGIS value is GeoJSON (an object), as the incumbent takes it; text (WKT) is left to PostgreSQL.
+  if (spatialType(typeName) !== null) return typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v));
   if (NUMERIC.has(typeName)) return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)));
   if (typeName === 'boolean') return typeof v === 'boolean' || v === 'true' || v === 'false' || v === 't' || v === 'f';
   if (TEXT_LIKE.has(typeName)) return typeof v === 'string';

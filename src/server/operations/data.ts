@@ -4,6 +4,7 @@ import type { Json, JsonObject } from '../../metadata/json.js';
 import { arr, at, idx, int, obj, oneOf, opt, qualifiedName, req, str } from '../../metadata/reader.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
 import { compileBoolExp, quoteIdent, quoteTable } from '../bool-exp/compile.js';
+import { spatialFromText } from '../bool-exp/operators.js';
 import { bindParams } from '../graphql/compile/index.js';
 import { validateBoolExp } from '../bool-exp/validate.js';
 import { boolExpTable } from '../kinds/permissions.js';
@@ -46,7 +47,8 @@ class Params {
   readonly list: (string | null)[] = [];
   add(text: string | null, cast: string): string {
     this.list.push(text);
-    return `$${this.list.length}::${cast}`;
+    // A geometry or geography is given as GeoJSON, a raster as hex WKB (the incumbent's forms, as in GraphQL).
+    return spatialFromText(`$${this.list.length}::text`, cast) ?? `$${this.list.length}::${cast}`;
   }
   value(rt: ResolvedTable, col: string, v: Json): string {
     const c = rt.db.columns.get(col);

@@ -1,6 +1,6 @@
 import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { arrayLiteral, quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { isSessionRef } from '../../bool-exp/operators.js';
+import { isSessionRef, spatialFromText } from '../../bool-exp/operators.js';
 import { isNowPreset } from '../../kinds/permissions.js';
 import { pathKey } from '../../../metadata/json.js';
 import type { Json } from '../../../metadata/json.js';
@@ -46,10 +46,11 @@ const MAX_PARAMS = 65_535;
 
 /**
  * Whether the objects can be bound as one array per column: every object gives every column (no DEFAULT to keep),
- * no column is itself an array (unnest would flatten it) and no value is a bound variable.
+ * no column is itself an array (unnest would flatten it) or a PostGIS value (read from its text by a function) and no
+ * value is a bound variable.
  */
 function columnwise(objects: GValue[], cols: GqlColumn[]): boolean {
-  return cols.every((c) => !c.typeName.endsWith('[]'))
+  return cols.every((c) => !c.typeName.endsWith('[]') && spatialFromText('', c.castType) === null)
     && objects.every((o) => isPlainObject(o) && cols.every((c) => c.field in o && !hasVarRef(o[c.field] as GValue)));
 }
 const ROW = '"r"';

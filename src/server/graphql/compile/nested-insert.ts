@@ -1,6 +1,6 @@
 import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { arrayLiteral, quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { isSessionRef } from '../../bool-exp/operators.js';
+import { isSessionRef, spatialFromText } from '../../bool-exp/operators.js';
 import { isNowPreset } from '../../kinds/permissions.js';
 import { pathKey, type Json } from '../../../metadata/json.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
@@ -201,7 +201,8 @@ export class NestedInsertCompiler {
       cols.forEach((c, i) => {
         target.push(c.name);
         // An array-typed column's values travel as their texts (unnest would flatten an array of arrays).
-        exprs.push(`${v}.${quoteIdent(`c${i}`)}${isArrayType(c) ? `::${c.castType}` : ''}`);
+        const cell = `${v}.${quoteIdent(`c${i}`)}`;
+        exprs.push(isArrayType(c) ? `${cell}::${c.castType}` : spatialFromText(cell, c.castType) ?? cell);
       });
       if (l.rel && l.parent && (l.rel.array || l.rel.order === 'after')) {
         const p = b.alias();
@@ -268,8 +269,11 @@ export class NestedInsertCompiler {
    */
   private column(values: GValue[], c: GqlColumn): string {
     const b = this.w;
-    const asText = isArrayType(c);
-    if (values.some(hasVarRef)) return `ARRAY[${values.map((x) => (asText ? `(${b.param(x, c.castType)})::text` : b.param(x, c.castType))).join(', ')}]::${asText ? 'text' : c.castType}[]`;
+    // A PostGIS value travels as its GeoJSON (or hex) text too, read by its constructor per row.
+    const spatial = spatialFromText('', c.castType) !== null;
+    const asText = isArrayType(c) || spatial;
+    const one = (x: GValue): string => (spatial ? b.param(x, 'text') : asText ? `(${b.param(x, c.castType)})::text` : b.param(x, c.castType));
+    if (values.some(hasVarRef)) return `ARRAY[${values.map(one).join(', ')}]::${asText ? 'text' : c.castType}[]`;
     return b.value(arrayLiteral(values.map((x) => paramText(x, c.castType))), asText ? 'text[]' : `${c.castType}[]`);
   }
 

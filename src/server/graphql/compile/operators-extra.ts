@@ -1,10 +1,11 @@
 import { gqlError } from '../errors.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, isPlainObject, type GValue } from './values.js';
+import { castTarget, spatialComparison } from './spatial-operators.js';
 
 /**
  * The comparison operators of schema/operators-extra.ts as SQL: POSIX regular expressions, ltree's ancestry and
- * matching, jsonb's `_cast`. Null when `op` is none of them.
+ * matching, jsonb's `_cast` (and PostGIS's, with its operators). Null when `op` is none of them.
  */
 
 const REGEX: Record<string, string> = { _regex: '~', _iregex: '~*', _nregex: '!~', _niregex: '!~*' };
@@ -25,9 +26,11 @@ function ltreeOperand(v: GValue, path: string): GValue {
 }
 
 export function extraComparison(
-  b: StatementBuilder, col: string, op: string, operand: GValue, path: string,
+  b: StatementBuilder, col: string, castType: string, op: string, operand: GValue, path: string,
   compare: (col: string, castType: string, ops: GValue, path: string) => string,
 ): string | null {
+  const spatial = spatialComparison(b, col, castType, op, operand);
+  if (spatial !== null) return spatial;
   const re = REGEX[op];
   if (re) return `${col} ${re} ${b.param(operand, 'text')}`;
   const lt = LTREE[op];
@@ -39,7 +42,11 @@ export function extraComparison(
   }
   if (op === '_cast') {
     if (!isPlainObject(operand)) return 'true';
-    const parts = Object.entries(operand).map(([t, ops]) => compare(`(${col})::text`, 'text', ops, `${path}.${t}`));
+    // `String` (jsonb), `geography` (geometry), `geometry` (geography): validation admits only the column's own.
+    const parts = Object.entries(operand).flatMap(([t, ops]) => {
+      const to = castTarget(castType, t);
+      return to === null ? [] : [compare(`(${col})::${to}`, to, ops, `${path}.${t}`)];
+    });
     return parts.length === 0 ? 'true' : parts.join(' AND ');
   }
   return null;

@@ -7,6 +7,7 @@ import { boolExpTable } from '../../kinds/permissions.js';
 import { boolExpSchema, type ResolvedTable, type SchemaCache } from '../../schema-cache.js';
 import type { TableView } from '../schema/index.js';
 import { STALE_PLAN_STATE, STORED_VERSION } from '../../catalog.js';
+import { spatialFromText } from '../../bool-exp/operators.js';
 
 /**
  * One statement under construction: its parameters ($1…$n in order of appearance) and fresh aliases. Every value
@@ -15,6 +16,9 @@ import { STALE_PLAN_STATE, STORED_VERSION } from '../../catalog.js';
 /** The session's JSON text with every key under the incumbent's prefix (`x-engine-role` → `x-hasura-role`). */
 export const hasuraUser = (session: string): string =>
   `coalesce((SELECT json_object_agg(regexp_replace("k", '^x-engine-', 'x-hasura-'), "v") FROM json_each_text(${session}::json) AS "e"("k", "v"))::text, '{}')`;
+
+/** Parameter `n` as a value of `typeName`. */
+const typedParam = (n: number, typeName: string): string => spatialFromText(`$${n}::text`, typeName) ?? `$${n}::${typeName}`;
 
 export class StatementBuilder {
   readonly params: PlanParam[] = [];
@@ -35,14 +39,14 @@ export class StatementBuilder {
   /** `$n::<type>` bound to the text; `typeName` comes from the catalog (format_type), never from the request. */
   value(text: string | null, typeName: string): string {
     this.params.push({ kind: 'value', text });
-    return `$${this.params.length}::${typeName}`;
+    return typedParam(this.params.length, typeName);
   }
 
   /** A request value as `$n::<type>`: converted now, or when bound if it holds bound variables. */
   param(v: GValue, typeName: string): string {
     if (!hasVarRef(v)) return this.value(paramText(v, typeName), typeName);
     this.params.push({ kind: 'gvalue', value: v, typeName });
-    return `$${this.params.length}::${typeName}`;
+    return typedParam(this.params.length, typeName);
   }
 
   /** A limit or offset from a bound variable: negative values fail when bound; `cap` is the permission limit. */

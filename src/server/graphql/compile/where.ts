@@ -85,7 +85,7 @@ function comparison(b: StatementBuilder, col: string, castType: string, ops: GVa
         parts.push(`${col} ${op === '_has_keys_any' ? '?|' : '?&'} ${b.param(asList(operand), 'text[]')}`);
         break;
       default: {
-        const extra = extraComparison(b, col, op, operand, p, (c, t, o, q) => comparison(b, c, t, o, q));
+        const extra = extraComparison(b, col, castType, op, operand, p, (c, t, o, q) => comparison(b, c, t, o, q));
         if (extra !== null) {
           parts.push(extra);
           break;

@@ -4,7 +4,8 @@ import {
 } from 'graphql';
 import type { ApiError } from '../../../errors.js';
 import { pathIndex, pathKey } from '../../../metadata/json.js';
-import { validationFailed } from '../errors.js';
+import { gqlError, validationFailed } from '../errors.js';
+import { SpatialValueError } from '../schema/index.js';
 import { nodePaths } from '../compile/index.js';
 import { withoutStringOffsets } from './string-offset.js';
 
@@ -15,12 +16,14 @@ import { withoutStringOffsets } from './string-offset.js';
 
 const named = (t: string): string => t.replace(/[[\]!]/g, '');
 
-type Mapped = { path: string; message: string } | { node: ASTNode | undefined; suffix?: string; message: string };
+type Mapped = { path: string; message: string } | { node: ASTNode | undefined; suffix?: string; message: string; code?: string };
 
 function mapError(e: GraphQLError): Mapped {
   const m = e.message;
   const node = e.nodes?.[0];
   let r: RegExpExecArray | null;
+  // The incumbent parses GeoJSON and raster values itself: its sentence, as a parse failure at the value.
+  if (e.originalError instanceof SpatialValueError) return { node, message: e.originalError.message, code: 'parse-failed' };
   if ((r = /^Cannot query field "(.+?)" on type "(.+?)"\./.exec(m))) return { node, message: `field "${r[1]}" not found in type: '${r[2]}'` };
   if ((r = /^Unknown argument "(.+?)" on field "(?:.+?)\.(.+?)"\./.exec(m))) return { node: node, message: `"${r[2]}" has no argument named "${r[1]}"` };
   if ((r = /^Field "(.+?)" is not defined by type "(.+?)"\./.exec(m))) return { node, message: `field "${r[1]}" not found in type: '${r[2]}'` };
@@ -64,7 +67,7 @@ export function validateDocument(schema: GraphQLSchema, doc: DocumentNode, op: O
   if ('path' in mapped) return validationFailed(mapped.path, mapped.message);
   const paths = nodePaths(doc, op);
   const base = mapped.node ? paths.get(mapped.node) : undefined;
-  return validationFailed(base === undefined ? '$' : base + (mapped.suffix ?? ''), mapped.message);
+  return gqlError(mapped.code ?? 'validation-failed', base === undefined ? '$' : base + (mapped.suffix ?? ''), mapped.message);
 }
 
 /** The variable's JSON value printed in messages. */
@@ -97,6 +100,7 @@ export function checkVariables(schema: GraphQLSchema, op: OperationDefinitionNod
 }
 
 function variableError(path: string, invalid: unknown, error: GraphQLError): ApiError {
+  if (error.originalError instanceof SpatialValueError) return gqlError('parse-failed', path, error.originalError.message);
   const m = error.message;
   let r: RegExpExecArray | null;
   if ((r = /^Expected non-nullable type "(.+?)" not to be null/.exec(m))) return validationFailed(path, `null value found for non-nullable type: "${r[1]}"`);

@@ -1,6 +1,7 @@
 export { buildRoleSchema, SchemaStore } from './build.js';
 export { fieldInfo, type AggOp, type FieldInfo, type MutationTable, type RelInsert, type RowSource } from './field-info.js';
 export { outputExpr } from './scalars.js';
+export { SpatialValueError } from './geojson.js';
 export { RoleView, type RelView, type TableView } from './visibility.js';
 export { type GqlColumn } from './columns.js';
 export { aggregateSql, aggregateType } from './tables.js';

@@ -1,5 +1,6 @@
-import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, Kind, print, type ValueNode } from 'graphql';
-import { NUMERIC } from '../../bool-exp/operators.js';
+import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, Kind, print, valueFromASTUntyped, type ValueNode } from 'graphql';
+import { isRasterType, NUMERIC, spatialSchema, spatialType } from '../../bool-exp/operators.js';
+import { checkGeoJson, checkRasterHex } from './geojson.js';
 
 /**
  * PostgreSQL types as GraphQL scalars (graphql-api.md §2.3). Input values are bound as parameters and cast by
@@ -45,7 +46,8 @@ export function scalarName(typeName: string): string {
   return NAMED[t] ?? baseName(typeName);
 }
 
-export type ScalarClass = 'number' | 'json' | 'array' | 'text' | 'any';
+/** `geojson`: a PostGIS geometry or geography, a GeoJSON object; `raster`: hex WKB text (both checked as the incumbent does). */
+export type ScalarClass = 'number' | 'json' | 'array' | 'text' | 'any' | 'geojson' | 'raster';
 
 function literalFits(cls: ScalarClass, node: ValueNode): boolean {
   switch (cls) {
@@ -57,8 +59,21 @@ function literalFits(cls: ScalarClass, node: ValueNode): boolean {
     case 'array':
       return node.kind === Kind.LIST || node.kind === Kind.STRING;
     case 'text':
+    case 'raster':
       return node.kind === Kind.STRING;
+    case 'geojson':
+      return node.kind === Kind.OBJECT;
   }
+}
+
+/** Whether a literal holds a variable: its value is known only when the request runs (then checked by parseValue). */
+const hasVariable = (node: ValueNode): boolean =>
+  node.kind === Kind.VARIABLE || (node.kind === Kind.LIST && node.values.some(hasVariable)) || (node.kind === Kind.OBJECT && node.fields.some((f) => hasVariable(f.value)));
+
+/** The incumbent's own parsing of spatial values: throws SpatialValueError with its message. */
+function checkSpatial(cls: ScalarClass, v: unknown): void {
+  if (cls === 'geojson') checkGeoJson(v);
+  else if (cls === 'raster') checkRasterHex(v);
 }
 
 function valueFits(cls: ScalarClass, v: unknown): boolean {
@@ -71,7 +86,10 @@ function valueFits(cls: ScalarClass, v: unknown): boolean {
     case 'array':
       return Array.isArray(v) || typeof v === 'string';
     case 'text':
+    case 'raster':
       return typeof v === 'string';
+    case 'geojson':
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
   }
 }
 
@@ -88,10 +106,12 @@ export function customScalar(name: string, cls: ScalarClass, description?: strin
       serialize: (v) => v,
       parseValue: (v) => {
         if (!valueFits(cls, v)) throw new TypeError(`invalid value for type "${name}"`);
+        checkSpatial(cls, v);
         return v;
       },
-      parseLiteral: (node) => {
+      parseLiteral: (node, variables) => {
         if (!literalFits(cls, node)) throw new TypeError(`invalid value for type "${name}": ${print(node)}`);
+        if (!hasVariable(node)) checkSpatial(cls, valueFromASTUntyped(node, variables));
         return node;
       },
     });
@@ -108,6 +128,8 @@ export function columnScalar(typeName: string): GraphQLScalarType {
   if (builtin) return builtin;
   if (name.startsWith('_')) return customScalar(name, 'array');
   if (t === 'json' || t === 'jsonb') return customScalar(name, 'json');
+  if (spatialType(t) !== null) return customScalar(name, 'geojson');
+  if (isRasterType(t)) return customScalar(name, 'raster');
   if (NUMERIC.has(t)) return customScalar(name, 'number');
   return customScalar(name, 'text');
 }
@@ -121,8 +143,10 @@ const NUMERIC_OUTPUT = new Set(['bigint', 'numeric', 'double precision']);
 
 /** The SQL expression of a column value in a response; `stringify`: bigint, numeric and float8 (and their arrays) as strings. */
 export function outputExpr(expr: string, typeName: string, stringify = false): string {
-  if (!stringify) return expr;
   const t = typeName.replace(/\(.*\)$/, '');
+  // The incumbent's GeoJSON: up to 15 decimal digits, the CRS named in full (`urn:ogc:def:crs:EPSG::4326`) when known.
+  if (spatialType(t) !== null) return `${spatialSchema(t)}ST_AsGeoJSON(${expr}, 15, 4)::json`;
+  if (!stringify) return expr;
   if (NUMERIC_OUTPUT.has(t)) return `(${expr})::text`;
   const arr = /^(.*?)((\[\])+)$/.exec(t);
   if (arr && NUMERIC_OUTPUT.has(arr[1] ?? '')) return `(${expr})::text[]`;
@@ -130,3 +154,4 @@ export function outputExpr(expr: string, typeName: string, stringify = false): s
 }
 
 export const isJsonType = (typeName: string): boolean => typeName === 'json' || typeName === 'jsonb';
+

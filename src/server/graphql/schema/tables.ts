@@ -18,6 +18,7 @@ import type { CfView, FnArgs, RoleView, TableView } from './visibility.js';
 import { cfClaimKey } from './claims.js';
 import { isJsonType } from './scalars.js';
 import { castField, ltreeFields, regexFields } from './operators-extra.js';
+import { spatialFields } from './spatial-operators.js';
 import { extraOrderFields, type OrderTypes } from './order-by.js';
 import { remoteRelFields } from './remote-rels.js';
 import { remoteForRole } from './remotes.js';
@@ -298,6 +299,7 @@ export class TableTypes {
         castField(f, () => this.comparisonExp('text'), this.inputs);
       }
       if (base === 'ltree') ltreeFields(f, s, (n) => this.scalars.column(n));
+      spatialFields(f, base, (n) => this.scalars.column(n), (n) => this.comparisonExp(n), this.inputs);
       t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields: f });
       this.inputs.set(name, t);
     }
