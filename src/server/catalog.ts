@@ -77,6 +77,9 @@ CREATE TABLE IF NOT EXISTS engine_catalog.scheduled_event_invocation_logs (
   status integer NULL,
   request jsonb NOT NULL, response jsonb NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now());
+-- Issue 34: when an admin last asked for the event again (redeliver_scheduled_event); its tolerance counts from then,
+-- so that a redelivered event is attempted, not found late. Added by ALTER so that older data directories open unchanged.
+ALTER TABLE engine_catalog.scheduled_events ADD COLUMN IF NOT EXISTS redelivered_at timestamptz NULL;
 -- Up to when each cron trigger's scheduled times have been written as events.
 CREATE TABLE IF NOT EXISTS engine_catalog.cron_trigger_state (
   trigger_name text PRIMARY KEY,

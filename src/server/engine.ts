@@ -99,6 +99,9 @@ export class Engine {
         this.adopt(loaded.cache, loaded.version, 'reload');
         version = loaded.version;
       }
+      if (env.resourceVersion !== undefined && env.resourceVersion !== version) {
+        throw new ApiError(409, 'conflict', '$.resource_version', 'resource version mismatch', { requested: env.resourceVersion, current: version });
+      }
       if (env.type === 'export_metadata') return { body: this.exportBody(), version, cache: null };
       const before = this.cache;
       const ctx = new OpContext(tx, before, this.logger, sessionVariables);

@@ -173,6 +173,19 @@ describe('failure rolls everything back', () => {
     expect(r.text).toBe('{"path":"$.args[1].args.resource_version","error":"resource version mismatch","code":"conflict","internal":{"requested":99,"current":1}}');
   });
 
+  it('a top-level resource_version (the incumbent\'s optimistic lock on any request) runs it only at that version', async () => {
+    await e.sql('create table a (id int); create table b (id int)');
+    expect(await e.ok({ ...bulk(track('a')), resource_version: 1 })).toEqual([SUCCESS]);
+    // Another writer moved the engine to 2: a request made at 1 changes nothing.
+    const r = await fails(e, { ...bulk(track('b')), resource_version: 1 }, 409,
+      { path: '$.resource_version', error: 'resource version mismatch', code: 'conflict', internal: { requested: 1, current: 2 } });
+    expect(r.text).toBe('{"path":"$.resource_version","error":"resource version mismatch","code":"conflict","internal":{"requested":1,"current":2}}');
+    await fails(e, { ...EXPORT, resource_version: 7 }, 409,
+      { path: '$.resource_version', error: 'resource version mismatch', code: 'conflict', internal: { requested: 7, current: 2 } });
+    await fails(e, { ...bulk(track('b')), resource_version: 'two' }, 400, { path: '$.resource_version', error: 'expected Number, encountered String', code: 'parse-failed' });
+    expect(await e.ok({ ...bulk(track('b')), resource_version: 2 })).toEqual([SUCCESS]);
+  });
+
   it('a postgres-error in a later run_sql undoes the DDL of an earlier one, with internal for the admin', async () => {
     await fails(e, bulk(sql('create table a (id int)'), track('a'), sql('create table b (id int); select * from nope')), 400, {
       path: '$.args[2].args', error: 'query execution failed', code: 'postgres-error',

@@ -106,9 +106,17 @@ const UTC = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
 interface ListArgs {
   type: 'cron' | 'one_off' | 'all';
   name: string | null;
-  status: (typeof SCHEDULED_STATUSES)[number];
+  /** The states asked for; null for all. */
+  status: string[] | null;
   limit: number;
   offset: number;
+}
+
+/** One state, `all`, or (as the incumbent takes it) a list of states. */
+function statusArg(v: Json | undefined, path: string): string[] | null {
+  if (v === undefined) return null;
+  const list = Array.isArray(v) ? v.map((s, i) => oneOf(s, `${path}[${i}]`, SCHEDULED_STATUSES)) : [oneOf(v, path, SCHEDULED_STATUSES)];
+  return list.includes('all') ? null : list;
 }
 
 /** Scheduled events, the latest scheduled time first; `state` `processing` while an attempt is in flight. */
@@ -124,7 +132,7 @@ const getScheduledEvents: Operation<ListArgs> = {
     const out: ListArgs = {
       type: type === undefined ? 'all' : oneOf(type, at(path, 'type'), ['cron', 'one_off', 'all'] as const),
       name: name === undefined ? null : str(name, at(path, 'trigger_name')),
-      status: status === undefined ? 'all' : oneOf(status, at(path, 'status'), SCHEDULED_STATUSES),
+      status: statusArg(status, at(path, 'status')),
       limit: limit === undefined ? 100 : int(limit, at(path, 'limit'), 1),
       offset: offset === undefined ? 0 : int(offset, at(path, 'offset'), 0),
     };
@@ -140,7 +148,7 @@ const getScheduledEvents: Operation<ListArgs> = {
           'payload', definition->'payload')::text AS e
          FROM engine_catalog.scheduled_events
         WHERE ($1 = 'all' OR ($1 = 'cron') = (trigger_name IS NOT NULL)) AND ($2::text IS NULL OR trigger_name = $2)
-          AND ($3 = 'all' OR status = $3)
+          AND ($3::text[] IS NULL OR status = ANY($3::text[]))
         ORDER BY scheduled_time DESC, id DESC LIMIT $4 OFFSET $5`,
       [a.type, a.name, a.status, a.limit, a.offset],
     );

@@ -1,5 +1,5 @@
 import { ApiError, badRequest, parseFailed } from '../../errors.js';
-import { arr, at, idx, obj, oneOf, str } from '../../metadata/reader.js';
+import { arr, at, idx, int, obj, oneOf, str } from '../../metadata/reader.js';
 import { isObject, type Json } from '../../metadata/json.js';
 import { metadataOperations } from './metadata.js';
 import { relationshipOperations } from './relationships.js';
@@ -13,6 +13,7 @@ import { inheritedRoleOperations } from './inherited-roles.js';
 import { apiLimitOperations } from './api-limits.js';
 import { eventLogOperations } from './event-logs.js';
 import { cronTriggerOperations } from './cron-triggers.js';
+import { scheduledEventOperations } from './scheduled-events.js';
 import { queryCollectionOperations } from './query-collections.js';
 import { restEndpointOperations } from './rest-endpoints.js';
 import { op, type Operation } from './operation.js';
@@ -26,6 +27,11 @@ import { remoteRelationshipOperations } from './remote-relationships.js';
 export interface Envelope {
   type: string;
   args: Json | undefined;
+  /**
+   * The incumbent's optimistic lock on any request: the version the caller last read. A request made when the stored
+   * resource_version is another answers 409 and changes nothing (issue 34: the console's batched permission edits).
+   */
+  resourceVersion?: number;
 }
 
 /** Reads `{"type","args","version"?}` (engine-api.md §1.2 step 4); `args` is checked later, at step 6. */
@@ -35,7 +41,9 @@ export function parseEnvelope(body: unknown, path: string): Envelope {
   const type = str(o['type'], at(path, 'type'));
   if (!OPERATIONS.has(type)) throw parseFailed(at(path, 'type'), `unknown operation type "${type}"`);
   if (o['version'] !== undefined && o['version'] !== null) oneOf(o['version'], at(path, 'version'), [1, 2]);
-  return { type, args: o['args'] ?? undefined };
+  const rv = o['resource_version'];
+  if (rv === undefined || rv === null) return { type, args: o['args'] ?? undefined };
+  return { type, args: o['args'] ?? undefined, resourceVersion: int(rv, at(path, 'resource_version'), 0) };
 }
 
 export function requireArgs(env: Envelope, path: string): Json {
@@ -136,6 +144,7 @@ export const OPERATIONS: ReadonlyMap<string, Operation<unknown>> = new Map(
     ...apiLimitOperations,
     ...eventLogOperations,
     ...cronTriggerOperations,
+    ...scheduledEventOperations,
     ...queryCollectionOperations,
     ...restEndpointOperations,
     ...metadataOperations,

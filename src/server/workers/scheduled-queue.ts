@@ -120,8 +120,10 @@ export class ScheduledQueue implements DeliveryQueue<ScheduledDef, ClaimedSchedu
       ? { webhook: def.trigger.webhook, headers: def.trigger.headers, retry_conf: def.trigger.retry_conf ?? {}, payload: def.trigger.payload ?? null, comment: def.trigger.comment }
       : oneOff(ev.definition);
     const conf = fullRetryConf(d.retry_conf);
-    // Late beyond the tolerance (the engine was down, or busy): recorded as dead, never called.
-    if (ev.tries === 0 && this.clock.now().getTime() - Date.parse(ev.scheduled_time) > conf.tolerance_seconds * 1000) {
+    // Late beyond the tolerance (the engine was down, or busy): recorded as dead, never called. A redelivered event is
+    // due from when it was asked for again.
+    const due = ev.redelivered_at !== null && ev.redelivered_at > ev.scheduled_time ? ev.redelivered_at : ev.scheduled_time;
+    if (ev.tries === 0 && this.clock.now().getTime() - Date.parse(due) > conf.tolerance_seconds * 1000) {
       return { id: ev.id, trigger: ev.trigger_name, delivered: false, error: false, dead: true, retryIn: null, status: null, request: 'null', response: null };
     }
     return deliver({

@@ -18,6 +18,8 @@ export interface ClaimedScheduled {
   created_at: string;
   definition: Json;
   tries: number;
+  /** When an admin last redelivered it (UTC, as scheduled_time), or null. */
+  redelivered_at: string | null;
 }
 
 const UTC = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -39,7 +41,7 @@ export async function claimScheduled(db: Queryable, me: number, triggers: Trigge
      c AS (SELECT id FROM cand ORDER BY turn, scheduled_time LIMIT $4)
      UPDATE engine_catalog.scheduled_events e SET locked = now(), locked_by = $5 FROM c WHERE e.id = c.id
      RETURNING e.id::text AS id, coalesce(e.trigger_name, '') AS trigger_name, ${UTC('e.scheduled_time')} AS scheduled_time,
-       ${UTC('e.created_at')} AS created_at, e.definition, e.tries`,
+       ${UTC('e.created_at')} AS created_at, e.definition, e.tries, ${UTC('e.redelivered_at')} AS redelivered_at`,
     [open.map((t) => t.name), open.map((t) => t.room), open.map((t) => t.busy), limit, me, now.toISOString()],
   );
   for (const r of rows) r.tries = Number(r.tries);
