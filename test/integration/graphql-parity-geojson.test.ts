@@ -40,6 +40,7 @@ describe.skipIf(!POSTGIS)('PostGIS columns in GraphQL', () => {
       { type: 'track_table', args: 'place' },
       { type: 'create_select_permission', args: { table: 'place', role: 'user', permission: { columns: ['id', 'g'], filter: {} } } },
       { type: 'create_insert_permission', args: { table: 'place', role: 'user', permission: { columns: ['name', 'g'], check: {}, set: { gg: point([1, 2]) } } } },
+      { type: 'create_insert_permission', args: { table: 'place', role: 'wkt', permission: { columns: ['name'], check: {}, set: { gg: 'SRID=4326;POINT(3 4)', g: 'POINT(5 6)' } } } },
     ] });
   } });
   const rows = async (): Promise<unknown> => ((await e.sql('SELECT id, name, ST_AsEWKT(g) AS g, ST_AsEWKT(gg) AS gg FROM place ORDER BY id')).result as unknown[]).slice(1);
@@ -63,6 +64,8 @@ describe.skipIf(!POSTGIS)('PostGIS columns in GraphQL', () => {
     expect(r).toEqual({ data: { a: { id: 4, g: point([5, 6], { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::3857' } }) }, b: { returning: [{ g: { ...line, crs: CRS }, gg: point([1.5, 2.5]) }] }, c: { affected_rows: 1 } } });
     expect(await q(e, 'mutation { insert_place_one(object: {name: "user", g: {type: "Point", coordinates: [7, 8]}}) { id g } }', as('user')))
       .toEqual({ data: { insert_place_one: { id: 6, g: point([7, 8]) } } });
+    // A preset may also be text PostGIS reads itself (WKT, EWKT).
+    expect(await q(e, 'mutation { insert_place(objects: [{name: "wkt"}]) { affected_rows } }', as('wkt'))).toEqual({ data: { insert_place: { affected_rows: 1 } } });
     expect(await rows()).toEqual([
       ['1', 'origin', 'SRID=4326;MULTIPOINT(1 2 3,4 5 6)', 'SRID=4326;POINT(0 0)'],
       ['2', 'square', 'SRID=4326;POLYGON((2 0,2 1,3 1,3 0,2 0))', 'SRID=4326;POINT(2.3522 48.8566)'],
@@ -70,6 +73,7 @@ describe.skipIf(!POSTGIS)('PostGIS columns in GraphQL', () => {
       ['4', 'lit', 'SRID=3857;POINT(5 6)', null],
       ['5', 'var', 'SRID=4326;LINESTRING(0 0,1 1)', 'SRID=4326;POINT(1.5 2.5)'],
       ['6', 'user', 'SRID=4326;POINT(7 8)', 'SRID=4326;POINT(1 2)'],
+      ['7', 'wkt', 'POINT(5 6)', 'SRID=4326;POINT(3 4)'],
     ]);
   });
 

@@ -114,4 +114,26 @@ describe('fragment cycles', () => {
     expect(await q(e, 'query { doc { ...a } } fragment a on doc { id ...b } fragment b on doc { b ...a }')).toEqual(gqlErr('the fragment definition(s) a and b form a cycle', '$', 'validation-failed'));
     expect(await q(e, 'query { doc { ...a } } fragment a on doc { id ...a }')).toEqual(gqlErr('the fragment definition(s) a form a cycle', '$', 'validation-failed'));
   });
+
+  it('through nested fields too (the limits walked it without end: an internal error)', async () => {
+    await e.ok({ type: 'bulk', args: [
+      { type: 'create_array_relationship', args: { table: 'shade', name: 'swatches', using: { foreign_key_constraint_on: { table: 'swatch', column: 'shade' } } } },
+      { type: 'create_object_relationship', args: { table: 'swatch', name: 'of', using: { foreign_key_constraint_on: 'shade' } } },
+    ] });
+    expect(await q(e, 'query { shade { ...s } } fragment s on shade { value swatches { ...w } } fragment w on swatch { label of { ...s } }'))
+      .toEqual(gqlErr('the fragment definition(s) s and w form a cycle', '$', 'validation-failed'));
+  });
+});
+
+describe('request extensions', () => {
+  it('ignores extensions but refuses automatic persisted queries as the incumbent\'s open edition does', async () => {
+    const body = (extensions: unknown) => ({ operationName: 'one', extensions, query: 'query one { doc(order_by: {id: asc}) { id } } query two { swatch { label } }' });
+    expect((await post(`${e.url}/v1/graphql`, body(null))).body).toEqual({ data: { doc: [{ id: 1 }, { id: 2 }] } });
+    expect((await post(`${e.url}/v1/graphql`, body({ tracing: true }))).body).toEqual({ data: { doc: [{ id: 1 }, { id: 2 }] } });
+    const apq = { persistedQuery: { version: 1, sha256Hash: 'abc' } };
+    for (const b of [body(apq), { extensions: apq }]) {
+      const r = await post(`${e.url}/v1/graphql`, b);
+      expect([r.status, r.body]).toEqual([200, gqlErr('Automatic Persisted Queries is not enabled', '$', 'not-supported')]);
+    }
+  });
 });

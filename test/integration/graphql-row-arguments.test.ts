@@ -2,12 +2,12 @@ import { GraphQLSchema, validateSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildRoleSchema } from '../../src/server/graphql/schema/index.js';
 import { useTestEngine } from '../helpers/engine.js';
-import { as, q } from './graphql-fixture.js';
+import { q } from './graphql-fixture.js';
 
-// Issue 27 point 3: a function's row-typed argument has no GraphQL input. A computed field's table argument is the
-// parent row; any other row-typed argument without a default makes the function or computed field inconsistent
-// (reported, never exposed); with a default it is left to its default. An `F_args` type named like another type is
-// left out with its computed field. No consistent metadata makes a role's schema fail to build.
+// Issue 27 point 3, revised by issue 30 (the incumbent's computed_fields cases): a function's row-typed argument is
+// the incumbent's scalar `<type>_scalar`, given as PostgreSQL's record text (`"(1,Ann)"`). A computed field's table
+// argument is the parent row. A computed field whose `F_args` is named like another type takes `<field>_<table>_args`. No
+// consistent metadata makes a role's schema fail to build.
 
 const SQL = `
 CREATE TABLE author (id integer PRIMARY KEY, name text);
@@ -45,51 +45,39 @@ describe('row-typed function arguments', () => {
     schemasBuild();
   });
 
-  it('tracking a function with a row-typed argument is refused with the reason; nothing changes', async () => {
-    const before = await e.state();
-    for (const fn of ['fetch_author', 'f']) {
-      const r = await e.query({ type: 'track_function', args: fn });
-      expect(r.status).toBe(400);
-      expect(r.body.code).toBe('constraint-violation');
-      expect(r.body.path).toBe('$.args');
-    }
-    const r = await e.query({ type: 'track_function', args: 'fetch_author' });
-    expect(r.body.error).toBe('in function "fetch_author": the argument "row_in" of the function "fetch_author" has the row type "author", which a GraphQL client cannot give; add the function as a computed field of that table instead');
-    expect(await e.state()).toEqual(before);
-    expect(await q(e, '{ author(order_by: {id: asc}) { id } }', as('user'))).toEqual({ data: { author: [{ id: 1 }, { id: 2 }] } });
-  });
-
-  it('a computed field with a second row-typed argument is refused', async () => {
-    const r = await e.query({ type: 'add_computed_field', args: { table: 'author', name: 'both', definition: { function: 'two_rows' } } });
-    expect(r.status).toBe(400);
-    expect(r.body.error).toBe('in table "author": in computed field "both": the computed field "both" cannot be added to table "author" because the argument "other" of the function "two_rows" has the row type "author", which a GraphQL client cannot give');
-  });
-
-  it('metadata stored with such objects reports them and every schema builds', async () => {
-    const exported = await e.ok({ type: 'export_metadata', args: {} });
-    const tables = exported.tables.map((t: { table: { name: string } }) => (t.table.name === 'author'
-      ? { ...t, computed_fields: [{ name: 'both', definition: { function: 'two_rows' } }] } : t));
-    const r = await e.ok({ type: 'replace_metadata', args: { metadata: { ...exported, tables, functions: [{ function: { schema: 'public', name: 'fetch_author' } }] }, allow_inconsistent_metadata: true } });
-    expect(r.is_consistent).toBe(false);
-    expect(r.inconsistent_objects.map((o: { type: string }) => o.type)).toEqual(['computed_field', 'function']);
-    expect((await e.ok({ type: 'get_inconsistent_metadata', args: {} })).inconsistent_objects).toEqual(r.inconsistent_objects);
+  it('a tracked function takes a row-typed argument as the record\'s text, typed <type>_scalar', async () => {
+    await e.ok({ type: 'bulk', args: [{ type: 'track_function', args: 'fetch_author' }, { type: 'track_function', args: 'f' }] });
+    expect(await q(e, '{ fetch_author(args: {search: "Bob", row_in: "(1,Ann)"}) { id } f(args: {r: "(2, \'Bob\')", search: ""}, order_by: {id: asc}) { id } }'))
+      .toEqual({ data: { fetch_author: [{ id: 2 }], f: [{ id: 1 }] } });
+    const t = await q(e, '{ __type(name: "fetch_author_args") { inputFields { name type { name kind ofType { name kind } } } } }');
+    expect(t).toEqual({ data: { __type: { inputFields: [
+      { name: 'search', type: { name: null, kind: 'NON_NULL', ofType: { name: 'String', kind: 'SCALAR' } } },
+      { name: 'row_in', type: { name: null, kind: 'NON_NULL', ofType: { name: 'author_scalar', kind: 'SCALAR' } } },
+    ] } } });
+    expect(await q(e, '{ fetch_author(args: {search: "Bob", row_in: 5}) { id } }'))
+      .toEqual({ errors: [{ message: 'invalid value for type "author_scalar": 5', extensions: { path: '$.selectionSet.fetch_author.args.args.row_in', code: 'validation-failed' } }] });
     schemasBuild();
-    expect(await q(e, '{ author(order_by: {id: asc}) { id } }')).toEqual({ data: { author: [{ id: 1 }, { id: 2 }] } });
   });
 
-  it('a row-typed argument with a default is left to its default', async () => {
+  it('a computed field takes a second row-typed argument', async () => {
+    await e.ok({ type: 'add_computed_field', args: { table: 'author', name: 'both', definition: { function: 'two_rows' } } });
+    expect(await q(e, '{ author(order_by: {id: asc}) { both(args: {other: "(9,Cid)"}) } }')).toEqual({ data: { author: [{ both: 'AnnCid' }, { both: 'BobCid' }] } });
+    schemasBuild();
+  });
+
+  it('a row-typed argument with a default is optional', async () => {
     await e.ok({ type: 'track_function', args: 'search_default' });
-    expect(await q(e, '{ search_default(args: {search: "Bob"}) { id } }')).toEqual({ data: { search_default: [{ id: 2 }] } });
+    expect(await q(e, '{ a: search_default(args: {search: "Bob"}) { id } b: search_default(args: {search: "Bob", r: "(1,Ann)"}) { id } }')).toEqual({ data: { a: [{ id: 2 }], b: [{ id: 2 }] } });
     const t = await q(e, '{ __type(name: "search_default_args") { inputFields { name } } }') as { data: { __type: { inputFields: { name: string }[] } } };
-    expect(t.data.__type.inputFields.map((f) => f.name)).toEqual(['search']);
+    expect(t.data.__type.inputFields.map((f) => f.name)).toEqual(['search', 'r']);
     schemasBuild();
   });
 
-  it('a computed field whose F_args is named like a table\'s type is left out; the table stays', async () => {
+  it('a computed field whose F_args is named like a table\'s type takes the incumbent\'s <field>_<table>_args', async () => {
     await e.ok({ type: 'add_computed_field', args: { table: 'author', name: 'g', definition: { function: 'g' } } });
     schemasBuild();
-    const t = await q(e, '{ __type(name: "author") { fields { name } } g_args { id } }');
-    expect(t).toEqual({ data: { __type: { fields: [{ name: 'id' }, { name: 'name' }] }, g_args: [] } });
-    expect(await q(e, '{ g_args { id } author(order_by: {id: asc}) { id } }')).toEqual({ data: { g_args: [], author: [{ id: 1 }, { id: 2 }] } });
+    const t = await q(e, '{ __type(name: "author") { fields { name args { type { ofType { name } } } } } g_args { id } }');
+    expect(t).toEqual({ data: { __type: { fields: [{ name: 'id', args: [] }, { name: 'name', args: [] }, { name: 'g', args: [{ type: { ofType: { name: 'g_author_args' } } }] }] }, g_args: [] } });
+    expect(await q(e, '{ g_args { id } author(order_by: {id: asc}) { g(args: {n: 10}) } }')).toEqual({ data: { g_args: [], author: [{ g: 11 }, { g: 12 }] } });
   });
 });

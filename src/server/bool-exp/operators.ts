@@ -79,13 +79,15 @@ export const spatialSchema = (typeName: string): string => {
 /**
  * A text expression as a value of a PostGIS type, or null for other types. PostGIS values arrive in the incumbent's
  * forms, read by its constructors: a geometry or geography as GeoJSON text (ST_GeomFromGeoJSON, whose `crs` sets the
- * SRID), a raster as hex WKB.
+ * SRID; geography's input function reads no GeoJSON), a raster as hex WKB. `text` may appear twice: a parameter or a
+ * column, never an expression with effects.
  */
 export function spatialFromText(text: string, typeName: string): string | null {
   const spatial = spatialType(typeName);
   if (spatial !== null) {
     const g = `${spatialSchema(typeName)}ST_GeomFromGeoJSON(${text})`;
-    return spatial === 'geography' ? `${g}::${typeName}` : g;
+    // Text that is not a JSON object (WKT or EWKB in a preset or a `/v1/query` insert) is read by the type itself.
+    return `CASE WHEN ltrim(${text}) LIKE '{%' THEN ${spatial === 'geography' ? `${g}::${typeName}` : g} ELSE (${text})::${typeName} END`;
   }
   if (isRasterType(typeName)) return `${spatialSchema(typeName)}ST_RastFromHexWKB(${text})`;
   return null;

@@ -6,7 +6,6 @@ import { objectId, tablePrefix, withTable, type InconsistentObject } from '../in
 import type { ResolvedComputedField, ResolvedTable } from './resolved.js';
 
 export type { ResolvedComputedField } from './resolved.js';
-import { rowTypedArgument } from './functions.js';
 
 export const cfId = (t: QualifiedName, name: string): string => objectId('computed_field', t, name);
 export const cfPrefix = (t: QualifiedName, name: string): string => `${tablePrefix(t)}in computed field "${name}": `;
@@ -55,10 +54,6 @@ export function resolveComputedField(
     if (!arg) reasons.push(`"${sa}" is not an input argument of the function ${q}`);
     else if (arg.typeName !== 'json' && arg.typeName !== 'jsonb') reasons.push(`"${sa}" argument of the function ${q} is not of type JSON`);
   }
-  // Checked only once the table argument is right: a wrong one is reported as such (§4.5.1) and not twice.
-  const tableArg = ta === undefined ? fn.inputs[0] : fn.inputs.find((a) => a.name === ta);
-  const row = tableArg?.typType === 'c' && tableArg.typRelid === rt.db.oid ? rowTypedArgument(fn, [tableArg, ...(sa === undefined ? [] : [sa])]) : undefined;
-  if (row) reasons.push(`the argument "${row.name}" of the function ${q} has the row type "${row.typeName}", which a GraphQL client cannot give`);
   let returnsTable: QualifiedName | null = null;
   const returned = fn.returnTypType === 'c' ? catalog.tablesByOid.get(fn.returnRelid) : undefined;
   if (returned) {

@@ -1,7 +1,7 @@
 import { functionEntryJson } from '../../metadata/kinds/functions.js';
 import { qnKey, qnQuoted } from '../../metadata/names.js';
 import type { FunctionEntry, QualifiedName } from '../../metadata/types.js';
-import type { DbCatalog, DbFunction, DbFunctionArg } from '../db-catalog.js';
+import type { DbCatalog, DbFunction } from '../db-catalog.js';
 import { objectId, type InconsistentObject } from '../inconsistency.js';
 import type { ResolvedTable } from './resolved.js';
 
@@ -31,18 +31,7 @@ export function functionReason(entry: FunctionEntry, overloads: DbFunction[] | u
     if (!arg) return `"${s}" is not an input argument of the function ${q}`;
     if (arg.typeName !== 'json' && arg.typeName !== 'jsonb') return `"${s}" argument of the function ${q} is not of type JSON`;
   }
-  const row = rowTypedArgument(fn, s === undefined ? [] : [s]);
-  if (row) return `the argument "${row.name}" of the function ${q} has the row type "${row.typeName}", which a GraphQL client cannot give; add the function as a computed field of that table instead`;
   return null;
-}
-
-/**
- * The first input argument, other than those named in `supplied`, whose type is a row type (composite) and that has
- * no default: GraphQL has no input for it (issue 27). One with a default is not exposed and takes its default.
- */
-export function rowTypedArgument(fn: DbFunction, supplied: (DbFunctionArg | string)[]): DbFunctionArg | undefined {
-  const firstDefault = fn.inputs.length - fn.numDefaults;
-  return fn.inputs.find((a, i) => a.typType === 'c' && i < firstDefault && !supplied.some((x) => x === a || x === a.name));
 }
 
 export function resolveFunction(entry: FunctionEntry, catalog: DbCatalog, tables: Map<string, ResolvedTable>): InconsistentObject | null {

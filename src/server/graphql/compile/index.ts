@@ -6,8 +6,8 @@ export { asList, isPlainObject, jsonText, NumLit, parseJsonDigits, resolveVars, 
 export { MutationCompiler } from './mutations.js';
 export { fragmentMap, nodePaths, selectionDepth } from './paths.js';
 export { listClauses } from './list-args.js';
-export { joinSql } from './where.js';
-export { cfCall, eachAggregate } from './order-by.js';
+export { cfCall, joinSql } from './where.js';
+export { eachAggregate } from './order-by.js';
 export { type NestedPaths } from './nested-insert.js';
 export { nestedFailure } from './nested-insert-errors.js';
 export { type RemoteJoinSpec } from './remote-join.js';

@@ -116,7 +116,10 @@ export class MutationCompiler {
     const oc = args.get('on_conflict');
     let upsert = false;
     if (isPlainObject(oc)) {
-      const updateColumns = asList(oc['update_columns'] ?? []).map(String).flatMap((f) => mt.updateColumns.find((c) => c.field === f)?.name ?? []);
+      const given = asList(oc['update_columns'] ?? []).map(String);
+    // A role without update columns has only the placeholder value, which names no column (the incumbent's error).
+    if (given.includes(PLACEHOLDER)) throw validationFailed(`${path}.args.on_conflict`, 'erroneous column name');
+    const updateColumns = given.flatMap((f) => mt.updateColumns.find((c) => c.field === f)?.name ?? []);
       const constraint = quoteIdent(String(oc['constraint']));
       if (updateColumns.length === 0) sql += ` ON CONFLICT ON CONSTRAINT ${constraint} DO NOTHING`;
       else {

@@ -281,7 +281,10 @@ export class NestedInsertCompiler {
     const oc = l.onConflict;
     const mt = l.mt;
     if (!isPlainObject(oc)) return '';
-    const updateColumns = asList(oc['update_columns'] ?? []).map(String).flatMap((f) => mt.updateColumns.find((c) => c.field === f)?.name ?? []);
+    const given = asList(oc['update_columns'] ?? []).map(String);
+    // A role without update columns has only the placeholder value, which names no column (the incumbent's error).
+    if (given.includes(PLACEHOLDER)) throw validationFailed(`${path}.on_conflict`, 'erroneous column name');
+    const updateColumns = given.flatMap((f) => mt.updateColumns.find((c) => c.field === f)?.name ?? []);
     const constraint = quoteIdent(String(oc['constraint']));
     if (updateColumns.length === 0) return ` ON CONFLICT ON CONSTRAINT ${constraint} DO NOTHING`;
     l.checked = l.checked || (!this.role.admin && mt.update?.check !== undefined && mt.update.check !== null);

@@ -2,7 +2,7 @@ import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
 import { pathIndex, pathKey } from '../../../metadata/json.js';
 import type { StatementBuilder } from './sql-builder.js';
 import { asList, isPlainObject, type GValue } from './values.js';
-import { joinSql } from './where.js';
+import { cfCall, joinSql } from './where.js';
 import type { RoleView, TableView } from '../schema/index.js';
 
 /**
@@ -32,16 +32,6 @@ const identity = (e: string): string => e;
  * follows the index where there are few). `joins` collects the FROM items.
  */
 export interface GroupedJoins { joins: string[]; restrict: (alias: string) => string[] }
-
-/** A computed field's call on `row`: its table argument and, if it takes one, the session (no user arguments). */
-export function cfCall(b: StatementBuilder, cf: TableView['scalarCfs'][number], row: string): string {
-  const parts: string[] = [];
-  const ta = cf.fnArgs.tableArg;
-  if (ta) parts.push(ta.name ? `${quoteIdent(ta.name)} => ${row}` : row);
-  const sa = cf.fnArgs.sessionArg;
-  if (sa) parts.push(`${quoteIdent(sa)} => ${b.sessionJson(cf.cf.fn.inputs.find((a) => a.name === sa)?.castType ?? 'json')}`);
-  return `${quoteTable({ schema: cf.cf.fn.schema, name: cf.cf.fn.name })}(${parts.join(', ')})`;
-}
 
 /**
  * The terms of one `R_aggregate_order_by` value over the related rows `from` (a FROM item aliased `a`) where `conds`

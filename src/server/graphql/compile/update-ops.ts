@@ -25,7 +25,8 @@ function setItem(b: StatementBuilder, op: UpdateOperator, c: GqlColumn, cur: str
   if (v === null) throw validationFailed(p, `null is not allowed for field "${field}"`);
   switch (op) {
     case '_inc':
-      return `${cur} + ${b.param(v, c.castType)}`;
+      // money reads no exponent (`-2E-2`): the amount goes through numeric.
+      return c.typeName === 'money' ? `${cur} + ${b.param(v, 'numeric')}::money` : `${cur} + ${b.param(v, c.castType)}`;
     case '_append':
       return `${cur} || ${b.param(v, 'jsonb')}`;
     case '_prepend':

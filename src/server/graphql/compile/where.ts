@@ -21,6 +21,16 @@ export function joinSql(rel: RelView, parent: string, remote: string): string {
   return rel.rel.mapping.map(([l, r]) => `${remote}.${quoteIdent(r)} = (${parent}).${quoteIdent(l)}`).join(' AND ');
 }
 
+/** A computed field's call on `row`: its table argument and, if it takes one, the session (no user arguments). */
+export function cfCall(b: StatementBuilder, cf: TableView['scalarCfs'][number], row: string): string {
+  const parts: string[] = [];
+  const ta = cf.fnArgs.tableArg;
+  if (ta) parts.push(ta.name ? `${quoteIdent(ta.name)} => ${row}` : row);
+  const sa = cf.fnArgs.sessionArg;
+  if (sa) parts.push(`${quoteIdent(sa)} => ${b.sessionJson(cf.cf.fn.inputs.find((a) => a.name === sa)?.castType ?? 'json')}`);
+  return `${quoteTable({ schema: cf.cf.fn.schema, name: cf.cf.fn.name })}(${parts.join(', ')})`;
+}
+
 export function whereSql(b: StatementBuilder, role: RoleView, v: GValue, view: TableView, alias: string, path: string): string {
   if (!isPlainObject(v)) return 'true';
   const parts: string[] = [];
@@ -36,6 +46,20 @@ export function whereSql(b: StatementBuilder, role: RoleView, v: GValue, view: T
       if (column) {
         // An inherited role filters on what it sees: a hidden cell is null (issue 27), so it cannot be probed.
         parts.push(comparison(b, b.cell(view, `c:${column.name}`, alias, `${alias}.${quoteIdent(column.name)}`), column.castType, value, p));
+        continue;
+      }
+      // A computed field without arguments (the incumbent's): a scalar one compared, a set-returning one as a
+      // relationship to the rows it returns (their table's select filter inside).
+      const cf = [...view.scalarCfs, ...view.tableCfs].find((c) => c.name === key && c.fnArgs.args.length === 0);
+      if (cf) {
+        const call = cfCall(b, cf, alias);
+        const remote = cf.target === null ? undefined : role.table(cf.target);
+        if (cf.target === null) parts.push(comparison(b, b.cell(view, `f:${cf.name}`, alias, call), cf.cf.fn.returnTypeName, value, p));
+        else if (remote) {
+          const a = b.alias();
+          const conds = [b.permission(remote, a), b.cellCondition(view, `f:${cf.name}`, alias) ?? 'true', whereSql(b, role, value, remote, a, p)].filter((c) => c !== 'true');
+          parts.push(`EXISTS (SELECT 1 FROM ${call} AS ${a} WHERE ${conj(conds, 'AND')})`);
+        }
         continue;
       }
       const rel = [...view.objRels, ...view.arrRels].find((r) => r.name === key);

@@ -112,7 +112,7 @@ const fieldMap = (): GraphQLFieldConfigMap<unknown, unknown> => Object.create(nu
 export function buildRelaySchema(cache: SchemaCache, role: string, enums: EnumTypes = new Map(), functions: FunctionSettings = DEFAULT_FUNCTION_SETTINGS): GraphQLSchema {
   const c = cachedClaims(cache);
   const view = new RoleView(cache, role, false);
-  const tt = new RelayTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs);
+  const tt = new RelayTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs, c.cfArgTypes);
   const query = fieldMap();
   const table: RowSource = { kind: 'table' };
   for (const key of c.tables) {

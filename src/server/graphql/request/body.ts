@@ -21,6 +21,11 @@ export function parseRequest(text: string): GraphqlRequest {
   // NUL and lone surrogates cannot reach PostgreSQL (as on /v1/query): parse-failed at their path.
   checkStorableStrings(body);
   if (!isObject(body)) throw wrongType('$', 'Object', body);
+  // Automatic persisted queries (a client sending a hash instead of the document) are the incumbent's paid feature:
+  // its open edition refuses them with this error, before looking at the document (a client then sends it whole).
+  if (isObject(body['extensions']) && body['extensions']['persistedQuery'] !== undefined) {
+    throw gqlError('not-supported', '$', 'Automatic Persisted Queries is not enabled');
+  }
   if (!('query' in body)) throw gqlError('parse-failed', '$', 'the key "query" was not present');
   const { query, variables, operationName } = body as Record<string, unknown>;
   if (typeof query !== 'string') throw wrongType('$.query', 'String', query);

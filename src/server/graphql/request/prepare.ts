@@ -7,7 +7,7 @@ import { fragmentMap, selectionDepth } from '../compile/index.js';
 import { checkActionCombination } from '../actions/index.js';
 import { checkDocumentLimits, withoutRepeatedFields, type DocumentLimits } from './doc-limits.js';
 import type { CachedOperation } from './plan-cache.js';
-import { validateDocument } from './validate.js';
+import { fragmentCycle, validateDocument } from './validate.js';
 
 /** Limits on hostile documents (decisions: a clear error instead of unbounded work). */
 export const MAX_QUERY_TOKENS = 100_000;
@@ -68,6 +68,8 @@ export function prepareDocument(schema: GraphQLSchema, parsed: DocumentNode, ope
   }
   if (op.operation === 'subscription') throw gqlError('not-supported', '$', 'subscriptions are not supported');
   if (op.operation === 'mutation' && !schema.getMutationType()) throw validationFailed('$', 'no mutations exist');
+  const cycle = fragmentCycle(schema, doc);
+  if (cycle) throw cycle;
   if (selectionDepth(doc, op) > MAX_QUERY_DEPTH) throw validationFailed('$', `the query is nested more than ${MAX_QUERY_DEPTH} levels deep`);
   const over = checkDocumentLimits(doc, op, limits);
   if (over) throw over;

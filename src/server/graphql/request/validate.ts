@@ -50,15 +50,23 @@ function mapError(e: GraphQLError): Mapped {
 /** The incumbent does not run NoUnusedVariables (issue 29.8): a declared variable no field uses is accepted. */
 export const ENGINE_RULES = specifiedRules.filter((rule) => rule !== NoUnusedVariablesRule);
 
-/** Validates the document against the role's schema; returns the first error as the engine reports it, or null. */
-export function validateDocument(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode): ApiError | null {
-  // Fragment cycles first and alone: the other rules (overlapping fields) would expand the cycle without end.
+/**
+ * Fragment cycles, checked first and alone: every later walk of the document (the limits of doc-limits.ts, the
+ * overlapping-fields rule) would expand a cycle through nested fields without end.
+ */
+export function fragmentCycle(schema: GraphQLSchema, doc: DocumentNode): ApiError | null {
   const cycles = validate(schema, doc, [NoFragmentCyclesRule], { maxErrors: 1 });
-  const cycle = cycles[0] ? /^Cannot spread fragment "(.+?)" within itself(?: via (.+?))?\.$/.exec(cycles[0].message) : null;
-  if (cycles[0]) {
-    const names = [cycle?.[1] ?? '', ...(cycle?.[2] ?? '').split(', ').map((x) => x.replace(/"/g, '')).filter((x) => x !== '')];
-    return validationFailed('$', `the fragment definition(s) ${names.join(' and ')} form a cycle`);
-  }
+  if (!cycles[0]) return null;
+  const cycle = /^Cannot spread fragment "(.+?)" within itself(?: via (.+?))?\.$/.exec(cycles[0].message);
+  const names = [cycle?.[1] ?? '', ...(cycle?.[2] ?? '').split(', ').map((x) => x.replace(/"/g, '')).filter((x) => x !== '')];
+  return validationFailed('$', `the fragment definition(s) ${names.join(' and ')} form a cycle`);
+}
+
+/**
+ * Validates the document against the role's schema; returns the first error as the engine reports it, or null.
+ * Call it on a document without fragment cycles (fragmentCycle).
+ */
+export function validateDocument(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode): ApiError | null {
   const errors = withoutStringOffsets(doc, validate(schema, doc, ENGINE_RULES, { maxErrors: 100 }));
   if (errors.length === 0) return null;
   // The rules run in one pass over the document, so their order is document order (rules reporting on leave last).

@@ -41,7 +41,7 @@ export function buildRoleSchema(
   cache: SchemaCache, role: string, c: Claims = cachedClaims(cache), backendOnly = false, enums: EnumTypes = new Map(), functions: FunctionSettings = DEFAULT_FUNCTION_SETTINGS,
 ): GraphQLSchema {
   const view = new RoleView(cache, role, backendOnly);
-  const tt = new TableTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs);
+  const tt = new TableTypes(view, new ScalarRegistry(c.typeTaken), enums, c.hiddenCfs, c.cfArgTypes);
   const query = fieldMap();
   const mutation = fieldMap();
   const subs = noSubscriptionFields();

@@ -73,6 +73,11 @@ export interface Claims {
    * type, or like the `F_args` of a tracked function or computed field with other arguments (issue 27).
    */
   hiddenCfs: Set<string>;
+  /**
+   * Computed fields whose `F_args` name is another function's with other arguments: their type is the incumbent's
+   * `<computed field>_<table>_args` instead (a function tracked and also a computed field, issue 30).
+   */
+  cfArgTypes: Map<string, string>;
   /** Whether a type name is generated for a claimed table, function or action (a scalar must not take it). */
   typeTaken(name: string): boolean;
 }
@@ -117,6 +122,7 @@ function claims(cache: SchemaCache): Claims {
     functions.push({ entry, fn, name, args, returns: qnKey(returned) });
   }
   const hiddenCfs = new Set<string>();
+  const cfArgTypes = new Map<string, string>();
   for (const entry of sortedTables(cache.metadata)) {
     const key = qnKey(entry.table);
     const rt = cache.tables.get(key);
@@ -132,7 +138,12 @@ function claims(cache: SchemaCache): Claims {
         types.addSingle(n);
         argTypes.set(n, sig);
       } else if (known !== sig) {
-        hiddenCfs.add(cfClaimKey(key, def.name));
+        const own = `${def.name}_${tableNames(entry).type}_args`;
+        if (argTypes.get(own) === undefined && types.singleFree(own) && isGraphqlName(own)) {
+          types.addSingle(own);
+          argTypes.set(own, sig);
+          cfArgTypes.set(cfClaimKey(key, def.name), own);
+        } else hiddenCfs.add(cfClaimKey(key, def.name));
       }
     }
   }
@@ -145,7 +156,7 @@ function claims(cache: SchemaCache): Claims {
     ts.forEach((t) => types.addSingle(t));
     actions.push(a);
   }
-  return { tables, functions, actions, hiddenCfs, typeTaken: (name) => !types.singleFree(name) };
+  return { tables, functions, actions, hiddenCfs, cfArgTypes, typeTaken: (name) => !types.singleFree(name) };
 }
 
 /** The claims depend only on the schema cache: computed once for all its roles. */

@@ -144,12 +144,15 @@ export class InsertInputs {
     return t;
   }
 
-  /** `T_on_conflict`, when the role may update the table, select it, and it has a constraint with a valid name. */
+  /**
+   * `T_on_conflict`, when the role may update the table and it has a constraint with a valid name; its `where` when
+   * the role may also select it (the incumbent offers the upsert without a select permission: leads_upsert cases).
+   */
   onConflict(mt: MutationTable): GraphQLInputObjectType | null {
     const known = this.conflicts.get(mt.name);
     if (known !== undefined) return known;
     let t: GraphQLInputObjectType | null = null;
-    if (mt.updatable && mt.view && constraintsOf(mt.rt).length > 0) {
+    if (mt.updatable && constraintsOf(mt.rt).length > 0) {
       const values: Record<string, { value: string | null; extensions: typeof NO_EXTENSIONS }> = {};
       for (const c of mt.updateColumns) if (isEnumValueName(c.field)) values[c.field] = { value: c.field, extensions: NO_EXTENSIONS };
       const columns = new GraphQLEnumType({ name: `${mt.name}_update_column`, values: Object.keys(values).length > 0 ? values : NO_COLUMNS, extensions: NO_EXTENSIONS });
@@ -159,7 +162,7 @@ export class InsertInputs {
         fields: {
           constraint: arg(nn(constraintEnum(mt.rt))),
           update_columns: { type: nn(new GraphQLList(nn(columns))), defaultValue: [], extensions: NO_EXTENSIONS },
-          where: arg(this.tt.boolExp(mt.view)),
+          ...(mt.view ? { where: arg(this.tt.boolExp(mt.view)) } : {}),
         },
       });
     }

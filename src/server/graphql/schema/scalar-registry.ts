@@ -1,5 +1,5 @@
 import { GraphQLScalarType, specifiedScalarTypes } from 'graphql';
-import { columnScalar, customScalar } from './scalars.js';
+import { columnScalar, customScalar, scalarName } from './scalars.js';
 
 /**
  * The scalars of one schema by name: a column type, a PostgreSQL type named by a custom type and a custom scalar
@@ -33,6 +33,15 @@ export class ScalarRegistry {
     let name = `${s.name}_scalar`;
     for (let i = 2; clash(name); i++) name = `${s.name}_scalar_${i}`;
     return new GraphQLScalarType({ ...s.toConfig(), name });
+  }
+
+  /**
+   * The scalar of a row (composite) type given as a function argument: `<type>_scalar`, a String holding the record's
+   * text, as the incumbent names it (a tracked table of that name has the object type).
+   */
+  composite(typeName: string): GraphQLScalarType {
+    const name = `${scalarName(typeName)}_scalar`;
+    return this.byName.get(name) ?? this.add(this.free(customScalar(name, 'text')));
   }
 
   /** A scalar named by a custom type or action: a known one, else a custom scalar accepting any value. */

@@ -130,7 +130,8 @@ export function columnScalar(typeName: string): GraphQLScalarType {
   if (t === 'json' || t === 'jsonb') return customScalar(name, 'json');
   if (spatialType(t) !== null) return customScalar(name, 'geojson');
   if (isRasterType(t)) return customScalar(name, 'raster');
-  if (NUMERIC.has(t)) return customScalar(name, 'number');
+  // money takes numbers as the incumbent's does (`_inc: {m: -1.1}`); PostgreSQL answers it as text ("$1.00").
+  if (NUMERIC.has(t) || t === 'money') return customScalar(name, 'number');
   return customScalar(name, 'text');
 }
 

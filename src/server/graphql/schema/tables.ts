@@ -89,7 +89,11 @@ export class TableTypes {
   remoteFor: (name: string) => RoleRemote | null = (name) => remoteForRole(this.role.cache, name, this.role.role);
 
   /** `hiddenCfs`: computed fields left out (Claims.hiddenCfs). */
-  constructor(readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map(), private readonly hiddenCfs: Set<string> = new Set()) {}
+  constructor(
+    readonly role: RoleView, readonly scalars: ScalarRegistry, private readonly enumTables: EnumTypes = new Map(), private readonly hiddenCfs: Set<string> = new Set(),
+    /** Claims.cfArgTypes: computed fields whose arguments type is not `F_args`. */
+    private readonly cfArgTypes: Map<string, string> = new Map(),
+  ) {}
 
   /** The enum of the enum table a column references by a one-column foreign key, or null (issue 12). */
   enumOf(rt: ResolvedTable, c: DbColumn): GraphQLEnumType | null {
@@ -153,16 +157,16 @@ export class TableTypes {
     }
     if (v.scalarCfs.length + v.tableCfs.length > 0) {
       for (const cf of [...v.scalarCfs, ...v.tableCfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-        if (!this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) f[cf.name] = this.computedField(cf);
+        if (!this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) f[cf.name] = this.computedField(cf, v.key);
       }
     }
     remoteRelFields(this.role, v, f, this.remoteFor);
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }
 
-  private computedField(cf: CfView): GraphQLFieldConfig<unknown, unknown> {
+  private computedField(cf: CfView, tableKey: string): GraphQLFieldConfig<unknown, unknown> {
     const description = cf.def.comment ?? cf.cf.fn.comment ?? undefined;
-    const args = this.fnArgsArg(gqlName(cf.def.definition.function), cf.fnArgs);
+    const args = this.fnArgsArg(this.cfArgTypes.get(cfClaimKey(tableKey, cf.name))?.replace(/_args$/, '') ?? gqlName(cf.def.definition.function), cf.fnArgs);
     const source: RowSource = { kind: 'function', fn: cf.cf.fn, fnArgs: cf.fnArgs, viaRow: true };
     if (!cf.target) {
       return { type: this.scalars.column(cf.cf.fn.returnTypeName), args, description, extensions: info({ kind: 'scalar_cf', cf }) };
@@ -180,7 +184,8 @@ export class TableTypes {
     if (!t) {
       const fields: GraphQLInputFieldConfigMap = {};
       for (const { arg, required } of a.args) {
-        const s = this.scalars.column(arg.typeName);
+        // A row-typed argument is the incumbent's `<type>_scalar`: the row as PostgreSQL's record text, `(1,Ann)`.
+        const s = arg.typType === 'c' ? this.scalars.composite(arg.typeName) : this.scalars.column(arg.typeName);
         fields[arg.name] = { type: required ? sharedNonNull(s) : s, extensions: NO_EXTENSIONS };
       }
       t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields });
@@ -240,6 +245,7 @@ export class TableTypes {
           for (const r of [...v.objRels, ...v.arrRels].sort((a, b) => (a.name < b.name ? -1 : 1))) {
             f[r.name] = { type: this.boolExp(this.role.table(r.remoteKey) as TableView), extensions: NO_EXTENSIONS };
           }
+          this.cfBoolFields(v, f);
           return f;
         },
       });
@@ -247,6 +253,16 @@ export class TableTypes {
       this.inputs.set(name, t);
     }
     return t;
+  }
+
+  /** Computed fields without arguments filter as the incumbent's do: scalar ones compared, set-returning ones as relationships. */
+  private cfBoolFields(v: TableView, f: GraphQLInputFieldConfigMap): void {
+    for (const cf of [...v.scalarCfs, ...v.tableCfs]) {
+      if (cf.fnArgs.args.length > 0 || cf.name in f || this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) continue;
+      const remote = cf.target === null ? null : this.role.table(cf.target);
+      if (cf.target === null) f[cf.name] = this.comparison(this.comparisonExp(cf.cf.fn.returnTypeName));
+      else if (remote && cf.cf.returnsSet) f[cf.name] = { type: this.boolExp(remote), extensions: NO_EXTENSIONS };
+    }
   }
 
   private comparison(t: GraphQLInputObjectType): { type: GraphQLInputObjectType; extensions: typeof NO_EXTENSIONS } {

@@ -34,7 +34,8 @@ export function updateOperatorArgs(tt: TableTypes, rt: ResolvedTable, name: stri
     out['_delete_elem'] = arg(input('delete_elem_input', jsonb, () => GraphQLInt));
     out['_delete_key'] = arg(input('delete_key_input', jsonb, () => GraphQLString));
   }
-  const numeric = cols.filter((c) => NUMERIC.has(c.typeName));
+  // money too, as the incumbent's numerics cases increment it.
+  const numeric = cols.filter((c) => NUMERIC.has(c.typeName) || c.typeName === 'money');
   if (numeric.length > 0) out['_inc'] = arg(input('inc_input', numeric, own));
   if (jsonb.length > 0) out['_prepend'] = arg(input('prepend_input', jsonb, own));
   if (cols.length > 0) out['_set'] = arg(input('set_input', cols, own));

@@ -75,9 +75,6 @@ export function fnArgs(fn: DbFunction, tableArg: string | null | undefined, sess
   const args: FnArgs['args'] = [];
   for (const [i, arg] of fn.inputs.entries()) {
     if (arg === table || (sessionArg !== undefined && arg.name === sessionArg)) continue;
-    // A row-typed argument has no GraphQL input: with a default it is left to its default (issue 27; without one
-    // the function is inconsistent, see rowTypedArgument).
-    if (arg.typType === 'c' && i >= firstDefault) continue;
     if (!isGraphqlName(arg.name)) return null;
     args.push({ arg, required: i < firstDefault });
   }
