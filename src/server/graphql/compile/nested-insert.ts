@@ -49,7 +49,7 @@ interface Level {
   rel: RelInsert | null;
   onConflict: GValue | undefined;
   /** Each object, its parent's ordinal (1-based; 0 at the root), its index in its parent's list, its path. */
-  objects: { obj: Obj; ord: number; po: number; index: number; path: string; before: Map<Level, number>; after: boolean }[];
+  objects: { obj: Obj; ord: number; po: number; index: number; path: string; before: ReadonlyMap<Level, number>; after: boolean }[];
   children: Map<string, Level>;
   /** Whether rows of other levels read this level's rows (so every object must give a row). */
   dependents: boolean;
@@ -60,6 +60,8 @@ interface Level {
 }
 
 const PLACEHOLDER = '_PLACEHOLDER';
+/** The `before` of the many objects without an object relationship inserted before them (never written to). */
+const NO_BEFORE: ReadonlyMap<Level, number> = new Map();
 const SETTING = (kind: string, id: number): string => `'engine.ni${kind}${id}'`;
 
 /** Whether an insert's objects insert through relationships. */
@@ -144,7 +146,7 @@ export class NestedInsertCompiler {
       if (lCols.length > 0) throw validationFailed(pathKey(path, r.name), `cannot insert object relationship "${r.name}" as ${lCols.map((c) => `"${c}"`).join(', ')} column values are already determined`);
     }
     const ord = l.objects.length + 1;
-    const entry = { obj, ord, po, index, path, before: new Map<Level, number>(), after: false };
+    const entry = { obj, ord, po, index, path, before: NO_BEFORE, after: false };
     l.objects.push(entry);
     for (const [r, data, oc] of rels) {
       if (r.array && (data as GValue[]).length === 0) continue;
@@ -167,7 +169,9 @@ export class NestedInsertCompiler {
         l.dependents = true;
       } else {
         const c = this.add(child, data as Obj, ord, 0, `${path}.${r.name}.data`);
-        entry.before.set(child, c);
+        const before = entry.before === NO_BEFORE ? new Map<Level, number>() : entry.before as Map<Level, number>;
+        before.set(child, c);
+        entry.before = before;
         child.dependents = true;
       }
     }
@@ -182,15 +186,14 @@ export class NestedInsertCompiler {
     const presetCols = new Set(presets.map(([c]) => c));
     const groups = new Map<string, typeof l.objects>();
     const byField = l.allowed;
-    // Objects usually give their keys in one order: the sorted key of each order is computed once.
-    const sorted = new Map<string, string>();
+    // Objects usually give their keys in one order: the group's key is computed again only when the order changes.
+    let lastKeys: string[] = [];
+    let cols = '';
     for (const o of l.objects) {
-      let given = '';
-      for (const k of Object.keys(o.obj)) if (byField.has(k)) given += `${k},`;
-      let cols = sorted.get(given);
-      if (cols === undefined) {
-        cols = given.split(',').filter((k) => k !== '').sort().join(',');
-        sorted.set(given, cols);
+      const keys = Object.keys(o.obj);
+      if (keys.length !== lastKeys.length || keys.some((k, i) => k !== lastKeys[i])) {
+        lastKeys = keys;
+        cols = keys.filter((k) => byField.has(k)).sort().join(',');
       }
       const key = o.before.size === 0 ? cols : `${cols}|${[...o.before.keys()].map((c) => c.id).join(',')}`;
       const g = groups.get(key);

@@ -1,6 +1,6 @@
 import {
   isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType,
-  type GraphQLInputField, type GraphQLInputObjectType, type GraphQLInputType,
+  type GraphQLInputField, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType,
 } from 'graphql';
 
 /**
@@ -8,57 +8,83 @@ import {
  * copy and its paths: a nested insert's variable holds thousands of objects (issue 30's benchmark), where the
  * package's coercion was a sixth of the request. The same rules in the same terms; only `true` is trusted — on
  * `false` the package's coercion runs and reports the error as before. OneOf input objects are left to the package.
+ * Each type's check is a closure built once (kept while the schema lives): the per-value walk then asks no type
+ * predicate of the package (in the bundle, each of those calls goes through the module's export getters).
  */
 export function inputValid(value: unknown, type: GraphQLInputType): boolean {
-  if (isNonNullType(type)) return value !== null && value !== undefined && inputValid(value, type.ofType);
-  if (value === null || value === undefined) return true;
-  if (isListType(type)) {
-    const item = type.ofType;
-    if (Array.isArray(value)) {
-      for (const v of value) if (!inputValid(v, item)) return false;
-      return true;
-    }
-    // Other iterables than arrays do not come from JSON; a single value is a list of one.
-    if (typeof value === 'object' && Symbol.iterator in value) return false;
-    return inputValid(value, item);
+  return checkOf(type)(value);
+}
+
+type Check = (v: unknown) => boolean;
+
+const checks = new WeakMap<GraphQLInputType, Check>();
+
+function checkOf(type: GraphQLInputType): Check {
+  const known = checks.get(type);
+  if (known) return known;
+  // A recursive input type reaches itself while its check is built: it reads the finished one through this.
+  let built: Check | null = null;
+  checks.set(type, (v) => (built as Check)(v));
+  built = build(type);
+  checks.set(type, built);
+  return built;
+}
+
+const absent = (v: unknown): v is null | undefined => v === null || v === undefined;
+
+function build(type: GraphQLInputType): Check {
+  if (isNonNullType(type)) {
+    const of = checkOf(type.ofType);
+    return (v) => !absent(v) && of(v);
   }
-  if (isInputObjectType(type)) return objectValid(value, type);
-  if (isLeafType(type)) {
+  if (isListType(type)) {
+    const item = checkOf(type.ofType);
+    return (v) => {
+      if (absent(v)) return true;
+      if (Array.isArray(v)) {
+        for (const x of v) if (!item(x)) return false;
+        return true;
+      }
+      // Other iterables than arrays do not come from JSON; a single value is a list of one.
+      return !(typeof v === 'object' && Symbol.iterator in v) && item(v);
+    };
+  }
+  if (isInputObjectType(type)) return objectCheck(type);
+  if (isLeafType(type)) return leafCheck(type);
+  return () => false;
+}
+
+function leafCheck(type: GraphQLLeafType): Check {
+  const enumType = isEnumType(type);
+  return (v) => {
+    if (absent(v)) return true;
     try {
-      return (isEnumType(type) ? type.parseValue(value, true) : type.parseValue(value)) !== undefined;
+      return (enumType ? type.parseValue(v, true) : type.parseValue(v)) !== undefined;
     } catch {
       return false;
     }
-  }
-  return false;
+  };
 }
 
-interface Shape { fields: GraphQLInputField[]; defs: Record<string, GraphQLInputField | undefined> }
-
-const shapes = new WeakMap<GraphQLInputObjectType, Shape>();
-
-function shapeOf(type: GraphQLInputObjectType): Shape {
-  let s = shapes.get(type);
-  if (!s) {
-    const defs = type.getFields() as Record<string, GraphQLInputField | undefined>;
-    s = { fields: Object.values(defs) as GraphQLInputField[], defs };
-    shapes.set(type, s);
-  }
-  return s;
-}
-
-function objectValid(value: unknown, type: GraphQLInputObjectType): boolean {
-  if (type.isOneOf || typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const o = value as Record<string, unknown>;
-  const { fields, defs } = shapeOf(type);
-  for (const f of fields) {
-    const v = o[f.name];
-    if (v === undefined) {
-      if (f.defaultValue === undefined && isNonNullType(f.type)) return false;
-      continue;
+function objectCheck(type: GraphQLInputObjectType): Check {
+  if (type.isOneOf) return absent;
+  const defs = type.getFields() as Record<string, GraphQLInputField | undefined>;
+  const fields = (Object.values(defs) as GraphQLInputField[]).map((f) => ({
+    name: f.name, check: checkOf(f.type), required: f.defaultValue === undefined && isNonNullType(f.type),
+  }));
+  return (v) => {
+    if (absent(v)) return true;
+    if (typeof v !== 'object' || Array.isArray(v)) return false;
+    const o = v as Record<string, unknown>;
+    for (const f of fields) {
+      const x = o[f.name];
+      if (x === undefined) {
+        if (f.required) return false;
+        continue;
+      }
+      if (!f.check(x)) return false;
     }
-    if (!inputValid(v, f.type)) return false;
-  }
-  for (const k of Object.keys(o)) if (!defs[k]) return false;
-  return true;
+    for (const k of Object.keys(o)) if (!defs[k]) return false;
+    return true;
+  };
 }
