@@ -38,9 +38,12 @@ function scalarText(v: Json, typeName: string): string | null {
   return typeof v === 'number' ? String(v) : JSON.stringify(v);
 }
 
+const QUOTED = /["\\]/;
+
 /** A PostgreSQL array literal; every element quoted, so commas, braces and quotes in values stay inside. */
 export function arrayLiteral(items: (string | null)[]): string {
-  return `{${items.map((s) => (s === null ? 'NULL' : `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`;
+  // Most texts hold neither a quote nor a backslash: one test instead of two replacements (thousands of values).
+  return `{${items.map((s) => (s === null ? 'NULL' : QUOTED.test(s) ? `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : `"${s}"`)).join(',')}}`;
 }
 
 class Builder {

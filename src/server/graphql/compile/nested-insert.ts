@@ -1,11 +1,11 @@
 import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { arrayLiteral, quoteIdent, quoteTable } from '../../bool-exp/compile.js';
-import { isSessionRef, spatialFromText } from '../../bool-exp/operators.js';
-import { isNowPreset } from '../../kinds/permissions.js';
+import { spatialFromText } from '../../bool-exp/operators.js';
 import { pathKey, type Json } from '../../../metadata/json.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
 import { validationFailed } from '../errors.js';
 import type { GqlColumn, MutationTable, RelInsert, RoleView } from '../schema/index.js';
+import { presetExprs } from './presets.js';
 import { jsonObject, SelectionCompiler } from './select.js';
 import type { SelectionContext } from './selection.js';
 import { StatementBuilder } from './sql-builder.js';
@@ -50,14 +50,19 @@ interface Level {
   rel: RelInsert | null;
   onConflict: GValue | undefined;
   /** Each object, its parent's ordinal (1-based; 0 at the root), its index in its parent's list, its path. */
-  objects: { obj: Obj; ord: number; po: number; index: number; path: string; before: Map<Level, number>; after: boolean }[];
+  objects: { obj: Obj; ord: number; po: number; index: number; path: string; before: ReadonlyMap<Level, number>; after: boolean }[];
   children: Map<string, Level>;
   /** Whether rows of other levels read this level's rows (so every object must give a row). */
   dependents: boolean;
   checked: boolean;
+  /** The insertable columns by GraphQL name, and the SQL columns the parent determines (computed once per level). */
+  allowed: Map<string, GqlColumn>;
+  addCols: string[];
 }
 
 const PLACEHOLDER = '_PLACEHOLDER';
+/** The `before` of the many objects without an object relationship inserted before them (never written to). */
+const NO_BEFORE: ReadonlyMap<Level, number> = new Map();
 const SETTING = (kind: string, id: number): string => `'engine.ni${kind}${id}'`;
 
 /** Whether an insert's objects insert through relationships. */
@@ -107,20 +112,21 @@ export class NestedInsertCompiler {
   }
 
   private level(mt: MutationTable, parent: Level | null, rel: RelInsert | null, onConflict: GValue | undefined): Level {
-    const l: Level = { id: this.levels.length, mt, parent, rel, onConflict, objects: [], children: new Map(), dependents: false, checked: false };
+    const allowed = new Map(mt.insertColumns.map((c) => [c.field, c]));
+    const addCols = rel && (rel.array || rel.order === 'after') ? rel.mapping.map(([, r]) => r) : [];
+    const l: Level = { id: this.levels.length, mt, parent, rel, onConflict, objects: [], children: new Map(), dependents: false, checked: false, allowed, addCols };
     this.levels.push(l);
     return l;
   }
 
   /** Adds one object (and its nested objects) to level `l`; `addCols`: the columns its parent determines. */
   private add(l: Level, obj: Obj, po: number, index: number, path: string): number {
-    const mt = l.mt;
-    const allowed = new Map(mt.insertColumns.map((c) => [c.field, c]));
-    const addCols = l.rel && (l.rel.array || l.rel.order === 'after') ? l.rel.mapping.map(([, r]) => r) : [];
+    const { mt, allowed, addCols } = l;
     const given: string[] = [];
     const rels: [RelInsert, Obj | GValue[] | null, GValue | undefined][] = [];
-    for (const [k, v] of Object.entries(obj)) {
+    for (const k of Object.keys(obj)) {
       if (k === PLACEHOLDER) continue;
+      const v = obj[k] as GValue;
       const c = allowed.get(k);
       if (c) {
         given.push(c.name);
@@ -141,7 +147,7 @@ export class NestedInsertCompiler {
       if (lCols.length > 0) throw validationFailed(pathKey(path, r.name), `cannot insert object relationship "${r.name}" as ${lCols.map((c) => `"${c}"`).join(', ')} column values are already determined`);
     }
     const ord = l.objects.length + 1;
-    const entry = { obj, ord, po, index, path, before: new Map<Level, number>(), after: false };
+    const entry = { obj, ord, po, index, path, before: NO_BEFORE, after: false };
     l.objects.push(entry);
     for (const [r, data, oc] of rels) {
       if (r.array && (data as GValue[]).length === 0) continue;
@@ -164,7 +170,9 @@ export class NestedInsertCompiler {
         l.dependents = true;
       } else {
         const c = this.add(child, data as Obj, ord, 0, `${path}.${r.name}.data`);
-        entry.before.set(child, c);
+        const before = entry.before === NO_BEFORE ? new Map<Level, number>() : entry.before as Map<Level, number>;
+        before.set(child, c);
+        entry.before = before;
         child.dependents = true;
       }
     }
@@ -175,13 +183,20 @@ export class NestedInsertCompiler {
   private writeLevel(l: Level): string[] {
     const mt = l.mt;
     const b = this.w;
-    const presets = this.presets(mt, mt.insert?.set);
+    const presets = presetExprs(this.w, this.role.admin, mt, mt.insert?.set);
     const presetCols = new Set(presets.map(([c]) => c));
     const groups = new Map<string, typeof l.objects>();
-    const byField = new Map(mt.insertColumns.map((c) => [c.field, c]));
+    const byField = l.allowed;
+    // Objects usually give their keys in one order: the group's key is computed again only when the order changes.
+    let lastKeys: string[] = [];
+    let cols = '';
     for (const o of l.objects) {
-      const cols = Object.keys(o.obj).filter((k) => byField.has(k)).sort();
-      const key = `${cols.join(',')}|${[...o.before.keys()].map((c) => c.id).join(',')}`;
+      const keys = Object.keys(o.obj);
+      if (keys.length !== lastKeys.length || keys.some((k, i) => k !== lastKeys[i])) {
+        lastKeys = keys;
+        cols = keys.filter((k) => byField.has(k)).sort().join(',');
+      }
+      const key = o.before.size === 0 ? cols : `${cols}|${[...o.before.keys()].map((c) => c.id).join(',')}`;
       const g = groups.get(key);
       if (g) g.push(o);
       else groups.set(key, [o]);
@@ -253,11 +268,13 @@ export class NestedInsertCompiler {
       sql += this.conflict(l, a, `${first.path}`);
       const name = quoteIdent(`g${l.id}_${gi++}`);
       const ords = objects.map((o) => o.ord);
-      ctes.push(`${name} AS (${sql} RETURNING ${a} AS "r", ${a}.ctid AS "t", ${ordExpr} AS "o", (${a}.xmax = 0) AS "ins")`);
+      // The whole row only where other levels read its columns (the checks and the response read the table again).
+      const r = l.dependents ? '"r", ' : '';
+      ctes.push(`${name} AS (${sql} RETURNING ${l.dependents ? `${a} AS "r", ` : ''}${a}.ctid AS "t", ${ordExpr} AS "o", (${a}.xmax = 0) AS "ins")`);
       // Positional ordinals where none was captured (the rows come back in the order they were given).
       names.push(exprs.length === 0 || !capture
-        ? `SELECT "r", "t", (${b.value(`{${ords.join(',')}}`, 'integer[]')})[row_number() OVER ()] AS "o", "ins" FROM ${name}`
-        : `SELECT "r", "t", "o", "ins" FROM ${name}`);
+        ? `SELECT ${r}"t", (${b.value(`{${ords.join(',')}}`, 'integer[]')})[row_number() OVER ()] AS "o", "ins" FROM ${name}`
+        : `SELECT ${r}"t", "o", "ins" FROM ${name}`);
     }
     ctes.push(`${quoteIdent(`n${l.id}`)} AS (${names.join(' UNION ALL ')})`);
     return ctes;
@@ -288,26 +305,12 @@ export class NestedInsertCompiler {
     const constraint = quoteIdent(String(oc['constraint']));
     if (updateColumns.length === 0) return ` ON CONFLICT ON CONSTRAINT ${constraint} DO NOTHING`;
     l.checked = l.checked || (!this.role.admin && mt.update?.check !== undefined && mt.update.check !== null);
-    const sets = [...updateColumns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`), ...this.presets(mt, mt.update?.set).map(([c, e]) => `${quoteIdent(c)} = ${e}`)];
+    const sets = [...updateColumns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`), ...presetExprs(this.w, this.role.admin, mt, mt.update?.set).map(([c, e]) => `${quoteIdent(c)} = ${e}`)];
     const where: string[] = [];
     if (!this.role.admin && mt.update?.filter !== undefined && mt.update.filter !== null) where.push(this.w.boolExpOn(mt.update.filter, mt.rt, a));
     if (isPlainObject(oc['where']) && mt.view) where.push(whereSql(this.w, this.role, oc['where'], mt.view, a, `${path}.on_conflict.where`));
     const cond = where.filter((w) => w !== 'true');
     return ` ON CONFLICT ON CONSTRAINT ${constraint} DO UPDATE SET ${sets.join(', ')}${cond.length > 0 ? ` WHERE ${cond.join(' AND ')}` : ''}`;
-  }
-
-  /** Preset columns with their SQL expressions (engine-api.md §4.3.2), as the single-level insert has them. */
-  private presets(mt: MutationTable, set: Record<string, Json> | undefined): [string, string][] {
-    if (!set || this.role.admin) return [];
-    const out: [string, string][] = [];
-    for (const [name, v] of Object.entries(set)) {
-      const c = mt.allColumns.find((x) => x.name === name);
-      if (!c) continue;
-      if (isNowPreset(v, c.typeName)) out.push([name, 'now()']);
-      else if (isSessionRef(v)) out.push([name, this.w.session(String(v).toLowerCase(), c.castType)]);
-      else out.push([name, this.w.value(v === null ? null : typeof v === 'string' ? v : JSON.stringify(v), c.castType)]);
-    }
-    return out;
   }
 
   /** Statement 1: the writes; keeps each level's rows for statement 2 and fails when a row others need is missing. */
@@ -323,7 +326,13 @@ export class NestedInsertCompiler {
         keep.push(`set_config(${SETTING('i', l.id)}, (SELECT coalesce(array_agg("ins" ORDER BY "o")::text, '{}') FROM ${n}), true)`);
       }
       // A row that others read must exist: an object whose row was not written (on_conflict) fails the insert.
-      const needed = l.objects.flatMap((o, i) => (l.dependents && (o.after || l.rel?.order === 'before') ? [i + 1] : []));
+      const needed: number[] = [];
+      if (l.dependents) {
+        const before = l.rel?.order === 'before';
+        l.objects.forEach((o, i) => {
+          if (o.after || before) needed.push(i + 1);
+        });
+      }
       if (needed.length > 0) {
         const x = this.w.alias();
         fails.push(`(SELECT 'nested:${l.id}:' || min(${x}) || ':rows' FROM unnest(${this.w.value(`{${needed.join(',')}}`, 'integer[]')}) AS ${x} WHERE NOT EXISTS (SELECT FROM ${n} WHERE "o" = ${x}))`);
@@ -392,7 +401,8 @@ export class NestedInsertCompiler {
       }
       out = jsonObject(pairs);
     }
-    ctes.push(`"f" AS (SELECT ${fails.length > 0 ? `coalesce(${fails.join(', ')})` : 'NULL::text'} AS "m")`);
+    // Materialised: "m" is read twice below, and each read would evaluate every check again.
+    ctes.push(`"f" AS MATERIALIZED (SELECT ${fails.length > 0 ? `coalesce(${fails.join(', ')})` : 'NULL::text'} AS "m")`);
     return `WITH ${ctes.join(', ')} SELECT CASE WHEN "m" IS NULL THEN (${out})::text END AS "root", CASE WHEN "m" IS NOT NULL THEN engine_catalog.raise_error('${CHECK_FAILED_STATE}', "m") END AS "fail" FROM "f"`;
   }
 }

@@ -7,6 +7,7 @@ import { pathIndex, pathKey } from '../../../metadata/json.js';
 import { gqlError, validationFailed } from '../errors.js';
 import { SpatialValueError } from '../schema/index.js';
 import { nodePaths } from '../compile/index.js';
+import { inputValid } from './input-valid.js';
 import { withoutStringOffsets } from './string-offset.js';
 
 /**
@@ -96,6 +97,8 @@ export function checkVariables(schema: GraphQLSchema, op: OperationDefinitionNod
       if (def.defaultValue) valueFromAST(def.defaultValue, type);
       continue;
     }
+    // The quick check first (thousands of objects, issue 30); the package's coercion reports what it refuses.
+    if (inputValid(variables[name], type)) continue;
     let failure: ApiError | null = null;
     coerceInputValue(variables[name], type, (p, invalid, error) => {
       if (failure) return;
