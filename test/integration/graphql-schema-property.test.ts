@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { GraphQLSchema, validateSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { buildRoleSchema } from '../../src/server/graphql/schema/index.js';
+import { buildRoleSchema, liveSchemaOf } from '../../src/server/graphql/schema/index.js';
 import { useTestEngine } from '../helpers/engine.js';
 import { as, gql } from './graphql-fixture.js';
 
@@ -90,6 +90,9 @@ describe('every role\'s schema builds from any stored metadata', () => {
       for (const role of ROLES) {
         const s = buildRoleSchema(e.engine.schemaCache, role);
         expect(validateSchema(new GraphQLSchema({ ...s.toConfig(), assumeValid: false })).map(String)).toEqual([]);
+        // The schema subscriptions run on (issue 32) is as valid.
+        const live = liveSchemaOf(s);
+        if (live) expect(validateSchema(new GraphQLSchema({ ...live.toConfig(), assumeValid: false })).map(String)).toEqual([]);
         const reply = await gql(e, { query: '{ __typename }' }, role === 'admin' ? {} : { ...as(role), 'x-engine-id': 'abc' });
         expect(reply.status, reply.text).toBe(200);
         expect(reply.body).toEqual({ data: { __typename: 'query_root' } });

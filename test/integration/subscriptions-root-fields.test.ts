@@ -76,6 +76,19 @@ describe('subscription_root in introspection', () => {
     expect(r.data.o.enumValues).toEqual([{ name: 'ASC' }, { name: 'DESC' }]);
   });
 
+  it('an inherited role gets the union of its roles\' subscription root fields', async () => {
+    await perm('r1', 'author', { columns: ['id'], subscription_root_fields: ['select'] });
+    await perm('r2', 'author', { columns: ['id', 'name'], subscription_root_fields: ['select_by_pk'] });
+    await e.ok({ type: 'add_inherited_role', args: { role_name: 'r12', role_set: ['r1', 'r2'] } });
+    expect(await rootFields(as('r12'))).toEqual(['author', 'author_by_pk']);
+    const r = subscribe('r12', 'subscription { author_by_pk(id: 2) { id name } }');
+    await r.next(() => true, 'the result');
+    expect(r.results[0]).toEqual({ data: { author_by_pk: { id: 2, name: 'Bob' } } });
+    const refused = subscribe('r12', 'subscription { author_stream(batch_size: 1, cursor: {initial_value: {id: 0}}) { id } }');
+    await until(() => refused.error, 'the refusal');
+    expect(refused.error).toEqual(notFound('author_stream'));
+  });
+
   it('follows subscription_root_fields, apart from query_root_fields', async () => {
     await perm('reader', 'author', { columns: ['id', 'name'], allow_aggregations: true, query_root_fields: ['select_by_pk'], subscription_root_fields: ['select', 'select_stream'] });
     expect(await rootFields(as('reader'))).toEqual(['author', 'author_stream']);

@@ -54,12 +54,14 @@ export function buildRoleSchema(
     if (v) {
       const root = (f: string): boolean => v.queryRoots?.has(f) ?? true;
       const sub = (f: string): boolean => v.subscriptionRoots?.has(f) ?? true;
+      // A stream needs a cursor column: without a visible column there is none.
+      const streams = sub('select_stream') && v.columns.length > 0;
       // §2.10: a table's comment describes its type T, not its root fields. One config serves both roots.
-      if (root('select') || sub('select') || sub('select_stream')) {
+      if (root('select') || sub('select') || streams) {
         const select = { type: tt.listOf(v), args: tt.listArgs(v), description: n.comments.select, extensions: info({ kind: 'rows', view: v, source: table }) };
         if (root('select')) query[n.select] = select;
         if (sub('select')) subs.shown[n.select] = select;
-        else if (sub('select_stream')) subs.hidden[n.select] = select;
+        else if (streams) subs.hidden[n.select] = select;
       }
       if (v.aggregates && (root('select_aggregate') || sub('select_aggregate'))) {
         const aggregate = { type: tt.aggregateNonNull(v), args: tt.listArgs(v), description: n.comments.select_aggregate, extensions: info({ kind: 'aggregate', view: v, source: table }) };
@@ -74,7 +76,7 @@ export function buildRoleSchema(
         if (root('select_by_pk')) query[n.select_by_pk] = byPk;
         if (sub('select_by_pk')) subs.shown[n.select_by_pk] = byPk;
       }
-      if (sub('select_stream')) {
+      if (streams) {
         subs.shown[`${v.name}${STREAM_SUFFIX}`] = streamField(tt, v);
         subs.streams.add(`${v.name}${STREAM_SUFFIX}`);
       }
