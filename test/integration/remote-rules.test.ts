@@ -118,6 +118,16 @@ describe('join values', () => {
   });
 });
 
+describe('chains through tables', () => {
+  it('a remote type → table → that table\'s remote relationship is joined (not left as the engine\'s marker)', async () => {
+    await e.ok(legacy('profile', 'profile', 'id', 'profile_id'));
+    await e.ok(toSource);
+    const r = await gql(e, { query: '{ profile(id: 2) { name authors { id profile { name } } } }' });
+    expect(r.body).toEqual({ data: { profile: { name: 'profile 2', authors: [{ id: 2, profile: { name: 'profile 2' } }] } } });
+    expect(main.calls()).toHaveLength(2);
+  });
+});
+
 describe('a remote\'s numbers', () => {
   it('keep their digits to the client and into a to_source join on a bigint column', async () => {
     // The remote writes 2^53 + 1 as a JSON number (graphql-js would round it: its text is put in afterwards).

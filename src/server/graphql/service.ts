@@ -232,7 +232,6 @@ export class GraphqlService {
     const args = bindAll(plans, caller.sessionVariables, req.variables, request);
     const action = { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: [] as string[] };
     const limit = { signal: http.signal, seconds: (http.timeoutMs ?? this.timeoutMs) / 1000 };
-    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action });
     // Queries may go to a read replica (issue 31.7); mutations, actions' statements and a lagging replica's retry stay on the primary.
     const db = entry.op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
     // Made only when a remote is called: most requests call none, and the client's headers cost a pass to collect.
@@ -240,10 +239,11 @@ export class GraphqlService {
     const forward = (): ForwardRequest => (forwarding ??= {
       env: this.env, op: entry.op, fragments: sel.fragments, variables: req.variables ?? {}, clientHeaders: forwardedHeaders(http.rawHeaders),
       sessionVariables: caller.sessionVariables, ...(http.signal ? { signal: http.signal } : {}),
-      joinTables: (joins) => joinRemoteTables({ db, role, sel, session: caller.sessionVariables }, joins),
+      joinTables: (joins) => joinRemoteTables({ db, role, sel, session: caller.sessionVariables, joins: runJoins }, joins),
     });
     const runRemotes = (roots: RemoteRootPlan[]): Promise<Map<string, string>> => runRemotesOf(roots, cache.metadata.remote_schemas, forward());
     const runJoins = (joined: JoinedStatement[], values: Map<string, string>): Promise<void> => runJoinsOf(joined, values, cache.metadata.remote_schemas, forward());
+    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, { db: this.source.db, role, sel, request: action, joins: runJoins });
     const x = { db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, runJoins, limit };
     const body = tracer ? await tracer.span('graphql.execute', 'internal', {}, () => executeQuery(x), 'child') : await executeQuery(x);
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.
