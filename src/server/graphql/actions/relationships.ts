@@ -10,7 +10,7 @@ import type { SelectionContext } from '../compile/index.js';
 import { bindStatement, StatementBuilder } from '../compile/index.js';
 import type { GValue } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
-import type { RemoteJoinSpec } from '../compile/remote-join.js';
+import type { RemoteJoinSpec } from '../compile/index.js';
 
 /**
  * Relationships of an action's output type to tables (graphql-api.md §5.1 step 4): after the handler answered, one
