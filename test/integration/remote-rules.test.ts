@@ -128,6 +128,22 @@ describe('chains through tables', () => {
   });
 });
 
+describe('an asynchronous action\'s stored output', () => {
+  it('reaches a table\'s remote relationship, joined when the result is read', async () => {
+    await e.ok(legacy('profile', 'profile', 'id', 'profile_id'));
+    await e.ok({ type: 'set_custom_types', args: { objects: [{
+      name: 'AuthorRef', fields: [{ name: 'author_id', type: 'Int!' }],
+      relationships: [{ name: 'author', type: 'object', remote_table: 'author', field_mapping: { author_id: 'id' } }],
+    }] } });
+    await e.ok({ type: 'create_action', args: { name: 'lookup', definition: { kind: 'asynchronous', handler: 'http://127.0.0.1:9/lookup', output_type: 'AuthorRef', arguments: [] } } });
+    const id = '00000000-0000-4000-8000-0000000000aa';
+    await e.sql(`INSERT INTO engine_catalog.action_log (id, action_name, input_payload, request_headers, session_variables, status, response_payload)
+      VALUES ('${id}', 'lookup', '{}', '[]', '{"x-hasura-role": "admin"}', 'completed', '{"author_id": 2}')`);
+    const r = await gql(e, { query: `{ lookup(id: "${id}") { output { author_id author { profile { name } } } } }` });
+    expect(r.body).toEqual({ data: { lookup: { output: { author_id: 2, author: { profile: { name: 'profile 2' } } } } } });
+  });
+});
+
 describe('a remote\'s numbers', () => {
   it('keep their digits to the client and into a to_source join on a bigint column', async () => {
     // The remote writes 2^53 + 1 as a JSON number (graphql-js would round it: its text is put in afterwards).
