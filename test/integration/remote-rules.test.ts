@@ -27,19 +27,23 @@ const root = (): Root => ({
   label: ({ text }: { text: string }) => `label ${text}`,
   hello: ({ arg }: { arg?: string }) => `Hello ${arg ?? 'world'}`,
 });
-const TWIN_SDL = 'type Query { twin: Profile } type Profile { id: Int! name: String! }';
+const TWIN_SDL = 'type Query { twin: Profile } type Profile { id: Int! name: String! twinOf: Int }';
+const SAME_SDL = 'type Query { same: Profile } type Profile { id: Int! name: String! }';
 
 const e = useTestEngine();
 let main: RemoteServer;
 let twin: RemoteServer;
+let same: RemoteServer;
 
 beforeAll(async () => {
   main = await startRemote(SDL, 0, root);
-  twin = await startRemote(TWIN_SDL, 0, () => ({ twin: () => ({ id: 2, name: 'twin' }) }));
+  twin = await startRemote(TWIN_SDL, 0, () => ({ twin: () => ({ id: 2, name: 'twin', twinOf: 1 }) }));
+  same = await startRemote(SAME_SDL, 0, () => ({ same: () => ({ id: 4, name: 'same' }) }));
 });
 afterAll(async () => {
   await main.close();
   await twin.close();
+  await same.close();
 });
 beforeEach(async () => {
   await e.reset();
@@ -114,6 +118,32 @@ describe('join values', () => {
   });
 });
 
+describe('chains through tables', () => {
+  it('a remote type → table → that table\'s remote relationship is joined (not left as the engine\'s marker)', async () => {
+    await e.ok(legacy('profile', 'profile', 'id', 'profile_id'));
+    await e.ok(toSource);
+    const r = await gql(e, { query: '{ profile(id: 2) { name authors { id profile { name } } } }' });
+    expect(r.body).toEqual({ data: { profile: { name: 'profile 2', authors: [{ id: 2, profile: { name: 'profile 2' } }] } } });
+    expect(main.calls()).toHaveLength(2);
+  });
+});
+
+describe('an asynchronous action\'s stored output', () => {
+  it('reaches a table\'s remote relationship, joined when the result is read', async () => {
+    await e.ok(legacy('profile', 'profile', 'id', 'profile_id'));
+    await e.ok({ type: 'set_custom_types', args: { objects: [{
+      name: 'AuthorRef', fields: [{ name: 'author_id', type: 'Int!' }],
+      relationships: [{ name: 'author', type: 'object', remote_table: 'author', field_mapping: { author_id: 'id' } }],
+    }] } });
+    await e.ok({ type: 'create_action', args: { name: 'lookup', definition: { kind: 'asynchronous', handler: 'http://127.0.0.1:9/lookup', output_type: 'AuthorRef', arguments: [] } } });
+    const id = '00000000-0000-4000-8000-0000000000aa';
+    await e.sql(`INSERT INTO engine_catalog.action_log (id, action_name, input_payload, request_headers, session_variables, status, response_payload)
+      VALUES ('${id}', 'lookup', '{}', '[]', '{"x-hasura-role": "admin"}', 'completed', '{"author_id": 2}')`);
+    const r = await gql(e, { query: `{ lookup(id: "${id}") { output { author_id author { profile { name } } } } }` });
+    expect(r.body).toEqual({ data: { lookup: { output: { author_id: 2, author: { profile: { name: 'profile 2' } } } } } });
+  });
+});
+
 describe('a remote\'s numbers', () => {
   it('keep their digits to the client and into a to_source join on a bigint column', async () => {
     // The remote writes 2^53 + 1 as a JSON number (graphql-js would round it: its text is put in afterwards).
@@ -147,6 +177,19 @@ describe('two remote schemas with types named alike', () => {
       error: 'in remote schema "twin": Found conflicting definitions for GraphQL type \'Profile\': type "Profile" conflicts with remote schema "main"\'s type "Profile"',
     });
     await fails(e, add, 400, r.body);
+  });
+
+  it('the same definition in both is one type of the merged schema (the incumbent merges them), for admin and for roles', async () => {
+    await e.ok({ type: 'add_remote_schema', args: { name: 'same', definition: { url: `${same.url}/graphql` } } });
+    expect((await e.ok({ type: 'get_inconsistent_metadata', args: {} })).is_consistent).toBe(true);
+    await e.ok(legacy('profile', 'profile', 'id', 'profile_id'));
+    await e.ok({ type: 'create_select_permission', args: { table: 'author', role: 'user', permission: { columns: ['id', 'profile_id'], filter: {} } } });
+    const q = { query: '{ same { __typename name } profile(id: 3) { __typename name } author_by_pk(id: 1) { profile { __typename name } } }' };
+    const want = { data: { same: { __typename: 'Profile', name: 'same' }, profile: { __typename: 'Profile', name: 'profile 3' }, author_by_pk: { profile: { __typename: 'Profile', name: 'profile 1' } } } };
+    expect((await gql(e, q)).body).toEqual(want);
+    expect((await gql(e, q, as('user', 1))).body).toEqual(want);
+    const t = await gql(e, { query: '{ __type(name: "Profile") { fields { name } } }' });
+    expect(t.body).toEqual({ data: { __type: { fields: [{ name: 'id' }, { name: 'name' }] } } });
   });
 
   it('a type-name prefix (customization) resolves it: both remotes answer in one operation', async () => {

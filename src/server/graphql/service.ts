@@ -250,10 +250,6 @@ export class GraphqlService {
     const limit = { signal: http.signal, seconds: (http.timeoutMs ?? this.timeoutMs) / 1000 };
     // Made only when a handler is called (most requests call none): its answers' cookies go to the response.
     let setCookies: string[] | undefined;
-    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, {
-      db: this.source.db, role, sel,
-      request: { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: (setCookies = []) },
-    });
     // Queries may go to a read replica (issue 31.7); mutations, actions' statements and a lagging replica's retry stay on the primary.
     const db = entry.op.operation === 'query' && !onPrimary ? this.source.queryDb ?? this.source.db : this.source.db;
     // Made only when a remote is called: most requests call none, and the client's headers cost a pass to collect.
@@ -261,10 +257,14 @@ export class GraphqlService {
     const forward = (): ForwardRequest => (forwarding ??= {
       env: this.env, op: entry.op, fragments: sel.fragments, variables: req.variables ?? {}, clientHeaders: forwardedHeaders(http.rawHeaders),
       sessionVariables: caller.sessionVariables, ...(http.signal ? { signal: http.signal } : {}),
-      joinTables: (joins) => joinRemoteTables({ db, role, sel, session: caller.sessionVariables }, joins),
+      joinTables: (joins) => joinRemoteTables({ db, role, sel, session: caller.sessionVariables, joins: runJoins }, joins),
     });
     const runRemotes = (roots: RemoteRootPlan[]): Promise<Map<string, string>> => runRemotesOf(roots, cache.metadata.remote_schemas, forward());
     const runJoins = (joined: JoinedStatement[], values: Map<string, string>): Promise<void> => runJoinsOf(joined, values, cache.metadata.remote_schemas, forward());
+    const runActions = (roots: ActionRoot[]): Promise<Map<string, string>> => runActionsOf(roots, {
+      db: this.source.db, role, sel, joins: runJoins,
+      request: { env: this.env, query: req.query, rawHeaders: http.rawHeaders, sessionVariables: caller.sessionVariables, setCookies: (setCookies = []) },
+    });
     const x = { db, version, schema, doc: entry.doc, sel, plans, args, runActions, runRemotes, runJoins, limit };
     const body = tracer ? await tracer.span('graphql.execute', 'internal', {}, () => executeQuery(x), 'child') : await executeQuery(x);
     // Cookies only with a successful answer: a failed operation's body carries nothing of the handlers' answers.

@@ -1,4 +1,4 @@
-import { getNamedType, isInterfaceType, isObjectType, isUnionType, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
+import { getNamedType, isInterfaceType, isObjectType, isUnionType, printType, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 import { compareCodePoints } from '../../metadata/json.js';
 import { remoteSchemaJson, type RemoteSchema } from '../../metadata/kinds/remote-schemas.js';
 import type { Metadata } from '../../metadata/types.js';
@@ -60,6 +60,7 @@ export function resolveRemotes(md: Metadata, base: GraphQLSchema): { remotes: Ma
   for (const f of Object.keys(base.getQueryType()?.getFields() ?? {})) roots.query.set(f, owner(`query root field "${f}"`));
   for (const f of Object.keys(base.getMutationType()?.getFields() ?? {})) roots.mutation.set(f, owner(`mutation root field "${f}"`));
   const types = new Map<string, string>();
+  const remoteTypes = new Map<string, GraphQLNamedType>();
   for (const t of ownTypes(base)) types.set(t.name, owner(`type "${t.name}"`));
   for (const r of [...md.remote_schemas.values()].sort((a, b) => compareCodePoints(a.name, b.name))) {
     const got = introspected(r);
@@ -74,7 +75,12 @@ export function resolveRemotes(md: Metadata, base: GraphQLSchema): { remotes: Ma
     const remote = got.remote;
     const clashes: string[] = [];
     const namespaceTypes = remote.namespace !== undefined ? [`${remote.namespace}_query`, `${remote.namespace}_mutation`] : [];
-    for (const t of [...mergedTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) {
+    const mergedHere = mergedTypes(remote.schema);
+    for (const t of [...mergedHere.map((x) => x.name), ...namespaceTypes]) {
+      // The same definition in two remotes is one type of the merged schema, as with the incumbent.
+      const theirs = remoteTypes.get(t);
+      const mine = remote.schema.getType(t);
+      if (theirs && mine && printType(theirs) === printType(mine)) continue;
       const other = types.get(t);
       // The incumbent's words first; a type-name prefix or mapping in `customization` resolves it.
       if (other) clashes.push(`Found conflicting definitions for GraphQL type '${t}': type "${t}" conflicts with ${other}`);
@@ -90,7 +96,8 @@ export function resolveRemotes(md: Metadata, base: GraphQLSchema): { remotes: Ma
       continue;
     }
     const mine = `remote schema "${r.name}"'s`;
-    for (const t of [...mergedTypes(remote.schema).map((x) => x.name), ...namespaceTypes]) types.set(t, `${mine} type "${t}"`);
+    for (const t of [...mergedHere.map((x) => x.name), ...namespaceTypes]) if (!types.has(t)) types.set(t, `${mine} type "${t}"`);
+    for (const t of mergedHere) if (!remoteTypes.has(t.name)) remoteTypes.set(t.name, t);
     for (const op of ['query', 'mutation'] as const) for (const f of rootNames(remote, op)) roots[op].set(f, `${mine} ${op} root field "${f}"`);
     remotes.set(r.name, remote);
   }

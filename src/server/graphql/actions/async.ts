@@ -6,7 +6,7 @@ import { jsonObject, SelectionCompiler } from '../compile/index.js';
 import { fieldInfo, type FieldInfo } from '../schema/index.js';
 import { outputExpr } from '../schema/index.js';
 import type { SelectionContext } from '../compile/index.js';
-import { StatementBuilder, type PlanParam } from '../compile/index.js';
+import { StatementBuilder, type PlanParam, type RemoteJoinSpec } from '../compile/index.js';
 import type { RoleView } from '../schema/index.js';
 
 /**
@@ -44,6 +44,8 @@ export function asyncTargets(schema: GraphQLSchema): Map<string, AsyncTarget> {
 export interface AsyncStatement {
   sql: string;
   params: PlanParam[];
+  /** Remote relationships of tables the stored output reaches (issue 35.3), joined after the statement. */
+  joins?: RemoteJoinSpec[];
 }
 
 /**
@@ -90,7 +92,7 @@ export function asyncStatement(i: AsyncInfo, field: Field, nodes: FieldNode[], r
   // Role and session variables together: the stored object holds x-engine-role (§5.3).
   if (!role.admin) where.push(`${l}."session_variables" = ${b.sessionJson('jsonb')}`);
   const sql = `SELECT (SELECT ${jsonObject(pairs)} FROM "engine_catalog"."action_log" AS ${l} WHERE ${where.join(' AND ')})::text AS "root"`;
-  return { sql, params: b.params };
+  return { sql, params: b.params, ...(b.remoteJoins.length > 0 ? { joins: b.remoteJoins } : {}) };
 }
 
 /**

@@ -83,7 +83,7 @@ export function planOperation(schema: GraphQLSchema, role: RoleView, sel: Select
     }
     if (i.kind === 'async_action' || i.kind === 'async_result') {
       const st = asyncStatement(i, field, nodes, role, sel, path);
-      plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: st.params });
+      plans.push({ key, kind: 'sql', sql: st.sql, name: statementName(st.sql), params: st.params, ...(st.joins ? { joins: st.joins } : {}) });
       continue;
     }
     if (i.kind === 'update_many') {

@@ -99,6 +99,7 @@ export function buildRoleSchema(
   }
   const remotes = new RoleRemotes(cache, tt);
   tt.remoteFor = (name) => remotes.get(name);
+  tt.unifyRemote = (t) => remotes.unify.type(t);
   remoteRootFields(cache, remotes, query, mutation);
   const queryRoot = new GraphQLObjectType({
     name: 'query_root',

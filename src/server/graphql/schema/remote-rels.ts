@@ -1,5 +1,5 @@
 import {
-  getNullableType, type GraphQLArgumentConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType,
+  getNullableType, type GraphQLArgumentConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLType,
 } from 'graphql';
 import { remoteFieldAt } from '../../remote-schemas/relationships.js';
 import { info } from './field-info.js';
@@ -12,7 +12,7 @@ import type { RoleView, TableView } from './visibility.js';
  * (an input object) stays, and the client's part is merged with the join's. A role sees the field when it sees
  * every join column and the remote field in its part of the remote schema.
  */
-export function remoteRelFields(role: RoleView, v: TableView, f: GraphQLFieldConfigMap<unknown, unknown>, remoteFor: (name: string) => RoleRemote | null): void {
+export function remoteRelFields(role: RoleView, v: TableView, f: GraphQLFieldConfigMap<unknown, unknown>, remoteFor: (name: string) => RoleRemote | null, unify: <T extends GraphQLType>(t: T) => T = (t) => t): void {
   const rels = role.cache.remoteRels?.get(v.key);
   if (!rels) return;
   for (const rel of rels) {
@@ -26,10 +26,10 @@ export function remoteRelFields(role: RoleView, v: TableView, f: GraphQLFieldCon
       const j = fixed[a.name];
       if (j !== undefined && (typeof j !== 'object' || j === null || Array.isArray(j))) continue;
       const type = j === undefined ? a.type : getNullableType(a.type) as GraphQLInputType;
-      args[a.name] = { type, ...(a.defaultValue !== undefined ? { defaultValue: a.defaultValue } : {}), ...(a.description ? { description: a.description } : {}) };
+      args[a.name] = { type: unify(type), ...(a.defaultValue !== undefined ? { defaultValue: a.defaultValue } : {}), ...(a.description ? { description: a.description } : {}) };
     }
     f[rel.name] = {
-      type: getNullableType(field.type) as GraphQLOutputType, args, ...(field.description ? { description: field.description } : {}),
+      type: unify(getNullableType(field.type) as GraphQLOutputType), args, ...(field.description ? { description: field.description } : {}),
       extensions: info({ kind: 'remote_rel', rel, remote: rr }),
     };
   }

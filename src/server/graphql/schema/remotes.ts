@@ -10,31 +10,32 @@ import { rootType, type RoleRemote } from '../../remote-schemas/role-schema.js';
 import { inheritedRoleRemote } from '../../remote-schemas/inherited.js';
 import { extendedTypes, schemaOf, type ToTableRel } from '../../remote-schemas/to-table.js';
 import type { RoleView, TableView } from './visibility.js';
+import { RemoteTypeUnifier, sharedRemoteTypes } from './remote-types.js';
 
 /** The remote schemas' root fields in a role's schema (issue 35): the remote's own types, renamed by customisation. */
 
 type FieldMap = GraphQLFieldConfigMap<unknown, unknown>;
 
-function fieldConfig(f: GraphQLField<unknown, unknown>, root: RemoteRoot): GraphQLFieldConfig<unknown, unknown> {
+function fieldConfig(f: GraphQLField<unknown, unknown>, root: RemoteRoot, u: RemoteTypeUnifier): GraphQLFieldConfig<unknown, unknown> {
   const args: Record<string, GraphQLArgumentConfig> = {};
   for (const a of f.args) {
-    args[a.name] = { type: a.type, ...(a.defaultValue !== undefined ? { defaultValue: a.defaultValue } : {}), ...(a.description ? { description: a.description } : {}) };
+    args[a.name] = { type: u.type(a.type), ...(a.defaultValue !== undefined ? { defaultValue: a.defaultValue } : {}), ...(a.description ? { description: a.description } : {}) };
   }
-  return { type: f.type, args, ...(f.description ? { description: f.description } : {}), ...(f.deprecationReason ? { deprecationReason: f.deprecationReason } : {}), extensions: info({ kind: 'remote', root }) };
+  return { type: u.type(f.type), args, ...(f.description ? { description: f.description } : {}), ...(f.deprecationReason ? { deprecationReason: f.deprecationReason } : {}), extensions: info({ kind: 'remote', root }) };
 }
 
-function addRoots(rr: RoleRemote, op: 'query' | 'mutation', type: GraphQLObjectType | null | undefined, out: FieldMap): void {
+function addRoots(rr: RoleRemote, op: 'query' | 'mutation', type: GraphQLObjectType | null | undefined, out: FieldMap, u: RemoteTypeUnifier): void {
   if (!type) return;
   const { remote, presets } = rr;
   const view = rr.extended ? rr : null;
   const fields = Object.values(type.getFields());
   if (fields.length === 0) return;
   if (remote.namespace === undefined) {
-    for (const f of fields) out[f.name] = fieldConfig(f, { remote, operation: op, namespace: false, presets, view });
+    for (const f of fields) out[f.name] = fieldConfig(f, { remote, operation: op, namespace: false, presets, view }, u);
     return;
   }
   const inner: FieldMap = {};
-  for (const f of fields) inner[f.name] = fieldConfig(f, { remote, operation: op, namespace: false, presets, view });
+  for (const f of fields) inner[f.name] = fieldConfig(f, { remote, operation: op, namespace: false, presets, view }, u);
   out[remote.namespace] = {
     type: new GraphQLObjectType({ name: `${remote.namespace}_${op === 'query' ? 'query' : 'mutation'}`, fields: inner }),
     extensions: info({ kind: 'remote', root: { remote, operation: op, namespace: true, presets, view } }),
@@ -62,8 +63,12 @@ export interface TableTypesOf {
  */
 export class RoleRemotes {
   private readonly known = new Map<string, RoleRemote | null>();
+  /** The role schema's remote types by name, when remotes share names. */
+  readonly unify: RemoteTypeUnifier;
 
-  constructor(private readonly cache: SchemaCache, private readonly tt: TableTypesOf) {}
+  constructor(private readonly cache: SchemaCache, private readonly tt: TableTypesOf) {
+    this.unify = new RemoteTypeUnifier(sharedRemoteTypes(cache.remotes));
+  }
 
   get(name: string): RoleRemote | null {
     if (this.known.has(name)) return this.known.get(name) ?? null;
@@ -109,7 +114,7 @@ export function remoteRootFields(cache: SchemaCache, remotes: RoleRemotes, query
   for (const remote of cache.remotes?.values() ?? []) {
     const rr = remotes.get(remote.name);
     if (!rr) continue;
-    addRoots(rr, 'query', rootType(rr, 'query'), query);
-    addRoots(rr, 'mutation', rootType(rr, 'mutation'), mutation);
+    addRoots(rr, 'query', rootType(rr, 'query'), query, remotes.unify);
+    addRoots(rr, 'mutation', rootType(rr, 'mutation'), mutation, remotes.unify);
   }
 }

@@ -23,6 +23,7 @@ import { extraOrderFields, type OrderTypes } from './order-by.js';
 import { remoteRelFields } from './remote-rels.js';
 import { remoteForRole } from './remotes.js';
 import type { RoleRemote } from '../../remote-schemas/role-schema.js';
+import type { GraphQLType } from 'graphql';
 
 /** The generated types of tables for one role's schema (graphql-api.md §2.4–§2.6, §2.8). */
 
@@ -87,6 +88,8 @@ export class TableTypes {
 
   /** The role's view of a remote schema, for its remote relationships (build.ts sets the one of the whole schema). */
   remoteFor: (name: string) => RoleRemote | null = (name) => remoteForRole(this.role.cache, name, this.role.role);
+  /** The role schema's one type per remote type name (build.ts sets it; remote-types.ts). */
+  unifyRemote: <T extends GraphQLType>(t: T) => T = (t) => t;
 
   /** `hiddenCfs`: computed fields left out (Claims.hiddenCfs). */
   constructor(
@@ -160,7 +163,7 @@ export class TableTypes {
         if (!this.hiddenCfs.has(cfClaimKey(v.key, cf.name))) f[cf.name] = this.computedField(cf, v.key);
       }
     }
-    remoteRelFields(this.role, v, f, this.remoteFor);
+    remoteRelFields(this.role, v, f, this.remoteFor, this.unifyRemote);
     return Object.keys(f).length > 0 ? f : PLACEHOLDER_FIELD;
   }
 
