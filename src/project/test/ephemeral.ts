@@ -47,6 +47,8 @@ export interface EphemeralEngine {
   rows<T extends Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** The recorder of the action calls, when the sources asked for it (recordCalls). */
   calls: CallRecorder | null;
+  /** A role's GraphQL schema (RunningServer.schemaFor). */
+  schemaFor: RunningServer['schemaFor'];
   close(): Promise<void>;
 }
 
@@ -99,7 +101,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
     }
   };
   const rows = <T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> => db.query<T>(text, params);
-  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, close };
+  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, schemaFor: (role) => running.schemaFor(role), close };
 }
 
 /**
