@@ -4,15 +4,14 @@
 //   node bench/ab-engine.mjs <checkout A> <checkout B>     each a checkout with dist/ built (npm run build)
 //   BENCH_ROUNDS=5 BENCH_SECONDS=5 BENCH_SEQUENTIAL=2000    rounds, seconds per run, sequential requests per round
 // Only the bins are used (`node <checkout>/bin/engine.js serve`), so any two commits compare. Markdown on stdout.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { request as undiciRequest } from 'undici';
 import { count, progress } from './lib.mjs';
 import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
 import { load, request, sampleError } from './peer/load.mjs';
-import { freePort } from './peer/servers.mjs';
+import { startEngine } from './peer/servers.mjs';
 import { QUERIES } from './peer-postgraphile.mjs';
 
 const num = (name, dflt) => (process.env[name] ? Number(process.env[name]) : dflt);
@@ -24,33 +23,6 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-
-async function startEngine(checkout, databaseUrl) {
-  const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-ab-'));
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
-    { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${checkout}: engine exited (${child.exitCode}): ${err.slice(-800)}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${checkout}: engine did not answer /healthz within 60 s: ${err.slice(-800)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const stop = () => new Promise((r) => {
-    if (child.exitCode !== null) return r();
-    child.once('exit', () => r());
-    child.kill('SIGTERM');
-  });
-  return { url, pid: child.pid, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
-}
 
 /**
  * The CPU time (user + system, µs) the engine process spent between the call and the call of the function it returns:

@@ -3,14 +3,11 @@
 // writer, the engine's document exported and compared, one replace_metadata) against those of the one-table save
 // (the files' stamp, the table's lines spliced, the cell's drop and create in one bulk). p50 of RUNS, after one warm-up.
 // `node bench/console-edit-steps.mjs` after `npm run build` (it imports dist/).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { SECRET, startEngineProcess } from './engine-process.mjs';
-import { fmt, metadataDoc, p50, progress, QUICK, schemaSql } from './lib.mjs';
+import { consoleProject } from './console-project.mjs';
+import { fmt, p50, progress, QUICK } from './lib.mjs';
 import { buildMetadata } from '../dist/project/metadata-dir/build.js';
 import { writeTree } from '../dist/project/metadata-dir/export.js';
 import { canonicalDocument } from '../dist/metadata/document.js';
@@ -21,7 +18,6 @@ import { rewriteTable, stampOf, takeSnapshot } from '../dist/project/console/sna
 const BIN = fileURLToPath(new URL('../bin/engine.js', import.meta.url));
 const SIZES = QUICK ? [100] : [100, 2000];
 const RUNS = QUICK ? 3 : 7;
-const env = { ...process.env, NO_COLOR: '1', ENGINE_GRAPHQL_ADMIN_SECRET: SECRET };
 
 async function timed(fn) {
   const t0 = performance.now();
@@ -30,18 +26,8 @@ async function timed(fn) {
 }
 
 async function measure(n) {
-  const engine = await startEngineProcess('pglite');
-  const parent = mkdtempSync(join(tmpdir(), 'engine-bench-steps-'));
+  const { engine, dir, close } = await consoleProject(n, BIN);
   try {
-    await engine.query({ type: 'run_sql', args: { sql: schemaSql(n) } });
-    const doc = metadataDoc(n);
-    for (const t of doc.tables) t.select_permissions = [{ role: 'user', permission: { columns: ['id', 'name'], filter: { id: { _eq: 'X-Engine-User-Id' } } } }];
-    await engine.query({ type: 'replace_metadata', args: doc });
-    const dir = join(parent, 'proj');
-    for (const args of [['init', 'proj', '--endpoint', engine.baseUrl], ['metadata', 'export', '--project', dir]]) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: parent, env, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`engine ${args.join(' ')}: ${r.stderr}`);
-    }
     const config = { metadataDirectory: join(dir, 'metadata'), baseDir: dir, version: 2 };
     const steps = {};
     const add = (name, ms) => (steps[name] ??= []).push(ms);
@@ -75,8 +61,7 @@ async function measure(n) {
     }
     return { n, steps: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, p50(v)])) };
   } finally {
-    await engine.close();
-    rmSync(parent, { recursive: true, force: true });
+    await close();
   }
 }
 

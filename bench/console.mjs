@@ -2,22 +2,22 @@
 // from navigation to the first page of tables shown) and a permission edit through `engine console` (dry-run check,
 // metadata/tables.yaml written, applied). The engine and the console run as their own processes, as users run them.
 // `node bench/console.mjs` after `npm run build`; needs Debian's chromium (ENGINE_BENCH_CHROMIUM to override).
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir, loadavg, cpus } from 'node:os';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { SECRET, startEngineProcess } from './engine-process.mjs';
-import { fmt, metadataDoc, p50, progress, QUICK, schemaSql } from './lib.mjs';
+import { consoleProject, projectEnv as env } from './console-project.mjs';
+import { SECRET } from './engine-process.mjs';
+import { fmt, p50, progress, QUICK } from './lib.mjs';
 
 // BENCH_ENGINE_BIN runs another build (a before/after comparison), for the engine, the project commands and the console.
 const BIN = process.env.BENCH_ENGINE_BIN || fileURLToPath(new URL('../bin/engine.js', import.meta.url));
 const SIZES = QUICK ? [100] : [100, 2000];
 // BENCH_CONSOLE_RUNS lowers the runs (a before/after comparison at 2,000 tables takes minutes on the old build).
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS) || (QUICK ? 2 : 5);
-const env = { ...process.env, NO_COLOR: '1', ENGINE_GRAPHQL_ADMIN_SECRET: SECRET };
 
 function startConsole(dir) {
   const child = spawn(process.execPath, [BIN, 'console', '--no-browser', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -35,18 +35,8 @@ function startConsole(dir) {
 }
 
 async function measure(n, browser) {
-  const engine = await startEngineProcess('pglite');
-  const parent = mkdtempSync(join(tmpdir(), 'engine-bench-console-'));
+  const { dir, close } = await consoleProject(n, BIN);
   try {
-    await engine.query({ type: 'run_sql', args: { sql: schemaSql(n) } });
-    const doc = metadataDoc(n);
-    for (const t of doc.tables) t.select_permissions = [{ role: 'user', permission: { columns: ['id', 'name'], filter: { id: { _eq: 'X-Engine-User-Id' } } } }];
-    await engine.query({ type: 'replace_metadata', args: doc });
-    const dir = join(parent, 'proj');
-    for (const args of [['init', 'proj', '--endpoint', engine.baseUrl], ['metadata', 'export', '--project', dir]]) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: parent, env, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`engine ${args.join(' ')}: ${r.stderr}`);
-    }
     const consoleServer = await startConsole(dir);
     try {
       const loads = [];
@@ -80,8 +70,7 @@ async function measure(n, browser) {
       await consoleServer.stop();
     }
   } finally {
-    await engine.close();
-    rmSync(parent, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -10,19 +10,15 @@
 //   node bench/observability.mjs          BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_SIDES=off,metrics,logs+m,traces
 //   (after npm run build)
 // Needs the external PostgreSQL (ENGINE_TEST_DATABASE_URL or the default). Markdown on stdout, progress on stderr.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpus, loadavg } from 'node:os';
 import { count, progress } from './lib.mjs';
 import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
 import { load, sampleError } from './peer/load.mjs';
-import { freePort } from './peer/servers.mjs';
+import { startEngine, THIS_CHECKOUT } from './peer/servers.mjs';
 import { QUERIES } from './peer-postgraphile.mjs';
 
-const BIN = fileURLToPath(new URL('../bin/engine.js', import.meta.url));
 const num = (name, dflt) => (process.env[name] ? Number(process.env[name]) : dflt);
 const ROUNDS = num('BENCH_ROUNDS', 3);
 const SECONDS = num('BENCH_SECONDS', 5);
@@ -58,33 +54,6 @@ function cpuMs(pid) {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
-async function startEngine(label, databaseUrl, env) {
-  const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-obs-'));
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
-    { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${label}: engine exited (${child.exitCode}): ${err.slice(-800)}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${label}: engine did not answer /healthz within 60 s: ${err.slice(-800)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const stop = () => new Promise((r) => {
-    if (child.exitCode !== null) return r();
-    child.once('exit', () => r());
-    child.kill('SIGTERM');
-  });
-  return { label, url, pid: child.pid, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
-}
-
 async function main() {
   const loadStart = loadavg()[0];
   const receiver = await sink();
@@ -108,7 +77,7 @@ async function main() {
   let sides = [];
   const startAll = async () => {
     sides = [];
-    for (const [label, env] of chosen) sides.push(await startEngine(label, db, env));
+    for (const [label, env] of chosen) sides.push({ label, ...(await startEngine(THIS_CHECKOUT, db, env)) });
     // The others read the metadata the first stored (applied once: later rounds find it stored).
     for (const s of sides) await fetch(`${s.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"reload_metadata","args":{}}' });
     for (const s of sides) {
@@ -123,7 +92,7 @@ async function main() {
     sides = [];
   };
   try {
-    const first = await startEngine('setup', db, quiet);
+    const first = await startEngine(THIS_CHECKOUT, db, quiet);
     await applyMetadata(first.url);
     await first.stop();
     await startAll();

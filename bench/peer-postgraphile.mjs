@@ -13,7 +13,7 @@ import { maskUrl } from '../dist/db/database.js';
 import { applyMetadata, ARTICLES_PER_AUTHOR, AUTHORS, createDatabase, dropDatabase } from './peer/data.mjs';
 import { load, sampleError } from './peer/load.mjs';
 import { measureOverhead } from './peer/overhead.mjs';
-import { ensurePostgraphile, peerNodeVersion, POSTGRAPHILE_VERSION, startEngine, startPostgraphile } from './peer/servers.mjs';
+import { ensurePostgraphile, peerNodeVersion, POSTGRAPHILE_VERSION, startEngine, startPostgraphile, THIS_CHECKOUT } from './peer/servers.mjs';
 
 export { POSTGRAPHILE_VERSION };
 
@@ -82,7 +82,7 @@ export async function measure(opts = settings()) {
   let engine = null;
   let peer = null;
   try {
-    engine = await startEngine(url);
+    engine = await startEngine(THIS_CHECKOUT, url);
     await applyMetadata(engine.url);
     peer = await startPostgraphile(url);
     progress(`peer: engine at ${engine.url}, PostGraphile at ${peer.url}`);

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { progress } from '../lib.mjs';
 
-const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
 export const POSTGRAPHILE_VERSION = '5.1.5';
 /** bench/.cache/postgraphile: its own package.json and node_modules; in .gitignore. */
 export const CACHE = fileURLToPath(new URL('../.cache/postgraphile/', import.meta.url));
@@ -101,13 +100,43 @@ export function spawnServer(label, cmd, args, opts, ready, toUrl) {
   });
 }
 
-/** `engine serve` on the external database, in an empty directory (no project around it), logging warnings only. */
-export async function startEngine(databaseUrl) {
-  const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-peer-'));
-  const s = await spawnServer('engine serve', process.execPath,
-    [BIN, 'serve', '--database-url', databaseUrl, '--port', '0', '--log-level', 'warn', '--no-color'],
-    { cwd, env: { ...process.env, NO_COLOR: '1' } }, /Engine listening on (\S+)/, (u) => u);
-  return { ...s, stop: async () => { await s.stop(); rmSync(cwd, { recursive: true, force: true }); } };
+/** This checkout: its bin/engine.js is the engine of every benchmark but the A/B one. */
+export const THIS_CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * `engine serve` of a checkout (its bin/engine.js, dist/ built) on the external database, in an empty directory (no
+ * project around it), logging warnings only, `env` added to this process's environment. Its stdout goes nowhere (a
+ * log type turned on is written and dropped, not read here); ready once GET /healthz answers 200 on the port chosen.
+ */
+export async function startEngine(checkout, databaseUrl, env = {}) {
+  const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-serve-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
+    { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
+  const stop = () => new Promise((r) => {
+    if (child.exitCode !== null) return r();
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`engine serve (${checkout}) exited (${child.exitCode}): ${err.slice(-800)}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      rmSync(cwd, { recursive: true, force: true });
+      throw new Error(`engine serve (${checkout}) did not answer /healthz within 60 s: ${err.slice(-800)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, pid: child.pid, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
 }
 
 /** PostGraphile v5's CLI with its `amber` preset over schema `public`, in production mode (GRAPHILE_ENV unset). */

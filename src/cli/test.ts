@@ -124,18 +124,17 @@ export function registerMetadataSchema(metadata: Command, run: CommandRunner): v
     const f = cmd.opts<{ role?: string; sessionVar: string[]; allRoles?: boolean; outputDir?: string }>();
     if (!f.role === !f.allRoles) throw new CliError('missing-argument', 'give --role ROLE or --all-roles --output-dir DIR', 64);
     if (f.allRoles && !f.outputDir) throw new CliError('missing-argument', '--all-roles needs --output-dir DIR', 64);
-    const session: Record<string, string> = {};
+    // Checked, not used: a role's schema is built from its permissions alone (their filters read session variables
+    // when a request runs, never what the schema holds), so no value changes the SDL.
     for (const kv of f.sessionVar) {
-      const eq = kv.indexOf('=');
-      if (eq <= 0) throw new CliError('invalid-flag-value', `invalid value "${kv}" for --session-var: expected NAME=VALUE`, 64);
-      session[kv.slice(0, eq).toLowerCase()] = kv.slice(eq + 1);
+      if (kv.indexOf('=') <= 0) throw new CliError('invalid-flag-value', `invalid value "${kv}" for --session-var: expected NAME=VALUE`, 64);
     }
     const lib = await import('../project/test/index.js');
     const { sources: src } = await sources(g, out, cmd);
     const engine = await lib.startEphemeralEngine({ ...src, seeds: false });
     try {
       if (f.role) {
-        const sdl = await lib.roleSdl(engine.url, engine.adminSecret, f.role, session);
+        const sdl = await lib.roleSdl(engine.schemaFor, f.role);
         if (out.mode === 'json') out.success({ role: f.role, sdl });
         else out.data(sdl);
         return;
@@ -147,7 +146,7 @@ export function registerMetadataSchema(metadata: Command, run: CommandRunner): v
       const written: string[] = [];
       for (const role of lib.metadataRoles(src.built.document)) {
         const file = join(dir, lib.roleFileName(role));
-        writeFileSync(file, await lib.roleSdl(engine.url, engine.adminSecret, role, session));
+        writeFileSync(file, await lib.roleSdl(engine.schemaFor, role));
         written.push(file);
         out.logger.info(`Wrote ${file}`);
       }

@@ -122,6 +122,7 @@ export async function runEngine(
       engine,
       database: db.kind,
       dataDir,
+      schemaFor: (role) => graphql.schemaFor(role),
       async close() {
         // Requests still running after the grace period are cancelled (they answer a `timeout` error), and so is any
         // other statement (run_sql); a connection still open a moment later is closed.

@@ -1,3 +1,4 @@
+import type { GraphQLSchema } from 'graphql';
 import type { Database } from '../db/database.js';
 import type { PoolSettings } from '../db/postgres-config.js';
 import type { Logger } from '../logger.js';
@@ -71,6 +72,8 @@ export interface RunningServer {
   engine: Engine;
   database: 'embedded' | 'external';
   dataDir: string | null;
+  /** A role's GraphQL schema at the current metadata, as its requests see it (`engine metadata schema` prints it). */
+  schemaFor(role: string): Promise<GraphQLSchema>;
   /** Stops accepting, finishes in-flight requests, closes the database and releases the lock. */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
  * coverage matrix and --min-coverage; the role's SDL offline; `--endpoint` against a running engine (read-only
  * unless --allow-writes); a broken test file is refused at its position before any engine starts.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -132,6 +132,25 @@ describe('engine metadata schema', () => {
     const bad = await cli(['metadata', 'schema', '--all-roles'], { cwd: dir, env: ENV });
     expect(bad.code, show(bad)).toBe(64);
     expect(bad.stderr).toContain('--all-roles needs --output-dir DIR');
+  }, T);
+
+  it('a migration that fails: the error of migrate apply, at its file, line and column; nothing written', async () => {
+    // The ephemeral engine runs migrations straight on its database, not through run_sql: the error must not change.
+    const dir = await project();
+    const migration = join(dir, 'migrations', '1700000000009_broken');
+    mkdirSync(migration);
+    writeFileSync(join(migration, 'up.sql'), 'CREATE TABLE fine (id int);\nSELEC 1;\n');
+    const before = readdirSync(dir).sort();
+    const r = await cli(['metadata', 'schema', '--role', 'user', '-o', 'json'], { cwd: dir, env: ENV });
+    expect(r.code, show(r)).toBe(1);
+    expect(jsonDoc(r)).toEqual({
+      ok: false,
+      error: {
+        code: 'migration-failed', path: '$.args[0].args', file: 'migrations/1700000000009_broken/up.sql', line: 2, column: 1,
+        message: 'migration 1700000000009_broken failed: query execution failed: syntax error at or near "SELEC" [postgres-error]',
+      },
+    });
+    expect(readdirSync(dir).sort()).toEqual(before);
   }, T);
 });
 

@@ -338,14 +338,22 @@ export function sqlPosition(sql: string, position: number): { line: number; colu
 /** `migration-failed` for an engine rejection of a step's bulk; other failures (network, timeout…) are returned as is. */
 export function stepFailure(step: Step, e: unknown, dir: string): unknown {
   if (!(e instanceof EngineRequestError) || e.code !== 'server-error' || !e.engineError) return e;
+  const { error, code, path, internal } = e.engineError;
+  return migrationFailed(step, dir, { error, code, path }, postgresDetail(internal));
+}
+
+/**
+ * `migration-failed` at the file (PostgreSQL's cursor as line and column), from the engine's rejection (error, code,
+ * path). A step run straight on an ephemeral engine's database gets the one the engine would have answered.
+ */
+export function migrationFailed(step: Step, dir: string, r: { error: string; code: string; path: string }, pg: ReturnType<typeof postgresDetail>): CliError {
   const { version, name } = step.migration;
   const file = shownPath(step.file ?? join(dir, `${version}_${name}`));
   // The engine's error for SQL is the generic `query execution failed`; PostgreSQL's own message follows it.
-  const pg = postgresDetail(e.engineError.internal);
-  const error = pg.message ? `${e.engineError.error}: ${pg.message}` : e.engineError.error;
+  const error = pg.message ? `${r.error}: ${pg.message}` : r.error;
   const at = pg.position !== undefined && step.sql !== null ? sqlPosition(step.sql, pg.position) : null;
-  const failure = new CliError('migration-failed', `migration ${version}_${name} failed: ${error} [${e.engineError.code}]`, 1, {
-    ...(at ? { file, line: at.line, column: at.column } : { file }), path: e.engineError.path, ...(pg.hint ? { hint: pg.hint } : {}),
+  const failure = new CliError('migration-failed', `migration ${version}_${name} failed: ${error} [${r.code}]`, 1, {
+    ...(at ? { file, line: at.line, column: at.column } : { file }), path: r.path, ...(pg.hint ? { hint: pg.hint } : {}),
   });
   // The SQL line and a caret under the cursor, printed under the error (text mode).
   return at ? Object.assign(failure, { excerpt: caretLines(at.text, at.column) }) : failure;

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { CliError } from '../../errors.js';
 import { EngineClient } from '../../client/engine-client.js';
-import { pgErrorInfo } from '../../db/database.js';
+import { pgErrorInfo, type Database } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { JsonObject } from '../../metadata/json.js';
 import type { RunningServer, ServeOptions } from '../../server/serve-types.js';
 import { VERSION } from '../../version.js';
-import { CREATE_STATE_TABLE, plan, readMigrations, readState, runStep } from '../migrations/migrations.js';
+import { CREATE_STATE_TABLE, migrationFailed, plan, readMigrations, readState, runStep, STATE_QUERY, stateInsert, type Step } from '../migrations/migrations.js';
 import { unwrapTransactions } from '../migrations/sql.js';
 import { applySeeds, seedFiles, seedsDirectory } from '../migrations/seeds.js';
 import { applyMetadata } from '../metadata-dir/apply.js';
@@ -47,6 +47,8 @@ export interface EphemeralEngine {
   rows<T extends Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** The recorder of the action calls, when the sources asked for it (recordCalls). */
   calls: CallRecorder | null;
+  /** A role's GraphQL schema (RunningServer.schemaFor). */
+  schemaFor: RunningServer['schemaFor'];
   close(): Promise<void>;
 }
 
@@ -54,9 +56,10 @@ const asDebug = (l: Logger): Logger => ({ debug: (m) => l.debug(m), info: (m) =>
 
 /**
  * Starts the project's engine offline (issue 33): embedded PostgreSQL in memory (a copy of the machine's catalog
- * template, so no initdb; `dataDir` given: in that directory, kept), listening on a loopback port of its own, then migrations, metadata and seeds
- * through the same library calls as `engine deploy` and `engine seed apply`. Requests reach it over HTTP like any
- * engine's: the cases of `engine test` run the same way here and against `--endpoint`.
+ * template, so no initdb; `dataDir` given: in that directory, kept), listening on a loopback port of its own, then
+ * migrations (straight on its new database, see migrateDatabase), metadata and seeds through the same library calls
+ * as `engine deploy` and `engine seed apply`. Requests reach it over HTTP like any engine's: the cases of `engine test`
+ * run the same way here and against `--endpoint`.
  */
 export async function startEphemeralEngine(src: ProjectSources): Promise<EphemeralEngine> {
   const logger = src.logger ?? silentLogger;
@@ -83,7 +86,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   };
   try {
     const built = recorder ? { ...src.built, document: redirectCalls(src.built.document, recorder.url, src.variable) } : src.built;
-    await provision(client, { ...src, built });
+    await provision(client, server, { ...src, built });
   } catch (e) {
     await close();
     throw e;
@@ -98,7 +101,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
     }
   };
   const rows = <T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> => db.query<T>(text, params);
-  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, close };
+  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, schemaFor: (role) => running.schemaFor(role), close };
 }
 
 /**
@@ -127,12 +130,57 @@ export async function applyPendingMigrations(client: EngineClient, dir: string):
   return { applied: pending.map((s) => s.migration.version), fresh: !state.tableExists };
 }
 
-async function provision(client: EngineClient, src: ProjectSources): Promise<void> {
-  await applyPendingMigrations(client, src.migrationsDirectory);
+async function provision(client: EngineClient, server: RunningServer, src: ProjectSources): Promise<void> {
+  const migrated = await migrateDatabase(server.engine.db, src.migrationsDirectory);
   const r = await applyMetadata(client, src.built, { dryRun: false, allowInconsistent: false, allowEmpty: true });
   if (r.inconsistent.length > 0) {
     throw new CliError('metadata-inconsistent', `the project's metadata is inconsistent on its own migrations: ${r.inconsistent.length} object(s)`, 1,
       { hint: "run 'engine deploy' on a local engine to see them" });
   }
+  // Metadata applied, the engine read the migrated catalog; without any, it still holds the catalog of its start.
+  if (migrated > 0 && !r.applied) await server.engine.refresh();
   if (src.seeds !== false) await applySeeds(client, seedFiles(seedsDirectory(src.projectDir)), () => {});
+}
+
+/**
+ * The project's migrations straight on the new engine's database, each in its own transaction with its state row, as
+ * `migrate apply` runs them through `run_sql`. Its metadata is still empty: run_sql's catalog reads before and after
+ * each file (to reconcile tracked objects with what the SQL changed) have nothing to reconcile — at 1,000 tables,
+ * seconds of `metadata schema`. Failures are the error `migrate apply` gives, with the path of the bulk it sends.
+ * Resolves to the number of migrations run.
+ */
+async function migrateDatabase(db: Database, dir: string): Promise<number> {
+  const local = readMigrations(dir);
+  const rows = await db.query<{ version: string; name: string; applied_at: string | null }>(STATE_QUERY);
+  const applied = rows.map((r) => ({ version: BigInt(r.version), name: r.name, appliedAt: r.applied_at }));
+  const pending = await unwrapTransactions(plan(local.migrations, applied, { kind: 'up', count: null }, dir));
+  for (const step of pending) await runDirect(db, step, dir);
+  return pending.length;
+}
+
+const TXID = 'SELECT txid_current()::text AS id';
+
+async function runDirect(db: Database, step: Step, dir: string): Promise<void> {
+  const { version, name } = step.migration;
+  const script = step.sql !== null && step.sql.trim() !== '' ? step.sql : null;
+  let index = 0;
+  try {
+    await db.transaction(async (tx) => {
+      const before = (await tx.query<{ id: string }>(TXID))[0]?.id;
+      if (script !== null) {
+        await tx.runScript(script);
+        // Fail closed as run_sql does: SQL the parser did not see as transaction control must not have ended the transaction.
+        if ((await tx.query<{ id: string }>(TXID))[0]?.id !== before) {
+          throw new CliError('migration-invalid', `migration ${version}_${name} ended its own transaction; each migration runs in its own transaction`, 1);
+        }
+        index = 1;
+      }
+      await tx.runScript(stateInsert(version, name));
+    });
+  } catch (e) {
+    const info = pgErrorInfo(e) ?? pgErrorInfo((e as { cause?: unknown } | null)?.cause);
+    if (!info) throw e;
+    const pg = { message: info.message, ...(info.hint ? { hint: info.hint } : {}), ...(info.position !== null ? { position: info.position } : {}) };
+    throw migrationFailed(step, dir, { error: 'query execution failed', code: 'postgres-error', path: `$.args[${index}].args` }, pg);
+  }
 }

@@ -1,21 +1,14 @@
-import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
-import { CliError } from '../../errors.js';
+import { printSchema, type GraphQLSchema } from 'graphql';
 import { isObject, type JsonObject } from '../../metadata/json.js';
 
 /**
- * `engine metadata schema` (issue 33 point 4): a role's GraphQL schema as SDL, read by introspection from an engine
- * (the ephemeral one) as that role with its session variables: exactly what a client of that role can see.
+ * `engine metadata schema` (issue 33 point 4): a role's GraphQL schema as SDL, from the ephemeral engine in this
+ * process — the schema object its requests of that role are checked and introspected against, so exactly what a
+ * client of that role can see. Printed as it is rather than read back from an introspection request: at 1,000 tables
+ * the introspection's execution, its JSON and buildClientSchema were two thirds of the command's JavaScript (2 s).
  */
-export async function roleSdl(url: string, adminSecret: string | undefined, role: string, session: Record<string, string> = {}): Promise<string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...session, 'x-engine-role': role };
-  if (adminSecret) headers['x-engine-admin-secret'] = adminSecret;
-  const res = await fetch(`${url}/v1/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: getIntrospectionQuery({ descriptions: true }) }) });
-  const body = (await res.json()) as { data?: IntrospectionQuery; errors?: { message: string; extensions?: { code?: string } }[] };
-  if (!body.data) {
-    const e = body.errors?.[0];
-    throw new CliError('schema-unavailable', `no schema for role "${role}": ${e?.message ?? `HTTP ${res.status}`}${e?.extensions?.code ? ` [${e.extensions.code}]` : ''}`, 1);
-  }
-  return `${printSchema(buildClientSchema(body.data))}\n`;
+export async function roleSdl(schemaFor: (role: string) => Promise<GraphQLSchema>, role: string): Promise<string> {
+  return `${printSchema(await schemaFor(role))}\n`;
 }
 
 /** Every role the metadata names: permissions of tables, functions, computed fields and actions, inherited roles. */
