@@ -48,7 +48,7 @@ const web = await build({
   entryPoints: {
     app: `${root}console/src/main.tsx`,
     'app-style': `${root}console/src/styles.css`,
-    graphiql: `${root}node_modules/graphiql/dist/style.css`,
+    graphiql: `${root}console/src/graphiql.css`,
   },
   outdir: consoleDir,
   bundle: true,

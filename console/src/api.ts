@@ -57,7 +57,9 @@ export interface ConsoleInfo {
 
 let info: Promise<ConsoleInfo> | null = null;
 export function consoleInfo(): Promise<ConsoleInfo> {
-  info ??= fetch('/console/api/info').then(async (r) => (r.ok ? ((await r.json()) as ConsoleInfo) : { mode: 'engine' as const }), () => ({ mode: 'engine' as const }));
+  // Anything but `engine console`'s answer (a 404 from the engine, a body that is not JSON) means the engine serves it.
+  info ??= fetch('/console/api/info').then(async (r) => (r.ok ? ((await r.json()) as ConsoleInfo) : { mode: 'engine' as const }))
+    .catch(() => ({ mode: 'engine' as const }));
   return info;
 }
 

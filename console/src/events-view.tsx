@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { exported, metadata } from './api.js';
+import { Invocations, type Invocation } from './invocations.js';
 
 interface Trigger { name: string; table: string; manual: boolean }
 interface EventRow { id: string; op: string; state: string; tries: number; created_at: string; payload: unknown }
-interface Invocation { id: string; status: number | null; created_at: string; request: unknown; response: unknown }
 
 const STATES = ['all', 'pending', 'delivered', 'error'];
 
@@ -81,18 +81,7 @@ export function EventsView() {
             </table>
           </>
         )}
-        {event && invocations && (
-          <>
-            <h3>Invocations of {event.id}</h3>
-            {invocations.length === 0 && <p className="muted">None yet.</p>}
-            {invocations.map((i) => (
-              <details key={i.id} className="invocation">
-                <summary>{i.created_at} · status {i.status ?? 'none'}</summary>
-                <pre className="mono">{JSON.stringify({ request: i.request, response: i.response }, null, 2)}</pre>
-              </details>
-            ))}
-          </>
-        )}
+        {event && invocations && <Invocations of={event.id} list={invocations} />}
       </section>
     </div>
   );

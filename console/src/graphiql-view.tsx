@@ -1,9 +1,17 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { GraphiQL } from 'graphiql';
+import { explorerPlugin } from '@graphiql/plugin-explorer';
 import { ApiFailure, secret, tables } from './api.js';
 import type { Theme } from './theme.js';
 
 const GRAPHIQL_CSS = '/console/graphiql.css';
+
+/**
+ * The explorer (a query built by ticking fields of the role's schema). Made once: GraphiQL tells plugins apart by
+ * identity, so a new object at each render would close the panel. Its colours are GraphiQL's variables, so it follows
+ * the forced theme; the attribution (a link to another host) is left out.
+ */
+const PLUGINS = [explorerPlugin({ showAttribution: false })];
 
 /** GraphiQL's stylesheet is a file of its own (scripts/bundle.mjs): the other views never load it. */
 function useStylesheet(href: string): void {
@@ -135,7 +143,7 @@ export default function GraphiqlView({ role, theme }: { role?: string | undefine
       {typeof headers === 'string' ? <p role="alert" className="error">{headers}</p> : (
         <div className="graphiql-host">
           {/* A new identity is a new schema (per-role introspection and docs): GraphiQL starts over for it. */}
-          <GraphiQL key={JSON.stringify(headers)} fetcher={fetcher} forcedTheme={theme} isHeadersEditorEnabled={false}
+          <GraphiQL key={JSON.stringify(headers)} fetcher={fetcher} forcedTheme={theme} isHeadersEditorEnabled={false} plugins={PLUGINS}
             onEditQuery={(q) => { editing.current.query = q; }} onEditVariables={(v) => { editing.current.variables = v; }} />
         </div>
       )}

@@ -230,9 +230,13 @@ export class EngineClient {
     return r.body as string;
   }
 
-  /** Any operation on `POST /v1/query`; `read` decides whether it is retried. A 2xx body may be any JSON. */
-  async query(type: string, args: unknown, opts: { read: boolean }): Promise<QueryResult> {
+  /**
+   * Any operation on `POST /v1/query`; `read` decides whether it is retried. A 2xx body may be any JSON. With
+   * `resourceVersion`, the engine runs it only at that version (409 `conflict` at `$.resource_version` otherwise).
+   */
+  async query(type: string, args: unknown, opts: { read: boolean; resourceVersion?: number }): Promise<QueryResult> {
     const call = this.queryCall(type, args, opts.read);
+    if (opts.resourceVersion !== undefined) call.body = { type, args, resource_version: opts.resourceVersion };
     if (type === 'bulk' && Array.isArray(args)) call.ops = args as BulkOperation[];
     if (type === 'replace_metadata' && isObject(args)) {
       const v = args['resource_version'];

@@ -5,6 +5,8 @@
  * is written. Every refusal leaves the files and the engine as they were.
  */
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli, initProject, show, snapshot, tempDir, useTestEngine } from './cli-helpers.js';
@@ -41,6 +43,10 @@ const call = async (origin: string, route: string, body: unknown) => {
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
+
+/** A request's headers as a proxy passes them on: those of the connection itself stay behind. */
+const forwarded = (h: IncomingHttpHeaders): Record<string, string> =>
+  Object.fromEntries(Object.entries(h).filter(([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding'].includes(k)) as [string, string][]);
 
 type Doc = { tables: { table: { name: string }; [k: string]: unknown }[] };
 const engineTable = async (name: string) => ((await e.ok({ type: 'export_metadata', args: {} })) as Doc).tables.find((t) => t.table.name === name);
@@ -114,6 +120,47 @@ describe('engine console: permission edits', () => {
     expect(diff.code, show(diff)).toBe(0);
     // In step again: the next edit is the cell's alone.
     expect(await whole({ columns: ['id', 'body'], filter: {} })).toBe(false);
+  });
+
+  it('a writer between the console\'s check and its bulk: the engine refuses the cell, and the edit brings it to the files', async () => {
+    const dir = await project();
+    // The console reaches the engine through a proxy that, before passing on the first bulk sent at a resource_version
+    // (the cell's drop and create), makes another write on the engine: the race the version check closes.
+    let raced = 0;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => void (async () => {
+        const body = Buffer.concat(chunks);
+        let sent: { type?: unknown; resource_version?: unknown } = {};
+        try { sent = JSON.parse(body.toString('utf8')) as typeof sent; } catch { /* not JSON: passed on as it is */ }
+        if (raced === 0 && sent.type === 'bulk' && sent.resource_version !== undefined) {
+          raced += 1;
+          await e.ok({ type: 'create_insert_permission', args: { table: 'note', role: 'stray', permission: { columns: ['id'], check: {} } } });
+        }
+        const answer = await fetch(`${e.url}${req.url ?? '/'}`, { method: req.method, headers: forwarded(req.headers), ...(req.method === 'GET' ? {} : { body }) });
+        const headers: Record<string, string> = {};
+        answer.headers.forEach((v, k) => { if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)) headers[k] = v; });
+        res.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
+      })().catch(() => res.destroy()));
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    try {
+      const config = join(dir, 'config.yaml');
+      writeFileSync(config, readFileSync(config, 'utf8').replace(e.url, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`));
+      const { origin } = await startConsole(dir, env);
+      const r = await call(origin, 'permission', { table: NOTE, role: 'reader', type: 'select', permission: { columns: ['id'], filter: {} } });
+      expect(raced).toBe(1);
+      expect(r).toEqual({ status: 200, body: { ok: true, dry_run: false, written: ['tables.yaml'], applied: true, inconsistent: [], whole_project: true } });
+      // The stray write did not survive under the edit: the engine holds the files' document with the edit.
+      expect((await engineTable('note'))?.['insert_permissions']).toBeUndefined();
+      expect((await engineTable('note'))?.['select_permissions']).toEqual([{ role: 'reader', permission: { columns: ['id'], filter: {} } }]);
+      const diff = await cli(['metadata', 'diff', '--exit-code'], { cwd: dir, env });
+      expect(diff.code, show(diff)).toBe(0);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
   });
 
   it('an edit the engine refuses puts the file back, and the next edit still works', async () => {

@@ -53,5 +53,8 @@ describe('consoleAsset', () => {
     expect(consoleAsset('/console/../package.json', dir)?.body.toString()).toBe('<html>');
     expect(consoleAsset('/consoles', dir)).toBeNull();
     expect(consoleAsset('/v1/graphql', dir)).toBeNull();
+    // `engine console`'s API is not the engine's: a 404, never index.html taken for its JSON.
+    for (const p of ['/console/api', '/console/api/info', '/console/api/tables']) expect(consoleAsset(p, dir)).toBeNull();
+    expect(consoleAsset('/console/apis', dir)?.body.toString()).toBe('<html>');
   });
 });

@@ -106,6 +106,10 @@ function cellOperations(before: JsonObject, after: JsonObject, edit: PermissionE
   ];
 }
 
+/** The engine refused a request because its resource_version moved since the one sent. */
+const versionMoved = (e: unknown): boolean =>
+  e instanceof EngineRequestError && e.engineError?.code === 'conflict' && e.engineError.path === '$.resource_version';
+
 /** An engine rejection of the cell's operations, as the edit's error: its path in the edit, the cell named. */
 function rejection(e: unknown, edit: PermissionEdit): unknown {
   if (!(e instanceof EngineRequestError) || e.code !== 'server-error' || !e.engineError) return e;
@@ -182,14 +186,18 @@ export async function editPermission(state: ConsoleState, config: ProjectConfig,
   const rewrite = where ? rewriteTable(snap, where, after) : null;
   if (!where || !rewrite) return whole();
   replaceFile(rewrite.file, rewrite.text);
+  // The version inSync confirmed: a writer that moved the engine since (between that read and this bulk) makes the
+  // engine refuse the bulk, and the edit goes the whole way instead of landing on a document it was not made for.
+  const confirmed = state.synced?.version;
   let version: number | null;
   try {
-    version = (await client.query('bulk', ops, { read: false })).resourceVersion;
+    version = (await client.query('bulk', ops, { read: false, ...(confirmed === undefined ? {} : { resourceVersion: confirmed }) })).resourceVersion;
   } catch (e) {
     replaceFile(rewrite.file, rewrite.before);
     // The text is as it was: only the stamp moved.
     state.snapshot = { ...snap, stamp: stampOf(config) };
     if (state.synced) state.synced = { ...state.synced, stamp: state.snapshot.stamp };
+    if (versionMoved(e)) return whole();
     throw rejection(e, edit);
   }
   const tables = new Map(snap.tables).set(key, { ...where, written: after });

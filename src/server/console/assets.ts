@@ -31,6 +31,9 @@ export const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'console');
 export function consoleAsset(path: string, dir = CONSOLE_DIR): ConsoleAsset | null {
   if (path !== CONSOLE_PREFIX && !path.startsWith(`${CONSOLE_PREFIX}/`)) return null;
   const rest = path.slice(CONSOLE_PREFIX.length + 1);
+  // `/console/api/…` is `engine console`'s own API, which the engine does not have: a 404 tells the app it is served by
+  // the engine (index.html there would be taken for an answer and fail to parse).
+  if (rest === 'api' || rest.startsWith('api/')) return null;
   const type = TYPES[extname(rest)];
   if (rest !== '' && type !== undefined) {
     const file = normalize(join(dir, rest));
