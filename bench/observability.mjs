@@ -65,12 +65,15 @@ async function main() {
     ['metrics', { ...quiet, ENGINE_GRAPHQL_METRICS_SECRET: SECRET }],
     ['logs+m', { ENGINE_GRAPHQL_LOG_FORMAT: 'json', ENGINE_GRAPHQL_METRICS_SECRET: SECRET }],
     ['traces', { ...quiet, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '1000' }],
-    // A second `off`, only when asked for: how far two identical engines differ in one run.
+    // Only when asked for: a second `off` (how far two identical engines differ in one run); JSON lines without
+    // metrics (`logs`) and the JSON format with no http-log (`json-quiet`), to tell the line's cost from the format's.
     ['off2', quiet],
+    ['logs', { ENGINE_GRAPHQL_LOG_FORMAT: 'json' }],
+    ['json-quiet', { ...quiet, ENGINE_GRAPHQL_LOG_FORMAT: 'json' }],
   ];
   // BENCH_SIDES=off,metrics,logs+m: some of the sides only (more rounds in the same time).
   const only = process.env.BENCH_SIDES?.split(',');
-  const chosen = variants.filter(([l]) => (only ? only.includes(l) : l !== 'off2'));
+  const chosen = variants.filter(([l]) => (only ? only.includes(l) : !['off2', 'logs', 'json-quiet'].includes(l)));
   // BENCH_RESTART=1: new engine processes every round. Two identical engines differed by 7–14 % in one run (the
   // off2 side): a process's own luck (code layout, JIT, which core) lasts its life, so only new processes average it out.
   const RESTART = process.env.BENCH_RESTART === '1';
