@@ -3,15 +3,12 @@
 // (through the inspector, objects collected by either GC included), then bytes per request in all and by the
 // function that allocated. Unlike throughput, bytes per request barely move on a busy machine, so two builds compare.
 //   node bench/alloc-engine.mjs [checkout] [query key: pk | list | user | mutation]   (BENCH_REQUESTS, BENCH_TOP)
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
 import { request } from './peer/load.mjs';
-import { freePort } from './peer/servers.mjs';
+import { startEngine } from './peer/servers.mjs';
 import { QUERIES } from './peer-postgraphile.mjs';
 
 const checkout = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
@@ -42,31 +39,11 @@ async function inspector(wsUrl) {
 }
 
 const db = await createDatabase();
-const cwd = mkdtempSync(join(tmpdir(), 'engine-alloc-'));
-const port = await freePort();
-const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', db, '--port', String(port), '--log-level', 'warn'],
-  { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
-const wsUrl = await new Promise((r, j) => {
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => {
-    err += d;
-    const m = /ws:\/\/\S+/.exec(err);
-    if (m) r(m[0]);
-  });
-  child.once('exit', () => j(new Error(`engine exited: ${err.slice(-500)}`)));
-});
-const url = `http://127.0.0.1:${port}`;
+const engine = await startEngine(checkout, db, {}, ['--inspect=127.0.0.1:0']);
+const url = engine.url;
 let rows;
 let total = 0;
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) break;
-    } catch {
-      if (i > 600) throw new Error('the engine did not start');
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
   await applyMetadata(url);
   let n = 0;
   const one = async () => {
@@ -77,6 +54,8 @@ try {
   };
   // Warm: plans cached, code optimised.
   for (let i = 0; i < 2000; i++) await one();
+  const wsUrl = /ws:\/\/\S+/.exec(engine.stderr())?.[0];
+  if (!wsUrl) throw new Error(`no inspector address: ${engine.stderr().slice(-300)}`);
   const insp = await inspector(wsUrl);
   await insp.send('HeapProfiler.enable');
   await insp.send('HeapProfiler.collectGarbage');
@@ -95,8 +74,7 @@ try {
   walk(profile.head);
   rows = [...by].sort((a, b) => b[1] - a[1]).slice(0, TOP);
 } finally {
-  await new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); child.kill('SIGTERM'); } });
-  rmSync(cwd, { recursive: true, force: true });
+  await engine.stop();
   await dropDatabase();
 }
 console.log(`${q.label}: ${(total / N / 1024).toFixed(1)} KB allocated per request (sampled, ${N} sequential requests, ${checkout})`);

@@ -2,14 +2,13 @@
 // `--cpu-prof` under load for one query, then the functions with the most self time. Proportions stay meaningful on a
 // busy machine, where throughput figures do not, so it guides a change; ab-engine.mjs measures it.
 //   node bench/profile-engine.mjs [checkout] [query key: pk | list | user | mutation]   (BENCH_SECONDS, BENCH_TOP)
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
 import { load } from './peer/load.mjs';
-import { freePort } from './peer/servers.mjs';
+import { startEngine } from './peer/servers.mjs';
 import { QUERIES } from './peer-postgraphile.mjs';
 
 const checkout = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
@@ -21,24 +20,14 @@ if (!q) throw new Error(`no query ${key}: ${QUERIES.map((x) => x.key).join(', ')
 
 const db = await createDatabase();
 const cwd = mkdtempSync(join(tmpdir(), 'engine-prof-'));
-const port = await freePort();
-const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', cwd, join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', db, '--port', String(port), '--log-level', 'warn'],
-  { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'inherit'] });
-const url = `http://127.0.0.1:${port}`;
+const engine = await startEngine(checkout, db, {}, ['--cpu-prof', '--cpu-prof-dir', cwd]);
+const url = engine.url;
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) break;
-    } catch {
-      if (i > 600) throw new Error('the engine did not start');
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
   await applyMetadata(url);
   const m = await load(`${url}/v1/graphql`, q.engine, { seconds: SECONDS, warmup: 1, connections: 16 });
   console.log(`${q.label}: ${Math.round(m.rps)} req/s, ${m.failed} failed`);
 } finally {
-  await new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); });
+  await engine.stop();
   await dropDatabase();
 }
 const file = readdirSync(cwd).find((f) => f.endsWith('.cpuprofile'));

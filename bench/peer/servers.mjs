@@ -108,10 +108,10 @@ export const THIS_CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
  * project around it), logging warnings only, `env` added to this process's environment. Its stdout goes nowhere (a
  * log type turned on is written and dropped, not read here); ready once GET /healthz answers 200 on the port chosen.
  */
-export async function startEngine(checkout, databaseUrl, env = {}) {
+export async function startEngine(checkout, databaseUrl, env = {}, nodeArgs = []) {
   const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-serve-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
+  const child = spawn(process.execPath, [...nodeArgs, join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
     { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
@@ -136,7 +136,8 @@ export async function startEngine(checkout, databaseUrl, env = {}) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, pid: child.pid, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
+  // stderr(): what the engine (and node, e.g. the inspector's address) printed so far.
+  return { url, pid: child.pid, stderr: () => err, stop: async () => { await stop(); rmSync(cwd, { recursive: true, force: true }); } };
 }
 
 /** PostGraphile v5's CLI with its `amber` preset over schema `public`, in production mode (GRAPHILE_ENV unset). */
