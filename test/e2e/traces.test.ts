@@ -52,7 +52,9 @@ describe('engine serve with traces', () => {
       const span = body.resourceSpans.flatMap((x) => x.scopeSpans.flatMap((s) => s.spans)).find((s) => s.traceId === traceId);
       expect(span).toMatchObject({ name: 'GET /v1/version', parentSpanId: 'b7ad6b7169203331' });
       const lines = () => p.out().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; detail: Record<string, unknown> });
-      expect(lines().find((d) => d.type === 'startup')?.detail['traces']).toEqual({ endpoint: `${r.url}/v1/traces`, service_name: 'my-engine' });
+      // Lines are written in chunks (at least every 100 ms): read until the start-up line is there.
+      const startup = await eventually(() => lines().find((d) => d.type === 'startup'), 10_000, 'the startup line');
+      expect(startup.detail['traces']).toEqual({ endpoint: `${r.url}/v1/traces`, service_name: 'my-engine' });
       // The request's http-log line names its trace.
       const logged = await eventually(() => lines().find((d) => d.type === 'http-log' && d.detail['path'] === '/v1/version'), 10_000, 'the http-log line');
       expect(logged.detail['trace_id']).toBe(traceId);

@@ -77,7 +77,11 @@ export class StructuredLog {
 
   emit(level: LogLevel, type: LogType, detail: object): void {
     if (!this.types.has(type)) return;
-    if (this.json) this.json[level]({ type, detail });
+    if (this.json) {
+      this.json[level]({ type, detail });
+      // The buffer serves the lines of every request; start-up and errors are written at once.
+      if (type === 'startup' || level === 'error') this.json.flush();
+    }
     else this.opts.logger?.debug(`${type} ${JSON.stringify(detail)}`);
   }
 }
