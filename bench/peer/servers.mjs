@@ -108,10 +108,12 @@ export const THIS_CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
  * project around it), logging warnings only, `env` added to this process's environment. Its stdout goes nowhere (a
  * log type turned on is written and dropped, not read here); ready once GET /healthz answers 200 on the port chosen.
  */
-export async function startEngine(checkout, databaseUrl, env = {}, nodeArgs = []) {
+export async function startEngine(checkout, databaseUrl, env = {}, nodeArgs = [], { prefix = [], startTimeoutMs = 60_000 } = {}) {
   const cwd = mkdtempSync(join(tmpdir(), 'engine-bench-serve-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
+  // `prefix`: a command the node process runs under (e.g. valgrind), which keeps node's pid.
+  const [cmd, ...pre] = [...prefix, process.execPath];
+  const child = spawn(cmd, [...pre, ...nodeArgs, join(checkout, 'bin', 'engine.js'), 'serve', '--database-url', databaseUrl, '--port', String(port), '--log-level', 'warn', '--no-color'],
     { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
@@ -121,7 +123,7 @@ export async function startEngine(checkout, databaseUrl, env = {}, nodeArgs = []
     child.kill('SIGTERM');
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`engine serve (${checkout}) exited (${child.exitCode}): ${err.slice(-800)}`);
     try {
@@ -132,7 +134,7 @@ export async function startEngine(checkout, databaseUrl, env = {}, nodeArgs = []
     if (Date.now() > deadline) {
       await stop();
       rmSync(cwd, { recursive: true, force: true });
-      throw new Error(`engine serve (${checkout}) did not answer /healthz within 60 s: ${err.slice(-800)}`);
+      throw new Error(`engine serve (${checkout}) did not answer /healthz within ${startTimeoutMs / 1000} s: ${err.slice(-800)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
