@@ -41,11 +41,14 @@ function cpuOf(pid) {
   }
 }
 
-/** Spawns `engine serve` on `dataDir`; resolves with {ms, cpu} from spawn to the first healthy answer, after stopping it. */
-async function startOnce(dataDir, env = {}) {
+/**
+ * Spawns `engine serve` (of `bin`, this checkout's by default) on `dataDir`; resolves with {ms, cpu} from spawn to the
+ * first healthy answer, after stopping it.
+ */
+export async function startOnce(dataDir, env = {}, bin = BIN) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--data-dir', dataDir, '--admin-secret', 'bench'], {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', String(port), '--data-dir', dataDir, '--admin-secret', 'bench'], {
     stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env },
   });
   let err = '';
