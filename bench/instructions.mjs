@@ -19,12 +19,19 @@ import { QUERIES } from './peer-postgraphile.mjs';
 
 const num = (name, dflt) => (process.env[name] ? Number(process.env[name]) : dflt);
 const ROUNDS = num('BENCH_ROUNDS', 2);
-const WARMUP = num('BENCH_WARMUP', 1500);
+const WARMUP = num('BENCH_WARMUP', 3000);
 const REQUESTS = num('BENCH_REQUESTS', 1000);
+// Measured windows of REQUESTS each, one after the other in the same process: a window's count is that window's; the
+// median of the windows leaves out the rare window that held a full garbage collection or a late compile.
+const WINDOWS = num('BENCH_WINDOWS', 4);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 4);
 const ONLY = process.env.BENCH_QUERIES?.split(',');
 // Node flags of the measured engines (e.g. --predictable: no concurrent compilation or GC, so fewer chance costs).
 const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const quiet = { ENGINE_GRAPHQL_ENABLED_LOG_TYPES: 'startup' };
 const ENVS = {
   off: quiet,
@@ -109,13 +116,16 @@ async function main() {
             const err = await sampleError(gql, q.engine);
             if (err) throw new Error(`${side.name}: ${q.label}: ${err}`);
             await send(gql, q.engine, WARMUP, 0);
-            control(e.pid, '-z');
             control(e.pid, '-i', 'on');
-            await send(gql, q.engine, REQUESTS, WARMUP);
-            const total = dumpTotal(dir, e.pid);
+            const windows = [];
+            for (let w = 0; w < WINDOWS; w++) {
+              control(e.pid, '-z');
+              await send(gql, q.engine, REQUESTS, WARMUP + w * REQUESTS);
+              windows.push(dumpTotal(dir, e.pid) / REQUESTS);
+            }
             control(e.pid, '-i', 'off');
-            (counts[side.name][q.key] ??= []).push(total / REQUESTS);
-            progress(`instructions:   ${q.key}: ${Math.round(total / REQUESTS).toLocaleString('en')} per request`);
+            (counts[side.name][q.key] ??= []).push(median(windows));
+            progress(`instructions:   ${side.name} ${q.key}: ${windows.map((x) => Math.round(x / 1000)).join(', ')} k per request`);
           }
         } finally {
           await e.stop();
@@ -126,13 +136,9 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
     for (const { name } of dbs.values()) await dropDatabase(name);
   }
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
   const base = sides[0].name;
   const k = (x) => `${(x / 1000).toFixed(0)} k`;
-  console.log(`Instructions per request (callgrind, engine process, ${REQUESTS} requests after ${WARMUP} warm-up, ${CONNECTIONS} connections, median of ${ROUNDS} new processes; spread = min–max)\n`);
+  console.log(`Instructions per request (callgrind, engine process${NODE_ARGS.length ? ` with ${NODE_ARGS.join(' ')}` : ''}, ${WARMUP} requests of warm-up, then the median of ${WINDOWS} windows of ${REQUESTS}; ${CONNECTIONS} connection(s); median of ${ROUNDS} new processes, spread = min–max)\n`);
   console.log(`| query | ${sides.map((s) => s.name).join(' | ')} | ${sides.slice(1).map((s) => `${s.name} ÷ ${base}`).join(' | ')} |`);
   console.log(`|---|${sides.map(() => '---:').join('|')}|${sides.slice(1).map(() => '---:').join('|')}|`);
   for (const q of queries) {
