@@ -1,4 +1,4 @@
-import { Kind, OperationTypeNode, parse as parseDoc, print, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse as parseDoc, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import { isObject } from '../../metadata/json.js';
 import { collectSession, sessionValue } from '../auth/session-names.js';
@@ -8,11 +8,14 @@ import { bindAll } from './compile/index.js';
 import { planOperation } from './plan/index.js';
 import { parseRequest, prepare, selectionOf, type DocumentLimits } from './request/index.js';
 import { RoleView } from './schema/index.js';
+import { explainedSubscription, multiplexSql, type ExplainedRequest } from './subscriptions/index.js';
 
 /**
  * `POST /v1/graphql/explain` (issue 30.7, the incumbent's explain API, admin only): a query planned as the role and
  * session variables of `user` (admin without them), answered per root field with the SQL (parameters written in as
- * quoted literals, as the incumbent shows them) and PostgreSQL's plan of it; a subscription as one plan.
+ * quoted literals, as the incumbent shows them) and PostgreSQL's plan of it; a subscription as one plan of what it
+ * runs: on the role's subscription root (its `_stream` fields, its `subscription_root_fields`), a live query as the
+ * multiplexed statement of its cohort (as the incumbent shows its multiplexed query), a stream as its first batch.
  */
 
 export interface ExplainContext {
@@ -51,25 +54,37 @@ export async function explainQuery(x: ExplainContext, body: unknown): Promise<st
   try {
     const req = parseRequest(JSON.stringify(query));
     const schema = await x.schemaFor(role);
-    // A subscription is explained as the query it runs at each poll.
+    // A subscription is explained as what a cohort of it runs at each refetch, on the role's live schema.
     let text = req.query;
+    let variables = req.variables;
+    let operationName = req.operationName;
+    let planSchema = schema;
     const subscription = /\bsubscription\b/.test(text) && isSubscription(text, req.operationName);
-    if (subscription) text = asQuery(text, req.operationName);
-    const entry = prepare(schema, text, req.operationName, x.limits);
+    if (subscription) {
+      const s = explainedSubscription(schema, req);
+      if (s.kind === 'error') throw badRequest(s.code, s.path, s.message);
+      ({ query: text, variables, operationName } = s.request satisfies ExplainedRequest);
+      planSchema = s.live;
+    }
+    const entry = prepare(planSchema, text, operationName, x.limits);
     if (entry.op.operation === 'mutation') throw badRequest('invalid-params', '$', 'only queries can be explained');
-    const { sel } = selectionOf(schema, entry, req.variables);
-    const plans = planOperation(schema, new RoleView(x.cache, role, false), sel);
+    const { sel } = selectionOf(planSchema, entry, variables);
+    const plans = planOperation(planSchema, new RoleView(x.cache, role, false), sel);
     if (plans.some((p) => p.kind === 'action')) throw badRequest('invalid-params', '$', 'query actions cannot be explained');
-    const args = bindAll(plans, session, req.variables);
+    const args = bindAll(plans, session, variables);
     const out: Explained[] = [];
     for (const p of plans) {
       if (p.kind !== 'sql') {
         out.push({ field: p.key, sql: null, plan: null });
         continue;
       }
-      const params = args.get(p.key) ?? [];
-      const rows = await x.db.query<Record<string, string>>(`EXPLAIN ${p.sql}`, params);
-      out.push({ field: p.key, sql: inlineParameters(p.sql, params), plan: rows.map((r) => String(Object.values(r)[0])) });
+      let sql = p.sql;
+      let params = args.get(p.key) ?? [];
+      // The cohort's statement: one cohort's parameters as the batch's JSON array, as runBatch sends them.
+      const multiplexed = subscription ? multiplexSql(p.sql) : null;
+      if (multiplexed !== null) [sql, params] = [multiplexed, [JSON.stringify([params])]];
+      const rows = await x.db.query<Record<string, string>>(`EXPLAIN ${sql}`, params);
+      out.push({ field: p.key, sql: inlineParameters(sql, params), plan: rows.map((r) => String(Object.values(r)[0])) });
     }
     if (subscription) {
       const first = out[0];
@@ -97,10 +112,3 @@ function parseOps(text: string): OperationDefinitionNode[] {
 }
 
 const isSubscription = (text: string, operationName: string | null): boolean => selected(text, operationName)?.operation === 'subscription';
-
-/** The document with the selected subscription turned into a query (its fields are a query's). */
-function asQuery(text: string, operationName: string | null): string {
-  const doc = parseDoc(text);
-  const op = selected(text, operationName);
-  return print({ ...doc, definitions: doc.definitions.map((d) => (d.kind === Kind.OPERATION_DEFINITION && op && d.name?.value === op.name?.value && d.operation === 'subscription' ? { ...d, operation: OperationTypeNode.QUERY } : d)) });
-}

@@ -12,6 +12,8 @@ export type { Runner, Socket, SocketLimits };
 export { REFRESH } from './connection.js';
 export type { SubscriptionFigures } from '../../../probes.js';
 export type { LivePlan } from './live.js';
+export { explainedSubscription, type ExplainedRequest } from './explain.js';
+export { multiplexSql } from './multiplex.js';
 
 /** The default of `--live-queries-refetch-interval` (ms), as the incumbent's. */
 export const DEFAULT_REFETCH_INTERVAL_MS = 1000;

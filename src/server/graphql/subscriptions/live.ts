@@ -6,6 +6,7 @@ import { callerOf, cohortKey, sessionKey, type Cohort, type Sink } from './cohor
 import { refusedRootField, schemasOf, tablesRead, type Schemas } from './document.js';
 import { TableWatch } from './notify.js';
 import { MAX_BATCH, runBatch, type LivePlan } from './multiplex.js';
+import { batchesOf, runTasks } from './round.js';
 import { nextBatch, planStream } from './stream.js';
 
 export type { LivePlan } from './multiplex.js';
@@ -232,50 +233,36 @@ export class LiveQueries {
    * one statement per root field per batch; the others, and the cohorts of a failed batch, run alone.
    */
   private async runRound(dirty: Cohort[]): Promise<void> {
-    const groups = new Map<LivePlan['plans'], { lp: LivePlan; cohorts: Cohort[] }>();
-    const alone: Cohort[] = [];
+    const ready: Cohort[] = [];
     for (const c of dirty) {
       if (c.members.size === 0 || this.cohorts.get(c.key) !== c) continue;
       if (c.plan === undefined && !(await this.replan(c))) continue;
-      if (!c.plan) {
-        alone.push(c);
-        continue;
-      }
-      const g = groups.get(c.plan.plans);
-      if (g) g.cohorts.push(c);
-      else groups.set(c.plan.plans, { lp: c.plan, cohorts: [c] });
+      ready.push(c);
     }
+    const { batches, alone } = batchesOf(ready, this.opts.batchSize ?? MAX_BATCH);
     const tasks: (() => Promise<void>)[] = alone.map((c) => () => this.refetch(c));
-    for (const { lp, cohorts } of groups.values()) {
-      const size = this.opts.batchSize ?? MAX_BATCH;
-      for (let i = 0; i < cohorts.length; i += size) {
-        const batch = cohorts.slice(i, i + size);
-        tasks.push(async () => {
-          let bodies: string[] | null = null;
-          let failed = false;
-          try {
-            this.stats.statements += lp.plans.length;
-            bodies = await runBatch(lp, batch.map((c) => (c.plan as LivePlan).args));
-          } catch {
-            // A statement failed for one cohort's values (a data exception): each cohort runs alone, to its own answer.
-            failed = true;
-          }
-          if (bodies === null) {
-            for (const c of batch) c.plan = undefined;
-            // Stale plans are planned again in the next round (the cohort may split); failed ones run alone now.
-            if (failed) for (const c of batch) await this.refetch(c);
-            else for (const c of batch) c.dirty = true;
-            return;
-          }
-          for (const [j, c] of batch.entries()) await this.settle(c, bodies[j] as string);
-        });
-      }
+    for (const { lp, cohorts: batch } of batches) {
+      tasks.push(async () => {
+        let bodies: string[] | null = null;
+        let failed = false;
+        try {
+          this.stats.statements += lp.plans.length;
+          bodies = await runBatch(lp, batch.map((c) => (c.plan as LivePlan).args));
+        } catch {
+          // A statement failed for one cohort's values (a data exception): each cohort runs alone, to its own answer.
+          failed = true;
+        }
+        if (bodies === null) {
+          for (const c of batch) c.plan = undefined;
+          // Stale plans are planned again in the next round (the cohort may split); failed ones run alone now.
+          if (failed) for (const c of batch) await this.refetch(c);
+          else for (const c of batch) c.dirty = true;
+          return;
+        }
+        for (const [j, c] of batch.entries()) await this.settle(c, bodies[j] as string);
+      });
     }
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < tasks.length && !this.stopped) await (tasks[next++] as () => Promise<void>)();
-    };
-    await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? DEFAULT_CONCURRENCY, tasks.length) }, worker));
+    await runTasks(tasks, this.opts.concurrency ?? DEFAULT_CONCURRENCY, () => this.stopped);
   }
 
   /**
