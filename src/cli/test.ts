@@ -11,7 +11,9 @@ interface TestFlags {
   coverage?: boolean;
   minCoverage?: string;
   allowWrites?: boolean;
+  cache?: boolean;
 }
+const NO_CACHE = ['--no-cache', "run the project's migrations rather than load their result from the machine's cache (nor save it)"] as const;
 
 /** With `--reporter junit`, `--output FILE` names the report (issue 33); `-o text|json` keeps its global meaning. */
 export function junitFileOf(g: GlobalFlags, flags: TestFlags): string | undefined {
@@ -29,7 +31,10 @@ async function sources(g: GlobalFlags, out: Output, cmd: Command) {
   void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
   return {
     config,
-    sources: { projectDir: config.projectDir as string, migrationsDirectory: config.migrationsDirectory, built, variable: config.variable.bind(config), logger: out.logger },
+    sources: {
+      projectDir: config.projectDir as string, migrationsDirectory: config.migrationsDirectory, built, variable: config.variable.bind(config), logger: out.logger,
+      ...(cmd.opts<{ cache?: boolean }>().cache === false ? { cacheDir: null } : {}),
+    },
   };
 }
 
@@ -42,6 +47,7 @@ export function registerTest(program: Command, run: CommandRunner): void {
     .option('--allow-writes', 'on a running engine (endpoint flag): also run the cases that write (seeds, mutations); their changes stay')
     .option('--coverage', 'print the role × table × operation matrix of the permissions the cases exercised')
     .option('--min-coverage <percent>', 'fail (exit 1) when the permission coverage is below this percentage')
+    .option(...NO_CACHE)
     .option(...ALLOW_UNKNOWN_KEYS);
   run(cmd, async (g, out) => {
     const flags = cmd.opts<TestFlags>();
@@ -119,6 +125,7 @@ export function registerMetadataSchema(metadata: Command, run: CommandRunner): v
     .option('--session-var <name=value>', 'a session variable of the role (repeatable)', (v: string, p: string[]) => [...p, v], [] as string[])
     .option('--all-roles', "every role of the metadata, one <role>.graphql file each (with --output-dir)")
     .option('--output-dir <dir>', 'where --all-roles writes its files')
+    .option(...NO_CACHE)
     .option(...ALLOW_UNKNOWN_KEYS);
   run(cmd, async (g, out) => {
     const f = cmd.opts<{ role?: string; sessionVar: string[]; allRoles?: boolean; outputDir?: string }>();

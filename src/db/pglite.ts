@@ -107,9 +107,10 @@ export class PgliteDatabase implements Database {
 
   /**
    * Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`; in memory when undefined. A new database
-   * is a copy of the template: with `setup`, of a template that has also run it.
+   * is a copy of the template: with `setup`, of a template that has also run it; in memory with `load`, that dump
+   * (PGlite's gzipped tarball of a data directory, see dump()) instead of the template.
    */
-  static async open(dataDir: string | undefined, setup?: DataDirSetup, seeding?: Seeding): Promise<PgliteDatabase> {
+  static async open(dataDir: string | undefined, setup?: DataDirSetup, seeding?: Seeding, load?: Uint8Array): Promise<PgliteDatabase> {
     const files = seeding?.files ?? preloadPglite();
     const raw = templateSetup(setup);
     let db: PGlite;
@@ -118,6 +119,8 @@ export class PgliteDatabase implements Database {
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
       db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...(await files) });
+    } else if (load) {
+      db = await PGlite.create({ loadDataDir: new Blob([load]), startParams: START_PARAMS, ...(await files) });
     } else {
       const [t, preloaded] = await Promise.all([template(raw), files]);
       db = await PGlite.create({ ...(t ? { loadDataDir: new Blob([readFileSync(t.tarball)]) } : {}), startParams: START_PARAMS, ...preloaded });
@@ -190,6 +193,11 @@ export class PgliteDatabase implements Database {
         for (const u of unlisten.splice(0)) await u().catch(() => {});
       },
     };
+  }
+
+  /** The data directory as a gzipped tarball, for open()'s `load`. */
+  async dump(): Promise<Uint8Array> {
+    return new Uint8Array(await (await this.db.dumpDataDir('gzip')).arrayBuffer());
   }
 
   async close(): Promise<void> {

@@ -125,6 +125,15 @@ describe('engine metadata schema', () => {
     expect(r.stdout).not.toMatch(/^ {2}user_id\b/m);
     expect(r.stdout).not.toContain('delete_author');
     expect(r.stdout).toContain('  delete_article(where: article_bool_exp!): article_mutation_response\n');
+    // The run above left the migrated database in the machine's cache: loaded now, unless --no-cache; the same SDL.
+    const warm = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'user'], { cwd: dir, env: ENV });
+    expect(warm.code, show(warm)).toBe(0);
+    expect(warm.stderr).toContain('migrated database loaded from the cache');
+    expect(warm.stdout).toBe(r.stdout);
+    const uncached = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'user', '--no-cache'], { cwd: dir, env: ENV });
+    expect(uncached.code, show(uncached)).toBe(0);
+    expect(uncached.stderr).not.toContain('from the cache');
+    expect(uncached.stdout).toBe(r.stdout);
     const all = await cli(['metadata', 'schema', '--all-roles', '--output-dir', 'sdl'], { cwd: dir, env: ENV });
     expect(all.code, show(all)).toBe(0);
     expect(readdirSync(join(dir, 'sdl'))).toEqual(['user.graphql']);

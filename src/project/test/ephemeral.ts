@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { CliError } from '../../errors.js';
 import { EngineClient } from '../../client/engine-client.js';
-import { pgErrorInfo, type Database } from '../../db/database.js';
+import { pgErrorInfo, type Database, type Queryable } from '../../db/database.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { JsonObject } from '../../metadata/json.js';
 import type { RunningServer, ServeOptions } from '../../server/serve-types.js';
@@ -13,6 +13,7 @@ import { applySeeds, seedFiles, seedsDirectory } from '../migrations/seeds.js';
 import { applyMetadata } from '../metadata-dir/apply.js';
 import type { BuildResult } from '../metadata-dir/build.js';
 import { redirectCalls, startRecorder, type CallRecorder } from './calls.js';
+import { cacheDirectory, cacheKey, readCached, writeCached } from './migrated-cache.js';
 
 /** What an ephemeral engine is built from: the project's migrations, its built metadata and its seeds. */
 export interface ProjectSources {
@@ -31,6 +32,11 @@ export interface ProjectSources {
    * test`); not for `engine db reset`, whose database keeps the project's metadata as written.
    */
   recordCalls?: boolean;
+  /**
+   * Where the database as the migrations left it is cached (migrated-cache.ts), for an in-memory engine; default the
+   * machine's cache, null: no cache (`--no-cache`).
+   */
+  cacheDir?: string | null;
 }
 
 /** An engine that lives for one command: an embedded database in a temporary directory, removed by close(). */
@@ -49,6 +55,8 @@ export interface EphemeralEngine {
   calls: CallRecorder | null;
   /** A role's GraphQL schema (RunningServer.schemaFor). */
   schemaFor: RunningServer['schemaFor'];
+  /** The migrated database came from the cache (migrated-cache.ts) rather than from running the migrations. */
+  fromCache: boolean;
   close(): Promise<void>;
 }
 
@@ -71,8 +79,13 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
     ...(src.variable ? { variable: src.variable } : {}),
   };
   let server: RunningServer;
+  let fromCache = false;
   try {
-    server = src.dataDir !== undefined ? await (await import('../../server/index.js')).startServer({ ...opts, dataDir: src.dataDir }) : await inMemory(opts);
+    if (src.dataDir !== undefined) server = await (await import('../../server/index.js')).startServer({ ...opts, dataDir: src.dataDir });
+    else {
+      const cacheDir = src.cacheDir === undefined ? cacheDirectory() : src.cacheDir;
+      ({ server, fromCache } = await inMemory(opts, src.migrationsDirectory, cacheDir, logger));
+    }
   } catch (e) {
     await recorder?.close();
     throw e;
@@ -86,7 +99,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   };
   try {
     const built = recorder ? { ...src.built, document: redirectCalls(src.built.document, recorder.url, src.variable) } : src.built;
-    await provision(client, server, { ...src, built });
+    await provision(client, server, { ...src, built }, src.dataDir !== undefined);
   } catch (e) {
     await close();
     throw e;
@@ -101,23 +114,53 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
     }
   };
   const rows = <T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> => db.query<T>(text, params);
-  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, schemaFor: (role) => running.schemaFor(role), close };
+  return { url: server.url, adminSecret, client, sql, rows, calls: recorder, schemaFor: (role) => running.schemaFor(role), fromCache, close };
 }
 
 /**
  * The engine on an in-memory embedded database (a copy of the catalog template, loaded from its dump): nothing is
  * written to disk, so nothing is deleted at the end — at 1,000 tables, writing and then unlinking the data directory's
- * thousands of files was a third of `metadata schema`.
+ * thousands of files was a third of `metadata schema`. The migrations run before the engine starts, so that it reads
+ * the migrated catalog once; their result is cached (`cacheDir`, null: not) and loaded instead the next time.
  */
-async function inMemory(opts: ServeOptions): Promise<RunningServer> {
+async function inMemory(opts: ServeOptions, migrations: string, cacheDir: string | null, log: Logger): Promise<{ server: RunningServer; fromCache: boolean }> {
   const [{ Authenticator }, { runEngine }, { PgliteDatabase }, { ensureCatalog, SETUP_KEY }] = await Promise.all([
     import('../../server/auth/index.js'), import('../../server/running.js'), import('../../db/pglite.js'), import('../../server/catalog.js'),
   ]);
   const logger = opts.logger ?? silentLogger;
   const auth = await Authenticator.create(opts, logger);
   const t0 = performance.now();
-  const db = await PgliteDatabase.open(undefined, { key: SETUP_KEY, run: (tx) => ensureCatalog(tx) });
-  return runEngine({ db, release: () => {}, dataDir: null }, auth, opts, logger, () => `${(performance.now() - t0).toFixed(0)} ms`);
+  const setup = { key: SETUP_KEY, run: (tx: Queryable) => ensureCatalog(tx) };
+  const steps = await pendingSteps(migrations, []);
+  const key = cacheDir !== null && steps.length > 0 ? cacheKey(SETUP_KEY, steps) : null;
+  const cached = key !== null ? readCached(cacheDir as string, key) : null;
+  let db: Database & { close(): Promise<void>; dump(): Promise<Uint8Array> } | null = null;
+  if (cached) {
+    db = await PgliteDatabase.open(undefined, setup, undefined, cached).catch(() => null);
+    // The saved copy must hold the migrations it was saved for; anything else is rebuilt.
+    if (db && (await db.query(STATE_QUERY).then((r) => r.length, () => -1)) !== steps.length) {
+      await db.close().catch(() => {});
+      db = null;
+    }
+    log.debug(db ? `migrated database loaded from the cache (${cacheDir})` : `the cached migrated database (${cacheDir}) is unusable: migrating`);
+  }
+  const fromCache = db !== null;
+  if (!db) {
+    db = await PgliteDatabase.open(undefined, setup);
+    try {
+      for (const step of steps) await runDirect(db, step, migrations);
+      if (key !== null) writeCached(cacheDir as string, key, await db.dump());
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+  }
+  const server = await runEngine({ db, release: () => {}, dataDir: null }, auth, opts, logger, () => `${(performance.now() - t0).toFixed(0)} ms`);
+  return { server, fromCache };
+}
+
+async function pendingSteps(dir: string, applied: { version: bigint; name: string; appliedAt: string | null }[]): Promise<Step[]> {
+  return unwrapTransactions(plan(readMigrations(dir).migrations, applied, { kind: 'up', count: null }, dir));
 }
 
 /** Applies the migrations of `dir` the engine has not applied yet, in order; returns their versions. */
@@ -130,8 +173,9 @@ export async function applyPendingMigrations(client: EngineClient, dir: string):
   return { applied: pending.map((s) => s.migration.version), fresh: !state.tableExists };
 }
 
-async function provision(client: EngineClient, server: RunningServer, src: ProjectSources): Promise<void> {
-  const migrated = await migrateDatabase(server.engine.db, src.migrationsDirectory);
+/** `migrate`: the migrations still to run (an in-memory engine ran them before it started). */
+async function provision(client: EngineClient, server: RunningServer, src: ProjectSources, migrate: boolean): Promise<void> {
+  const migrated = migrate ? await migrateDatabase(server.engine.db, src.migrationsDirectory) : 0;
   const r = await applyMetadata(client, src.built, { dryRun: false, allowInconsistent: false, allowEmpty: true });
   if (r.inconsistent.length > 0) {
     throw new CliError('metadata-inconsistent', `the project's metadata is inconsistent on its own migrations: ${r.inconsistent.length} object(s)`, 1,
@@ -150,10 +194,9 @@ async function provision(client: EngineClient, server: RunningServer, src: Proje
  * Resolves to the number of migrations run.
  */
 async function migrateDatabase(db: Database, dir: string): Promise<number> {
-  const local = readMigrations(dir);
   const rows = await db.query<{ version: string; name: string; applied_at: string | null }>(STATE_QUERY);
   const applied = rows.map((r) => ({ version: BigInt(r.version), name: r.name, appliedAt: r.applied_at }));
-  const pending = await unwrapTransactions(plan(local.migrations, applied, { kind: 'up', count: null }, dir));
+  const pending = await pendingSteps(dir, applied);
   for (const step of pending) await runDirect(db, step, dir);
   return pending.length;
 }
