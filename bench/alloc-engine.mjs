@@ -15,6 +15,9 @@ const checkout = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.m
 const key = process.argv[3] ?? 'pk';
 const N = Number(process.env.BENCH_REQUESTS ?? 5000);
 const TOP = Number(process.env.BENCH_TOP ?? 30);
+// BENCH_PROMOTED=1: only what outlived the young generation (alive at the end, or collected by a full collection):
+// what makes scavenges copy and full collections run.
+const PROMOTED = process.env.BENCH_PROMOTED === '1';
 const q = QUERIES.find((x) => x.key === key);
 if (!q) throw new Error(`no query ${key}: ${QUERIES.map((x) => x.key).join(', ')}`);
 
@@ -59,7 +62,7 @@ try {
   const insp = await inspector(wsUrl);
   await insp.send('HeapProfiler.enable');
   await insp.send('HeapProfiler.collectGarbage');
-  await insp.send('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await insp.send('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !PROMOTED });
   for (let i = 0; i < N; i++) await one();
   const { profile } = await insp.send('HeapProfiler.stopSampling');
   insp.close();
@@ -77,5 +80,5 @@ try {
   await engine.stop();
   await dropDatabase();
 }
-console.log(`${q.label}: ${(total / N / 1024).toFixed(1)} KB allocated per request (sampled, ${N} sequential requests, ${checkout})`);
+console.log(`${q.label}: ${(total / N / 1024).toFixed(1)} KB ${PROMOTED ? 'outliving the young generation' : 'allocated'} per request (sampled, ${N} sequential requests, ${checkout})`);
 for (const [name, b] of rows) console.log(`${(b / N).toFixed(0).padStart(7)} B  ${name}`);

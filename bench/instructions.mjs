@@ -1,9 +1,11 @@
 // Issues 28 and 31 (benchmark method): the engine's instructions per request on the peer benchmark's queries, counted
-// by valgrind's callgrind for a fixed number of requests after a warm-up. Throughput on this 2-core machine differs by
-// 7–14 % between two identical engines (bench/observability.mjs, side off2), which hides a 3 % or 5 % goal; a count of
-// executed instructions does not depend on the machine's load or on which core ran it, so small differences show.
-// It counts the engine process only (every thread: JIT, GC); PostgreSQL's own work is the same for every side.
-//   node bench/instructions.mjs      BENCH_SIDES=off,metrics,logs+m  BENCH_ROUNDS=2 BENCH_WARMUP=1500 BENCH_REQUESTS=1000
+// by valgrind's callgrind over windows of a fixed number of requests after a warm-up. Throughput on this 2-core machine
+// differs by 7–14 % between two identical engines (bench/observability.mjs, side off2), which hides a 3 % or 5 % goal;
+// a count of executed instructions does not depend on the machine's load or on which core ran it. It counts the engine
+// process only (every thread); PostgreSQL's own work is the same for every side. The garbage collector's and the
+// optimizing compiler's parts are taken out (callgrind_annotate's inclusive counts) and the collector's shown apart.
+//   BENCH_CONNECTIONS=1 BENCH_NODE_ARGS=--predictable node bench/instructions.mjs
+//   BENCH_SIDES=off,metrics,logs+m  BENCH_ROUNDS=2 BENCH_WARMUP=3000 BENCH_WINDOWS=4 BENCH_REQUESTS=1000
 // A side is a label of the table below (the engine's environment), optionally `@<checkout>` for another build (its
 // own database; e.g. `off@/work/wt/b-1ac0fcc` for the engine before issue 28). Every round starts new processes, all
 // sides at once. Needs valgrind (Debian's package) and the external PostgreSQL. Markdown on stdout.
@@ -61,17 +63,34 @@ function control(pid, ...args) {
   if (r.status !== 0) throw new Error(`callgrind_control ${args.join(' ')} ${pid}: ${r.stderr || r.stdout}`);
 }
 
-/** The instructions counted since the last zeroing: dumps, then reads the newest dump's totals. */
-function dumpTotal(dir, pid) {
+// The collector's and the optimizing compiler's entry points: their inclusive counts are taken out of a window's total.
+// Both come by chance (a scavenge's cost depends on what survives at that moment; compiles go on for thousands of
+// requests), so that two identical engines' totals differed by 10–20 %, while the rest (the engine's own work, "mutator")
+// agrees within about 1 %. The collector's share is shown apart.
+const GC = /^\s*([\d,]+) .*v8::internal::(Heap::CollectGarbage\(|IncrementalMarking::AdvanceOnAllocation\(|IncrementalMarkingJob::Task::RunInternal\()/;
+const COMPILE = /^\s*([\d,]+) .*v8::internal::(Compiler::CompileOptimized\(|OptimizingCompileDispatcher::InstallOptimizedFunctions\(|maglev::MaglevCompiler::Compile\()/;
+
+/** The instructions counted since the last zeroing (dumped, then read): total, collector and compiler parts. */
+function dumpCounts(dir, pid) {
   const before = new Set(readdirSync(dir));
   control(pid, '-d');
   const fresh = readdirSync(dir).filter((f) => !before.has(f));
   if (fresh.length !== 1) throw new Error(`expected one new callgrind dump in ${dir}, found ${fresh.length}`);
-  const text = readFileSync(join(dir, fresh[0]), 'utf8');
-  const m = /^(?:totals|summary):\s+(\d+)/m.exec(text);
+  const file = join(dir, fresh[0]);
+  const m = /^(?:totals|summary):\s+(\d+)/m.exec(readFileSync(file, 'utf8'));
   if (!m) throw new Error(`no totals in ${fresh[0]}`);
-  rmSync(join(dir, fresh[0]));
-  return Number(m[1]);
+  const r = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`callgrind_annotate ${file}: ${r.stderr}`);
+  let gc = 0;
+  let compile = 0;
+  for (const line of r.stdout.split('\n')) {
+    const g = GC.exec(line);
+    if (g) gc += Number(g[1].replaceAll(',', ''));
+    const c = COMPILE.exec(line);
+    if (c) compile += Number(c[1].replaceAll(',', ''));
+  }
+  rmSync(file);
+  return { total: Number(m[1]), gc, compile };
 }
 
 function parseSides() {
@@ -99,6 +118,7 @@ async function main() {
     dbs.set(c, { url, name: `bench_instructions_${i}` });
   }
   const counts = Object.fromEntries(sides.map((s) => [s.name, {}]));
+  const gcs = Object.fromEntries(sides.map((s) => [s.name, {}]));
   const dir = mkdtempSync(join(tmpdir(), 'engine-callgrind-'));
   try {
     // The sides of a round run at the same time (a count does not depend on the neighbours): the wall time of a round
@@ -121,11 +141,14 @@ async function main() {
             for (let w = 0; w < WINDOWS; w++) {
               control(e.pid, '-z');
               await send(gql, q.engine, REQUESTS, WARMUP + w * REQUESTS);
-              windows.push(dumpTotal(dir, e.pid) / REQUESTS);
+              windows.push(dumpCounts(dir, e.pid));
             }
             control(e.pid, '-i', 'off');
-            (counts[side.name][q.key] ??= []).push(median(windows));
-            progress(`instructions:   ${side.name} ${q.key}: ${windows.map((x) => Math.round(x / 1000)).join(', ')} k per request`);
+            const mutator = windows.map((c) => (c.total - c.gc - c.compile) / REQUESTS);
+            (counts[side.name][q.key] ??= []).push(median(mutator));
+            (gcs[side.name][q.key] ??= []).push(windows.reduce((a, c) => a + c.gc, 0) / (REQUESTS * WINDOWS));
+            const k = (x) => Math.round(x / 1000);
+            progress(`instructions:   ${side.name} ${q.key}: mutator ${mutator.map(k).join(', ')} k, collector ${windows.map((c) => k(c.gc / REQUESTS)).join(', ')} k, compiler ${windows.map((c) => k(c.compile / REQUESTS)).join(', ')} k per request`);
           }
         } finally {
           await e.stop();
@@ -138,14 +161,20 @@ async function main() {
   }
   const base = sides[0].name;
   const k = (x) => `${(x / 1000).toFixed(0)} k`;
-  console.log(`Instructions per request (callgrind, engine process${NODE_ARGS.length ? ` with ${NODE_ARGS.join(' ')}` : ''}, ${WARMUP} requests of warm-up, then the median of ${WINDOWS} windows of ${REQUESTS}; ${CONNECTIONS} connection(s); median of ${ROUNDS} new processes, spread = min–max)\n`);
-  console.log(`| query | ${sides.map((s) => s.name).join(' | ')} | ${sides.slice(1).map((s) => `${s.name} ÷ ${base}`).join(' | ')} |`);
-  console.log(`|---|${sides.map(() => '---:').join('|')}|${sides.slice(1).map(() => '---:').join('|')}|`);
-  for (const q of queries) {
-    const cells = sides.map((s) => { const xs = counts[s.name][q.key]; return `${k(median(xs))} (${k(Math.min(...xs))}–${k(Math.max(...xs))})`; });
-    const ratios = sides.slice(1).map((s) => `${(median(counts[s.name][q.key]) / median(counts[base][q.key])).toFixed(3)}×`);
-    console.log(`| ${q.key} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`);
-  }
+  const table = (title, of) => {
+    console.log(`${title}\n`);
+    console.log(`| query | ${sides.map((s) => s.name).join(' | ')} | ${sides.slice(1).map((s) => `${s.name} ÷ ${base}`).join(' | ')} |`);
+    console.log(`|---|${sides.map(() => '---:').join('|')}|${sides.slice(1).map(() => '---:').join('|')}|`);
+    for (const q of queries) {
+      const cells = sides.map((s) => { const xs = of[s.name][q.key]; return `${k(median(xs))} (${k(Math.min(...xs))}–${k(Math.max(...xs))})`; });
+      const ratios = sides.slice(1).map((s) => `${(median(of[s.name][q.key]) / median(of[base][q.key])).toFixed(3)}×`);
+      console.log(`| ${q.key} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`);
+    }
+    console.log('');
+  };
+  const how = `callgrind, engine process${NODE_ARGS.length ? ` with ${NODE_ARGS.join(' ')}` : ''}, ${WARMUP} requests of warm-up, then ${WINDOWS} windows of ${REQUESTS}; ${CONNECTIONS} connection(s); median of ${ROUNDS} new processes, spread = min–max`;
+  table(`Instructions per request outside the garbage collector and the optimizing compiler (median of the windows; ${how})`, counts);
+  table(`The garbage collector's instructions per request (mean of the windows; ${how})`, gcs);
 }
 
 await main();
