@@ -1,12 +1,12 @@
-import { getNamedType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import type { FieldNode, GraphQLField } from 'graphql';
 import { arrayLiteral, quoteIdent, quoteTable } from '../../bool-exp/compile.js';
 import { spatialFromText } from '../../bool-exp/operators.js';
-import { pathKey, type Json } from '../../../metadata/json.js';
+import { pathKey } from '../../../metadata/json.js';
 import { CHECK_FAILED_STATE } from '../../catalog.js';
 import { validationFailed } from '../errors.js';
 import type { GqlColumn, MutationTable, RelInsert, RoleView } from '../schema/index.js';
 import { presetExprs } from './presets.js';
-import { jsonObject, SelectionCompiler } from './select.js';
+import { checksAndResponse, SETTING, type AnswerLevel } from './nested-answer.js';
 import type { SelectionContext } from './selection.js';
 import { StatementBuilder } from './sql-builder.js';
 import { asList, hasVarRef, isPlainObject, jsonText, paramText, type GValue } from './values.js';
@@ -43,7 +43,7 @@ export interface NestedStatement {
   nested: NestedPaths;
 }
 
-interface Level {
+interface Level extends AnswerLevel {
   id: number;
   mt: MutationTable;
   parent: Level | null;
@@ -63,7 +63,6 @@ interface Level {
 const PLACEHOLDER = '_PLACEHOLDER';
 /** The `before` of the many objects without an object relationship inserted before them (never written to). */
 const NO_BEFORE: ReadonlyMap<Level, number> = new Map();
-const SETTING = (kind: string, id: number): string => `'engine.ni${kind}${id}'`;
 
 /** Whether an insert's objects insert through relationships. */
 export function hasNestedInsert(mt: MutationTable, objects: GValue[]): boolean {
@@ -100,7 +99,7 @@ export class NestedInsertCompiler {
     };
     emit(root);
     const prelude = this.prelude(ctes);
-    const sql = this.response(field, root, one, nodes, path);
+    const sql = checksAndResponse({ b: this.b, role: this.role, sel: this.sel }, this.levels, field, root, one, nodes, path);
     const nested: NestedPaths = {
       root: rootPath,
       levels: this.levels.map((l) => ({
@@ -344,65 +343,5 @@ export class NestedInsertCompiler {
     const guard = this.w.guard();
     // The settings first, then the failure (which reads the CTEs again: they are materialised once).
     return `WITH ${ctes.join(', ')} SELECT ${keep.join(', ')}, (SELECT engine_catalog.raise_error('${CHECK_FAILED_STATE}', "m") FROM (SELECT ${fail} AS "m") AS "f" WHERE "m" IS NOT NULL) AS "fail" FROM ${guard}`;
-  }
-
-  /**
-   * A level's written rows, read back in input order, with their checks: insert (`ic`) and update (`uc`). The rows
-   * are fetched by their ctids (a TID scan), not by a join that would read the whole table.
-   */
-  private readBack(l: Level): string {
-    const x = this.b.alias();
-    const u = this.b.alias();
-    const t = quoteTable(l.mt.rt.entry.table);
-    const arr = (k: string, type: string) => `current_setting(${SETTING(k, l.id)})::${type}[]`;
-    const check = (exp: Json | undefined): string => (this.role.admin || exp === undefined || exp === null ? 'true' : `coalesce((${this.b.boolExpOn(exp, l.mt.rt, x)}), false)`);
-    const uc = isPlainObject(l.onConflict) ? check(l.mt.update?.check) : 'true';
-    return `SELECT ${x} AS "r", ${u}."o", ${u}."ins", ${check(l.mt.insert?.check)} AS "ic", ${uc} AS "uc" FROM unnest(${arr('t', 'tid')}, ${arr('o', 'integer')}, ${arr('i', 'boolean')}) AS ${u}("t", "o", "ins") JOIN ${t} AS ${x} ON ${x}.ctid = ${u}."t" AND ${x}.ctid = ANY (${arr('t', 'tid')})`;
-  }
-
-  /** Statement 2: every level's checks, then the response over the root level's rows. */
-  private response(field: Field, root: Level, one: boolean, nodes: FieldNode[], path: string): string {
-    const b = this.b;
-    const fails: string[] = [];
-    const ctes: string[] = [];
-    for (const l of this.levels) {
-      if (l.parent !== null && !l.checked) continue;
-      const k = quoteIdent(`k${l.id}`);
-      ctes.push(`${k} AS (${this.readBack(l)})`);
-      // A row written but not found by its ctid (a trigger changed it): its check cannot be evaluated, so fail.
-      fails.push(`(SELECT 'nested:${l.id}:0:moved' WHERE (SELECT count(*) FROM ${k}) <> cardinality(current_setting(${SETTING('t', l.id)})::tid[]))`);
-      if (!l.checked) continue;
-      fails.push(`(SELECT 'nested:${l.id}:' || min("o") || ':insert' FROM ${k} WHERE "ins" AND NOT "ic" HAVING count(*) > 0)`);
-      if (isPlainObject(l.onConflict)) fails.push(`(SELECT 'nested:${l.id}:' || min("o") || ':update' FROM ${k} WHERE NOT "ins" AND NOT "uc" HAVING count(*) > 0)`);
-    }
-    const sc = new SelectionCompiler(b, this.role, this.sel);
-    const mt = root.mt;
-    const type = getNamedType(field.type) as GraphQLObjectType;
-    const rows = (limit: string): { from: string; alias: string } => {
-      const t = b.alias();
-      const perm = mt.view && !this.role.admin ? b.permission(mt.view, t) : 'true';
-      return { from: `FROM unnest(ARRAY(SELECT "r" FROM "k0" ORDER BY "o")) AS ${t}${perm !== 'true' ? ` WHERE ${perm}` : ''}${limit}`, alias: t };
-    };
-    let out: string;
-    if (one) {
-      const { from, alias } = rows(' LIMIT 1');
-      out = `(SELECT ${sc.objectJson(type, nodes, alias, path, mt.view)} ${from})`;
-    } else {
-      const pairs: [string, string][] = [];
-      for (const [key, fns] of this.sel.subfields(nodes)) {
-        const n = fns[0] as FieldNode;
-        if (n.name.value === '__typename') pairs.push([key, `'${type.name}'::text`]);
-        else if (n.name.value === 'affected_rows') pairs.push([key, `current_setting('engine.nia')::integer`]);
-        else {
-          const item = getNamedType(type.getFields()['returning']?.type) as GraphQLObjectType;
-          const { from, alias } = rows('');
-          pairs.push([key, `(SELECT coalesce(json_agg(${sc.objectJson(item, fns, alias, `${path}.selectionSet.${key}`, mt.view)}), '[]'::json) ${from})`]);
-        }
-      }
-      out = jsonObject(pairs);
-    }
-    // Materialised: "m" is read twice below, and each read would evaluate every check again.
-    ctes.push(`"f" AS MATERIALIZED (SELECT ${fails.length > 0 ? `coalesce(${fails.join(', ')})` : 'NULL::text'} AS "m")`);
-    return `WITH ${ctes.join(', ')} SELECT CASE WHEN "m" IS NULL THEN (${out})::text END AS "root", CASE WHEN "m" IS NOT NULL THEN engine_catalog.raise_error('${CHECK_FAILED_STATE}', "m") END AS "fail" FROM "f"`;
   }
 }
