@@ -52,22 +52,27 @@ function cpuMs() {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * 10;
 }
-/** The engine's JS heap in use after a full garbage collection, KB (through its inspector). */
-async function heapKb() {
+/**
+ * After a full garbage collection (through the engine's inspector): its JS heap in use and its memory outside the heap
+ * (Buffers, ArrayBuffers), KB, and then its RSS — read after the collection, so that the garbage of the connections'
+ * handshakes is not counted as the subscribers'.
+ */
+async function memoryKb() {
   const [target] = await (await fetch(`http://127.0.0.1:${INSPECT}/json/list`)).json();
   const ws = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
   let id = 0;
-  const call = (method) => new Promise((resolve) => {
+  const call = (method, params = {}) => new Promise((resolve) => {
     const mine = ++id;
     const on = (d) => { const m = JSON.parse(String(d)); if (m.id === mine) { ws.off('message', on); resolve(m.result); } };
     ws.on('message', on);
-    ws.send(JSON.stringify({ id: mine, method }));
+    ws.send(JSON.stringify({ id: mine, method, params }));
   });
   await call('HeapProfiler.collectGarbage');
   const { usedSize } = await call('Runtime.getHeapUsage');
+  const { result } = await call('Runtime.evaluate', { expression: 'process.memoryUsage().external', returnByValue: true });
   ws.close();
-  return usedSize / 1024;
+  return { heap: usedSize / 1024, external: Number(result?.value ?? NaN) / 1024, rss: rssKb() };
 }
 const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${e.pid}/status`, 'utf8'))[1]);
 /** Committed transactions of the bench database (every statement outside a transaction is one), less this read. */
@@ -141,14 +146,16 @@ try {
 
   // 2. Memory per idle subscriber, then 3. the idle minute, then 4. latency: N subscribers over sockets of 100.
   await sleep(3000);
-  const [rss0, heap0] = [rssKb(), await heapKb()];
+  const m0 = await memoryKb();
   const g = subscribers(N, COHORTS, 100);
   const t0 = now();
   await g.ready();
   console.log(`${N} subscribers (${COHORTS} cohorts, ${Math.ceil(N / 100)} sockets) all served their first result in ${((now() - t0) / 1000).toFixed(1)} s`);
   await sleep(5000);
-  const [rss1, heap1] = [rssKb(), await heapKb()];
-  console.log(`memory (sockets of 100): heap after GC ${((heap1 - heap0) / N).toFixed(1)} KB per idle subscriber (${(heap0 / 1024).toFixed(0)} → ${(heap1 / 1024).toFixed(0)} MB); RSS ${((rss1 - rss0) / N).toFixed(1)} KB per subscriber (${(rss0 / 1024).toFixed(0)} → ${(rss1 / 1024).toFixed(0)} MB)`);
+  const m1 = await memoryKb();
+  const per1 = (k) => ((m1[k] - m0[k]) / N).toFixed(1);
+  const mb = (k) => `${(m0[k] / 1024).toFixed(0)} → ${(m1[k] / 1024).toFixed(0)} MB`;
+  console.log(`memory (sockets of 100), after a full GC: heap ${per1('heap')} KB per idle subscriber (${mb('heap')}), outside the heap ${per1('external')} KB; RSS ${per1('rss')} KB (${mb('rss')})`);
 
   // PostgreSQL's statistics reach pg_stat_database up to seconds late: the subscribing's transactions settle first.
   await sleep(15_000);
@@ -184,12 +191,13 @@ try {
   // 2b. Memory with one socket per subscriber (as browsers connect).
   const M = Math.min(N, 2000);
   await sleep(3000);
-  const [rss2, heap2] = [rssKb(), await heapKb()];
+  const m2 = await memoryKb();
   const h = subscribers(M, COHORTS, 1);
   await h.ready();
   await sleep(5000);
-  const [rss3, heap3] = [rssKb(), await heapKb()];
-  console.log(`memory (${M} sockets of one subscriber each, its socket included): heap after GC ${((heap3 - heap2) / M).toFixed(1)} KB per idle subscriber; RSS ${((rss3 - rss2) / M).toFixed(1)} KB`);
+  const m3 = await memoryKb();
+  const per = (k) => ((m3[k] - m2[k]) / M).toFixed(1);
+  console.log(`memory (${M} sockets of one subscriber each, its socket included), after a full GC: heap ${per('heap')} KB per idle subscriber, outside the heap ${per('external')} KB; RSS ${per('rss')} KB`);
   await h.dispose();
   console.log(`load average at end ${load()}`);
 } finally {
