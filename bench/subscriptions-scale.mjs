@@ -144,8 +144,14 @@ try {
     await write('UPDATE bench_sub SET v = 0');
   }
 
-  // 2. Memory per idle subscriber, then 3. the idle minute, then 4. latency: N subscribers over sockets of 100.
+  // 3 (its baseline). The idle engine with no subscriber: what its workers' polling costs without subscriptions.
   await sleep(3000);
+  const idleCpu0 = cpuMs();
+  await sleep(IDLE_S * 1000);
+  const idleBase = ((cpuMs() - idleCpu0) * 60) / IDLE_S;
+  console.log(`idle ${IDLE_S} s with no subscriber: engine CPU ${idleBase.toFixed(0)} ms per minute`);
+
+  // 2. Memory per idle subscriber, then 3. the idle minute, then 4. latency: N subscribers over sockets of 100.
   const m0 = await memoryKb();
   const g = subscribers(N, COHORTS, 100);
   const t0 = now();
