@@ -158,13 +158,14 @@ export function registerMigrate(program: Command, run: CommandRunner): void {
   run(status, async (g, out) => {
     const { config, client } = await context(g, out, { project: true, version2: true, offline: false });
     const m = await import('../project/migrations/migrations.js');
+    const st = await import('../project/migrations/status.js');
     const local = m.readMigrations(config.migrationsDirectory);
     for (const w of local.warnings) out.warn(w.code, w.message);
-    const rows = m.statusRows(local.migrations, (await m.readState(client)).applied);
+    const rows = st.statusRows(local.migrations, (await m.readState(client)).applied);
     const count = (s: string) => rows.filter((r) => r.status === s).length;
     if (out.mode === 'text') {
       if (rows.length === 0) out.logger.info('No migrations.');
-      else out.data(m.statusTable(rows));
+      else out.data(st.statusTable(rows));
     }
     out.success({
       migrations: rows.map((r) => ({ version: r.version.toString(), name: r.name, local: r.local, applied: r.applied, status: r.status })),

@@ -229,7 +229,7 @@ export interface Step {
   outOfOrder: boolean;
 }
 
-const byVersion = (a: { version: bigint }, b: { version: bigint }) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0);
+export const byVersion = (a: { version: bigint }, b: { version: bigint }) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0);
 
 function readSql(path: string | null): string | null {
   if (path === null) return null;
@@ -366,38 +366,4 @@ export async function runStep(client: Client, step: Step, dir: string): Promise<
   } catch (e) {
     throw stepFailure(step, e, dir);
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Status
-
-export type MigrationStatus = 'applied' | 'pending' | 'missing';
-
-export interface StatusRow {
-  version: bigint;
-  /** The local name, else (missing) the name in the state table. */
-  name: string;
-  local: boolean;
-  applied: boolean;
-  status: MigrationStatus;
-}
-
-/** Every version that is local or applied, ascending (cli.md §5.15). */
-export function statusRows(local: LocalMigration[], applied: AppliedMigration[]): StatusRow[] {
-  const rows = new Map<bigint, StatusRow>();
-  for (const m of local) rows.set(m.version, { version: m.version, name: m.name, local: true, applied: false, status: 'pending' });
-  for (const a of applied) {
-    const row = rows.get(a.version);
-    if (row) Object.assign(row, { applied: true, status: 'applied' });
-    else rows.set(a.version, { version: a.version, name: a.name, local: false, applied: true, status: 'missing' });
-  }
-  return [...rows.values()].sort(byVersion);
-}
-
-/** The `VERSION  NAME  STATUS` table, columns padded, two spaces apart. */
-export function statusTable(rows: StatusRow[]): string {
-  const cells = [['VERSION', 'NAME', 'STATUS'], ...rows.map((r) => [r.version.toString(), r.name, r.status])];
-  const w0 = Math.max(...cells.map((c) => (c[0] as string).length));
-  const w1 = Math.max(...cells.map((c) => (c[1] as string).length));
-  return cells.map((c) => `${(c[0] as string).padEnd(w0)}  ${(c[1] as string).padEnd(w1)}  ${c[2] as string}`).join('\n');
 }
