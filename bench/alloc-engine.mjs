@@ -42,7 +42,7 @@ async function inspector(wsUrl) {
 }
 
 const db = await createDatabase();
-const engine = await startEngine(checkout, db, {}, ['--inspect=127.0.0.1:0']);
+const engine = await startEngine(checkout, db, {}, ['--inspect=127.0.0.1:0', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)]);
 const url = engine.url;
 let rows;
 let total = 0;
@@ -67,14 +67,17 @@ try {
   const { profile } = await insp.send('HeapProfiler.stopSampling');
   insp.close();
   const by = new Map();
-  const walk = (node) => {
-    const f = node.callFrame;
-    const name = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${f.lineNumber + 1}`;
+  // BENCH_STACK=k: each allocating function with its k callers (the sites that allocate through a shared helper).
+  const depth = Number(process.env.BENCH_STACK ?? 0);
+  const frame = (f) => `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${f.lineNumber + 1}`;
+  const walk = (node, callers) => {
+    const here = frame(node.callFrame);
+    const name = [here, ...callers.slice(-depth).reverse()].join(' < ');
     by.set(name, (by.get(name) ?? 0) + node.selfSize);
     total += node.selfSize;
-    for (const c of node.children) walk(c);
+    for (const c of node.children) walk(c, depth > 0 ? [...callers, here] : callers);
   };
-  walk(profile.head);
+  walk(profile.head, []);
   rows = [...by].sort((a, b) => b[1] - a[1]).slice(0, TOP);
 } finally {
   await engine.stop();

@@ -114,6 +114,15 @@ describe('http-log', () => {
     expect(line.detail).toEqual({ request_id: 'log-1', method: 'POST', path: '/v1/query', status: 200, duration_ms: expect.any(Number), role: 'admin' });
   });
 
+  it('values a client chooses are escaped: a request id and a path with quotes and backslashes', async () => {
+    const id = 'q"uo\\te-é';
+    const r = await fetch(`${url}/v1/"odd\\path`, { headers: { 'x-request-id': id } });
+    expect(r.status).toBe(404);
+    const line = await lineWhere('http-log', (d) => d['request_id'] === id);
+    expect(line.detail).toMatchObject({ request_id: id, method: 'GET', status: 404 });
+    expect(String(line.detail['path'])).toContain('odd');
+  });
+
   it('GraphQL: operation name and query hash, never the variables; an error code when refused', async () => {
     const body = { query: 'query Named($v: Int) { __typename }', operationName: 'Named', variables: { v: 424242 } };
     await post(`${url}/v1/graphql?token=abc`, body, { ...admin, 'x-request-id': 'gql-1' });

@@ -12,7 +12,10 @@ import type { OperationInfo } from '../graphql/service.js';
 export type Handler = (request: HttpRequest, reply: HttpReply) => void | Promise<unknown>;
 /** Runs before routing; answering (reply.send) ends the request there. */
 export type RequestHook = (request: HttpRequest, reply: HttpReply) => void;
-/** Runs once the answer is written (the response's `finish`): logs and metrics. */
+/**
+ * Runs once per request when its answer is given: at `reply.send`, or at the response's `finish` for an answer written
+ * to the raw response. Logs and metrics.
+ */
 export type ResponseHook = (request: HttpRequest, reply: HttpReply) => void;
 export type ErrorHandler = (e: unknown, request: HttpRequest, reply: HttpReply) => void;
 
@@ -55,6 +58,8 @@ export class HttpRequest {
 export class HttpReply {
   statusCode = 200;
   private answered = false;
+  /** The response hooks ran (once per request). */
+  hooked = false;
   private readonly headers: OutgoingHttpHeaders = {};
 
   constructor(readonly raw: ServerResponse, readonly request: HttpRequest, private readonly app: HttpApp, private readonly start: number) {}
@@ -87,6 +92,8 @@ export class HttpReply {
     }
     this.raw.writeHead(this.statusCode, this.headers);
     this.raw.end(body);
+    // The hooks run here rather than on `finish`: a listener per request cost more than the log line (issue 31's 3 %).
+    this.app.answered(this.request, this);
     return this;
   }
 
@@ -166,23 +173,32 @@ export class HttpApp {
     this.run(this.notFoundHandler, request, reply);
   }
 
+  /** Runs the response hooks, once per request. */
+  answered(request: HttpRequest, reply: HttpReply): void {
+    if (reply.hooked) return;
+    reply.hooked = true;
+    for (const hook of this.responseHooks) hook(request, reply);
+  }
+
+  /** After the handler: an answer written to the raw response (not through send) gets its hooks at `finish`. */
+  private settled(request: HttpRequest, reply: HttpReply): void {
+    if (reply.hooked || this.responseHooks.length === 0) return;
+    if (reply.raw.writableFinished) this.answered(request, reply);
+    else reply.raw.once('finish', () => this.answered(request, reply));
+  }
+
   /** The Node request listener. */
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
     const request = new HttpRequest(req, this.requestId(req));
     const reply = new HttpReply(res, request, this, performance.now());
-    if (this.responseHooks.length > 0) {
-      res.once('finish', () => {
-        for (const hook of this.responseHooks) hook(request, reply);
-      });
-    }
     try {
       for (const hook of this.requestHooks) {
         hook(request, reply);
-        if (reply.sent) return;
+        if (reply.sent) return this.settled(request, reply);
       }
     } catch (e) {
       this.errorHandler(e, request, reply);
-      return;
+      return this.settled(request, reply);
     }
     this.run(this.match(request, req.method ?? 'GET', request.url) ?? this.notFoundHandler, request, reply);
   };
@@ -210,9 +226,16 @@ export class HttpApp {
   private run(handler: Handler, request: HttpRequest, reply: HttpReply): void {
     try {
       const out = handler(request, reply);
-      if (out) out.then(undefined, (e: unknown) => this.errorHandler(e, request, reply));
+      if (out) {
+        out.then(() => this.settled(request, reply), (e: unknown) => {
+          this.errorHandler(e, request, reply);
+          this.settled(request, reply);
+        });
+        return;
+      }
     } catch (e) {
       this.errorHandler(e, request, reply);
     }
+    this.settled(request, reply);
   }
 }

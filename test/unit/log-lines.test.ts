@@ -1,0 +1,85 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonDestination, jsonString, StructuredLog } from '../../src/server/http/logs.js';
+import { HttpApp } from '../../src/server/http/router.js';
+
+// Issue 31's cheaper log line: values written as JSON text without a serializer where they need no escape, lines
+// gathered into chunks, response hooks run at the answer. Each part against what JSON.parse and a real socket say.
+
+describe('jsonString', () => {
+  it.each(['plain-id_1', '/v1/graphql', '', 'a"b', 'back\\slash', 'line\nbreak', 'tab\there', '\u0000nul', 'del\u007f', 'héllo', 'emoji 😀', 'lone \ud800'])('%j round-trips through JSON.parse', (v) => {
+    const s = jsonString(v);
+    expect(JSON.parse(s)).toBe(v);
+    expect(s).toBe(JSON.stringify(v));
+  });
+});
+
+describe('StructuredLog lines', () => {
+  it('a detail JSON.stringify refuses still gives a line: a BigInt as text, a cycle as what went wrong', () => {
+    const lines: string[] = [];
+    const log = new StructuredLog({ format: 'json', types: ['query-log'], stream: { write: (s: string) => void lines.push(s) } });
+    log.emit('info', 'query-log', { n: 12n });
+    const cycle: Record<string, unknown> = {};
+    cycle['self'] = cycle;
+    log.emit('info', 'query-log', cycle);
+    const parsed = lines.map((l) => JSON.parse(l) as { detail: Record<string, unknown> });
+    expect(parsed[0]?.detail).toEqual({ n: '12' });
+    expect(parsed[1]?.detail['unserializable']).toMatch(/circular/i);
+  });
+
+  it('the file destination gathers lines into chunks and writes them all by flush, one line each', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'log-lines-'));
+    const file = join(dir, 'out.log');
+    const fd = openSync(file, 'w');
+    try {
+      const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: jsonDestination(fd) });
+      for (let i = 0; i < 500; i++) log.emitJson('info', 'http-log', `{"i":${i},"path":${jsonString(`/p"${i}`)}}`);
+      await log.flush();
+      const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; detail: { i: number; path: string } });
+      expect(lines.map((l) => l.detail.i)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+      expect(lines[7]).toMatchObject({ level: 'info', type: 'http-log', detail: { path: '/p"7' } });
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('response hooks', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    server = undefined;
+  });
+
+  it('run once per request: at send, and for an answer written to the raw response, at its finish', async () => {
+    const seen: string[] = [];
+    const app = new HttpApp(() => 'id');
+    app.onResponse((request, reply) => void seen.push(`${request.url} ${reply.statusCode}`));
+    app.get('/sent', async (_request, reply) => {
+      reply.code(201).send('ok');
+      reply.send('twice');
+    });
+    app.get('/raw', (_request, reply) => {
+      reply.statusCode = 202;
+      setImmediate(() => reply.raw.writeHead(202).end('raw'));
+    });
+    app.get('/throws', () => {
+      throw new Error('boom');
+    });
+    server = createServer(app.handle);
+    await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    expect((await fetch(`${base}/sent`)).status).toBe(201);
+    expect(await (await fetch(`${base}/raw`)).text()).toBe('raw');
+    expect((await fetch(`${base}/throws`)).status).toBe(500);
+    expect((await fetch(`${base}/none`)).status).toBe(404);
+    const deadline = Date.now() + 5000;
+    while (seen.length < 4 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    expect(seen.sort()).toEqual(['/none 404', '/raw 202', '/sent 201', '/throws 500']);
+  });
+});
