@@ -7,6 +7,7 @@ import type { GraphqlService } from '../graphql/service.js';
 import { observeCalls } from '../outbound/index.js';
 import { installEngineMetrics } from './metrics-engine.js';
 import { sendError } from './envelope.js';
+import { requestMetrics } from './request-metrics.js';
 
 /**
  * `GET /v1/metrics` in Prometheus text format (issue 31.3), served only to `Authorization: Bearer <secret>`.
@@ -52,15 +53,7 @@ function operationType(text: string): string {
 export async function loadMetrics(secret: string, graphql: GraphqlService, db: Database): Promise<Metrics> {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
-  const requests = new prom.Counter({
-    name: 'engine_http_requests_total', help: 'HTTP requests answered, by endpoint, status and GraphQL operation type.',
-    labelNames: ['endpoint', 'status', 'operation_type'] as const, registers: [registry],
-  });
-  const latency = new prom.Histogram({
-    name: 'engine_http_request_duration_seconds', help: 'Time to answer an HTTP request, by endpoint.',
-    labelNames: ['endpoint'] as const, buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const requests = requestMetrics(prom, registry);
   // Read when scraped: the service's own counters stay the one source.
   new prom.Counter({
     name: 'engine_graphql_plan_cache_hits_total', help: 'GraphQL operations run with a plan from the plan cache.', registers: [registry],
@@ -90,25 +83,7 @@ export async function loadMetrics(secret: string, graphql: GraphqlService, db: D
     });
   }
   const detach = installEngineMetrics(prom, registry, db, observeCalls);
-  // Each answer's series, looked up by its labels in maps of their own: prom-client would hash the label set anew
-  // at every request. Few series: endpoints are a fixed set, statuses and operation types a handful.
-  const counted = new Map<string, Map<number, Map<string, { inc(): void }>>>();
-  const timed = new Map<string, { observe(v: number): void }>();
-  return {
-    secret, registry, detach,
-    observe(endpoint, status, op, seconds) {
-      let byStatus = counted.get(endpoint);
-      if (!byStatus) counted.set(endpoint, (byStatus = new Map()));
-      let byOp = byStatus.get(status);
-      if (!byOp) byStatus.set(status, (byOp = new Map()));
-      let series = byOp.get(op);
-      if (!series) byOp.set(op, (series = requests.labels(endpoint, String(status), op)));
-      series.inc();
-      let histogram = timed.get(endpoint);
-      if (!histogram) timed.set(endpoint, (histogram = latency.labels(endpoint)));
-      histogram.observe(seconds);
-    },
-  };
+  return { secret, registry, detach, observe: requests.observe };
 }
 
 function allowed(header: string | undefined, secret: string): boolean {
