@@ -5,12 +5,12 @@
 // process only (every thread); PostgreSQL's own work is the same for every side. The garbage collector's and the
 // optimizing compiler's parts are taken out (callgrind_annotate's inclusive counts) and the collector's shown apart.
 //   BENCH_CONNECTIONS=1 BENCH_NODE_ARGS=--predictable node bench/instructions.mjs
-//   BENCH_SIDES=off,metrics,logs+m  BENCH_ROUNDS=2 BENCH_WARMUP=3000 BENCH_WINDOWS=4 BENCH_REQUESTS=1000
+//   BENCH_SIDES=off,metrics,logs+m  BENCH_ROUNDS=2 BENCH_WARMUP=3000 BENCH_WINDOWS=4 BENCH_REQUESTS=1000 BENCH_KEEP=<dir>
 // A side is a label of the table below (the engine's environment), optionally `@<checkout>` for another build (its
 // own database; e.g. `off@/work/wt/b-1ac0fcc` for the engine before issue 28). Every round starts new processes, all
 // sides at once. Needs valgrind (Debian's package) and the external PostgreSQL. Markdown on stdout.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { progress } from './lib.mjs';
@@ -29,6 +29,7 @@ const WINDOWS = num('BENCH_WINDOWS', 4);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 4);
 const ONLY = process.env.BENCH_QUERIES?.split(',');
 // Node flags of the measured engines (e.g. --predictable: no concurrent compilation or GC, so fewer chance costs).
+const KEEP = process.env.BENCH_KEEP;
 const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -71,7 +72,7 @@ const GC = /^\s*([\d,]+) .*v8::internal::(Heap::CollectGarbage\(|IncrementalMark
 const COMPILE = /^\s*([\d,]+) .*v8::internal::(Compiler::CompileOptimized\(|OptimizingCompileDispatcher::InstallOptimizedFunctions\(|maglev::MaglevCompiler::Compile\()/;
 
 /** The instructions counted since the last zeroing (dumped, then read): total, collector and compiler parts. */
-function dumpCounts(dir, pid) {
+function dumpCounts(dir, pid, keepAs) {
   const before = new Set(readdirSync(dir));
   control(pid, '-d');
   const fresh = readdirSync(dir).filter((f) => !before.has(f));
@@ -89,6 +90,9 @@ function dumpCounts(dir, pid) {
     const c = COMPILE.exec(line);
     if (c) compile += Number(c[1].replaceAll(',', ''));
   }
+  // BENCH_KEEP=<dir>: each window's dump kept there (side, query, window) for a per-function comparison with
+  // callgrind_annotate; otherwise removed.
+  if (KEEP && keepAs) copyFileSync(file, join(KEEP, keepAs));
   rmSync(file);
   return { total: Number(m[1]), gc, compile };
 }
@@ -120,6 +124,7 @@ async function main() {
   const counts = Object.fromEntries(sides.map((s) => [s.name, {}]));
   const gcs = Object.fromEntries(sides.map((s) => [s.name, {}]));
   const dir = mkdtempSync(join(tmpdir(), 'engine-callgrind-'));
+  if (KEEP) mkdirSync(KEEP, { recursive: true });
   try {
     // The sides of a round run at the same time (a count does not depend on the neighbours): the wall time of a round
     // is one side's, on enough cores.
@@ -141,7 +146,7 @@ async function main() {
             for (let w = 0; w < WINDOWS; w++) {
               control(e.pid, '-z');
               await send(gql, q.engine, REQUESTS, WARMUP + w * REQUESTS);
-              windows.push(dumpCounts(dir, e.pid));
+              windows.push(dumpCounts(dir, e.pid, `${side.name.replace(/[^\w#+-]/g, '_')}.${q.key}.r${round + 1}.w${w + 1}`));
             }
             control(e.pid, '-i', 'off');
             const mutator = windows.map((c) => (c.total - c.gc - c.compile) / REQUESTS);

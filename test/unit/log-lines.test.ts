@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonDestination, jsonString, StructuredLog } from '../../src/server/http/logs.js';
 import { HttpApp } from '../../src/server/http/router.js';
 
@@ -81,5 +81,33 @@ describe('response hooks', () => {
     const deadline = Date.now() + 5000;
     while (seen.length < 4 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
     expect(seen.sort()).toEqual(['/none 404', '/raw 202', '/sent 201', '/throws 500']);
+  });
+});
+
+describe('the timestamp', () => {
+  it.each(['2026-11-28T11:47:11.005Z', '2026-11-28T11:47:11.050Z', '2026-11-28T11:47:11.999Z', '2026-11-28T11:47:12.000Z', '2027-01-01T00:00:00.001Z'])('%s', (iso) => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date(iso));
+      const lines: string[] = [];
+      new StructuredLog({ format: 'json', types: ['http-log'], stream: { write: (s: string) => void lines.push(s) } }).emitJson('info', 'http-log', '{}');
+      expect((JSON.parse(lines[0] as string) as { timestamp: string }).timestamp).toBe(iso);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('is the ISO time of the line, milliseconds included', () => {
+    const lines: string[] = [];
+    const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: { write: (s: string) => void lines.push(s) } });
+    for (let i = 0; i < 50; i++) {
+      const before = Date.now();
+      log.emitJson('info', 'http-log', '{}');
+      const after = Date.now();
+      const t = (JSON.parse(lines[i] as string) as { timestamp: string }).timestamp;
+      expect(t).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Date.parse(t)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(t)).toBeLessThanOrEqual(after);
+    }
   });
 });
