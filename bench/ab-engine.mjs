@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { request as undiciRequest } from 'undici';
-import { count, progress } from './lib.mjs';
+import { count, median, progress } from './lib.mjs';
 import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
 import { load, request, sampleError } from './peer/load.mjs';
 import { startEngine } from './peer/servers.mjs';
@@ -19,10 +19,6 @@ const ROUNDS = num('BENCH_ROUNDS', 5);
 const SECONDS = num('BENCH_SECONDS', 5);
 const SEQUENTIAL = num('BENCH_SEQUENTIAL', 2000);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /**
  * The CPU time (user + system, µs) the engine process spent between the call and the call of the function it returns:

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { progress } from './lib.mjs';
+import { median, progress } from './lib.mjs';
 import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
 import { request, sampleError } from './peer/load.mjs';
 import { startEngine, THIS_CHECKOUT } from './peer/servers.mjs';
@@ -31,10 +31,6 @@ const ONLY = process.env.BENCH_QUERIES?.split(',');
 // Node flags of the measured engines (e.g. --predictable: no concurrent compilation or GC, so fewer chance costs).
 const KEEP = process.env.BENCH_KEEP;
 const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const quiet = { ENGINE_GRAPHQL_ENABLED_LOG_TYPES: 'startup' };
 const ENVS = {
   off: quiet,

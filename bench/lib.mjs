@@ -92,6 +92,11 @@ export async function time(fn) {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
+/** The median (the mean of the middle two for an even count). */
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 export const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 export const fmt = (ms) => `${ms.toFixed(ms < 10 ? 2 : ms < 100 ? 1 : 0)} ms`;
 /** 1000 → "1,000". */

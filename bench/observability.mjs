@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { count, progress } from './lib.mjs';
+import { count, median, progress } from './lib.mjs';
 import { applyMetadata, createDatabase, dropDatabase } from './peer/data.mjs';
 import { load, sampleError } from './peer/load.mjs';
 import { startEngine, THIS_CHECKOUT } from './peer/servers.mjs';
@@ -26,10 +26,6 @@ const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
 const SECRET = 'bench-metrics-secret';
 /** A database of its own: the peer benchmark's (bench_peer) may be in use by another run. */
 const DB = 'bench_observability';
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** An OTLP/HTTP receiver that reads and counts what it is sent, as a collector would before its own work. */
 async function sink() {

@@ -1,9 +1,10 @@
 // Issue 32 at scale, the engine in its own process (`engine serve`), the fallback refetch off (--live-queries-refetch-interval 0):
 //   1. 1,000 subscribers with 100 distinct variable sets: statements per refetch (the engine's counter of subscription
 //      statements, and on PostgreSQL the database's committed transactions);
-//   2. memory per idle subscriber: the engine's RSS with N subscribers (C cohorts) over sockets of 100, and with one
-//      socket per subscriber, minus its RSS before;
-//   3. an idle minute with those subscribers: engine CPU and database statements (subscriptions' and all);
+//   2. memory per idle subscriber: the engine's heap, memory outside the heap and RSS with N subscribers (C cohorts)
+//      over sockets of 100, and with one socket per subscriber, minus those before, each read after a full GC;
+//   3. an idle minute with those subscribers: engine CPU and database statements (subscriptions' and all), beside the
+//      same engine idle with no subscriber first (its event, scheduled-event and action workers poll either way);
 //   4. one write to one row → its cohort's subscribers updated (p50/p99 over repeated writes), and one write to every
 //      row → all N subscribers updated (p50/p99).
 // Usage: node bench/subscriptions-scale.mjs [postgres|pglite] [subscribers=10000] [cohorts=1000] [idleSeconds=60]
