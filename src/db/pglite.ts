@@ -47,11 +47,18 @@ function withExtensionHint(e: unknown): unknown {
   return e;
 }
 
+/**
+ * PGlite serializes a boolean parameter itself and throws a bare Error ("Invalid input for boolean type") on text it
+ * does not know, where PostgreSQL answers its own data exception (`invalid input syntax for type boolean`): the
+ * engine binds column values as text (a string for a Boolean column, issue 30), so text goes to the server as is.
+ */
+const QUERY_OPTIONS = { serializers: { 16: (v: unknown): string => (typeof v === 'boolean' ? (v ? 't' : 'f') : String(v)) } };
+
 function queryable(q: PgliteLike, textParsers: () => Parsers, extensions: ExtensionLoader): Queryable {
   return {
     async query<T extends Row>(sql: string, params: unknown[] = []): Promise<T[]> {
       probes.statements?.(1);
-      const r = await q.query<T>(sql, params).catch((e: unknown) => Promise.reject(withExtensionHint(e)));
+      const r = await q.query<T>(sql, params, QUERY_OPTIONS).catch((e: unknown) => Promise.reject(withExtensionHint(e)));
       return r.rows;
     },
     async runScript(sql: string): Promise<ScriptResult> {

@@ -5,7 +5,7 @@ import { arr, at, idx, int, obj, oneOf, opt, qualifiedName, req, str } from '../
 import { qnKey, qnQuoted } from '../../metadata/names.js';
 import { compileBoolExp, quoteIdent, quoteTable } from '../bool-exp/compile.js';
 import { spatialFromText } from '../bool-exp/operators.js';
-import { bindParams } from '../graphql/compile/index.js';
+import { binaryNumericText, bindParams, isFreeNumeric } from '../graphql/compile/index.js';
 import { validateBoolExp } from '../bool-exp/validate.js';
 import { boolExpTable } from '../kinds/permissions.js';
 import { boolExpSchema, type ResolvedTable } from '../schema-cache.js';
@@ -40,6 +40,8 @@ function valueText(v: Json, typeName: string): string | null {
   if (v === null) return null;
   if (typeName === 'jsonb' || typeName === 'json') return JSON.stringify(v);
   if (typeof v === 'string') return v;
+  // The incumbent sends a number in the binary numeric format, whose scale PostgreSQL keeps (numeric-text.ts).
+  if (typeof v === 'number' && isFreeNumeric(typeName)) return binaryNumericText(String(v));
   return typeof v === 'boolean' || typeof v === 'number' ? String(v) : JSON.stringify(v);
 }
 

@@ -11,3 +11,4 @@ export { eachAggregate } from './order-by.js';
 export { type NestedPaths } from './nested-insert.js';
 export { nestedFailure } from './nested-insert-errors.js';
 export { type RemoteJoinSpec } from './remote-join.js';
+export { binaryNumericText, isFreeNumeric } from './numeric-text.js';

@@ -16,6 +16,12 @@ import { isPlainObject, type GValue } from './values.js';
 /** The transaction-local setting holding one level's kept values (`t` ctids, `o` ordinals, `i` inserted flags). */
 export const SETTING = (kind: string, id: number): string => `'engine.ni${kind}${id}'`;
 
+/**
+ * Whether a level's rows are kept by ctid. A view (or a foreign table) has none: its rows are kept whole, as
+ * RETURNING gave them (an auto-updatable view's row is what its base table wrote), and read back from that value.
+ */
+export const keptByCtid = (mt: MutationTable): boolean => mt.rt.db.kind === 'r' || mt.rt.db.kind === 'p';
+
 /** What statement 2 needs of a level. */
 export interface AnswerLevel {
   id: number;
@@ -42,6 +48,11 @@ function readBack(ctx: AnswerContext, l: AnswerLevel): string {
   const arr = (k: string, type: string) => `current_setting(${SETTING(k, l.id)})::${type}[]`;
   const check = (exp: Json | undefined): string => (ctx.role.admin || exp === undefined || exp === null ? 'true' : `coalesce((${ctx.b.boolExpOn(exp, l.mt.rt, x)}), false)`);
   const uc = isPlainObject(l.onConflict) ? check(l.mt.update?.check) : 'true';
+  if (!keptByCtid(l.mt)) {
+    // unnest of several arrays would spread a row into its columns: the rows are taken by subscript, from an array
+    // parsed once (an uncorrelated subquery), each unnested alone so that the alias is a row of the view's type.
+    return `SELECT ${x} AS "r", ${u}."o", ${u}."ins", ${check(l.mt.insert?.check)} AS "ic", ${uc} AS "uc" FROM unnest(${arr('o', 'integer')}, ${arr('i', 'boolean')}) WITH ORDINALITY AS ${u}("o", "ins", "n") CROSS JOIN LATERAL unnest(ARRAY[((SELECT ${arr('t', t)}))[${u}."n"]]) AS ${x}`;
+  }
   return `SELECT ${x} AS "r", ${u}."o", ${u}."ins", ${check(l.mt.insert?.check)} AS "ic", ${uc} AS "uc" FROM unnest(${arr('t', 'tid')}, ${arr('o', 'integer')}, ${arr('i', 'boolean')}) AS ${u}("t", "o", "ins") JOIN ${t} AS ${x} ON ${x}.ctid = ${u}."t" AND ${x}.ctid = ANY (${arr('t', 'tid')})`;
 }
 
@@ -55,7 +66,7 @@ export function checksAndResponse(ctx: AnswerContext, levels: readonly AnswerLev
     const k = quoteIdent(`k${l.id}`);
     ctes.push(`${k} AS (${readBack(ctx, l)})`);
     // A row written but not found by its ctid (a trigger changed it): its check cannot be evaluated, so fail.
-    fails.push(`(SELECT 'nested:${l.id}:0:moved' WHERE (SELECT count(*) FROM ${k}) <> cardinality(current_setting(${SETTING('t', l.id)})::tid[]))`);
+    if (keptByCtid(l.mt)) fails.push(`(SELECT 'nested:${l.id}:0:moved' WHERE (SELECT count(*) FROM ${k}) <> cardinality(current_setting(${SETTING('t', l.id)})::tid[]))`);
     if (!l.checked) continue;
     fails.push(`(SELECT 'nested:${l.id}:' || min("o") || ':insert' FROM ${k} WHERE "ins" AND NOT "ic" HAVING count(*) > 0)`);
     if (isPlainObject(l.onConflict)) fails.push(`(SELECT 'nested:${l.id}:' || min("o") || ':update' FROM ${k} WHERE NOT "ins" AND NOT "uc" HAVING count(*) > 0)`);

@@ -6,7 +6,7 @@ import { CHECK_FAILED_STATE } from '../../catalog.js';
 import { validationFailed } from '../errors.js';
 import type { GqlColumn, MutationTable, RelInsert, RoleView } from '../schema/index.js';
 import { presetExprs } from './presets.js';
-import { checksAndResponse, SETTING, type AnswerLevel } from './nested-answer.js';
+import { checksAndResponse, keptByCtid, SETTING, type AnswerLevel } from './nested-answer.js';
 import type { SelectionContext } from './selection.js';
 import { StatementBuilder } from './sql-builder.js';
 import { asList, hasVarRef, isPlainObject, jsonText, paramText, type GValue } from './values.js';
@@ -269,7 +269,9 @@ export class NestedInsertCompiler {
       const ords = objects.map((o) => o.ord);
       // The whole row only where other levels read its columns (the checks and the response read the table again).
       const r = l.dependents ? '"r", ' : '';
-      ctes.push(`${name} AS (${sql} RETURNING ${l.dependents ? `${a} AS "r", ` : ''}${a}.ctid AS "t", ${ordExpr} AS "o", (${a}.xmax = 0) AS "ins")`);
+      // A view has neither ctid nor xmax: its row is kept whole, and a row it wrote counts as inserted.
+      const kept = keptByCtid(mt) ? `${a}.ctid AS "t", ${ordExpr} AS "o", (${a}.xmax = 0) AS "ins"` : `${a} AS "t", ${ordExpr} AS "o", true AS "ins"`;
+      ctes.push(`${name} AS (${sql} RETURNING ${l.dependents ? `${a} AS "r", ` : ''}${kept})`);
       // Positional ordinals where none was captured (the rows come back in the order they were given).
       names.push(exprs.length === 0 || !capture
         ? `SELECT ${r}"t", (${b.value(`{${ords.join(',')}}`, 'integer[]')})[row_number() OVER ()] AS "o", "ins" FROM ${name}`

@@ -1,6 +1,7 @@
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
 import { arrayLiteral } from '../../bool-exp/compile.js';
 import { setOwn } from '../../../metadata/json.js';
+import { isFreeNumeric, scientificShow } from './numeric-text.js';
 
 /**
  * Argument values as the compiler reads them: literals keep their written key order and numbers keep their
@@ -89,11 +90,15 @@ export function jsonText(v: GValue): string {
   return JSON.stringify(v);
 }
 
-/** The text PostgreSQL casts a parameter from, for a column of `typeName`. */
+/**
+ * The text PostgreSQL casts a parameter from, for a column of `typeName`. A number for a numeric without a declared
+ * scale is written as the incumbent's mutations write it (its scale is what PostgreSQL keeps, numeric-text.ts).
+ */
 export function paramText(v: GValue, typeName: string): string | null {
   if (v === null) return null;
   if (typeName === 'json' || typeName === 'jsonb') return jsonText(v);
-  if (v instanceof NumLit) return v.text;
+  if (v instanceof NumLit) return isFreeNumeric(typeName) ? scientificShow(v.text) : v.text;
+  if (typeof v === 'number' && isFreeNumeric(typeName)) return scientificShow(String(v));
   if (Array.isArray(v)) return arrayLiteral(v.map((x) => paramText(x, typeName.replace(/\[\]$/, ''))));
   if (isPlainObject(v)) return jsonText(v);
   return String(v);

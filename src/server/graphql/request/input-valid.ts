@@ -2,6 +2,8 @@ import {
   isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType,
   type GraphQLInputField, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType,
 } from 'graphql';
+import { COLUMN_VALUE } from '../schema/index.js';
+import { takesColumnString } from './column-strings.js';
 
 /**
  * Whether `coerceInputValue` of the `graphql` package would accept a variable's value, without building the coerced
@@ -12,33 +14,35 @@ import {
  * predicate of the package (in the bundle, each of those calls goes through the module's export getters).
  */
 export function inputValid(value: unknown, type: GraphQLInputType): boolean {
-  return checkOf(type)(value);
+  return checkOf(type, false)(value);
 }
 
 type Check = (v: unknown) => boolean;
 
-const checks = new WeakMap<GraphQLInputType, Check>();
+/** By type, apart at positions that take a column's value (where Int, Float and Boolean take strings too). */
+const checks = [new WeakMap<GraphQLInputType, Check>(), new WeakMap<GraphQLInputType, Check>()] as const;
 
-function checkOf(type: GraphQLInputType): Check {
-  const known = checks.get(type);
+function checkOf(type: GraphQLInputType, column: boolean): Check {
+  const memo = checks[column ? 1 : 0];
+  const known = memo.get(type);
   if (known) return known;
   // A recursive input type reaches itself while its check is built: it reads the finished one through this.
   let built: Check | null = null;
-  checks.set(type, (v) => (built as Check)(v));
-  built = build(type);
-  checks.set(type, built);
+  memo.set(type, (v) => (built as Check)(v));
+  built = build(type, column);
+  memo.set(type, built);
   return built;
 }
 
 const absent = (v: unknown): v is null | undefined => v === null || v === undefined;
 
-function build(type: GraphQLInputType): Check {
+function build(type: GraphQLInputType, column: boolean): Check {
   if (isNonNullType(type)) {
-    const of = checkOf(type.ofType);
+    const of = checkOf(type.ofType, column);
     return (v) => !absent(v) && of(v);
   }
   if (isListType(type)) {
-    const item = checkOf(type.ofType);
+    const item = checkOf(type.ofType, column);
     return (v) => {
       if (absent(v)) return true;
       if (Array.isArray(v)) {
@@ -50,7 +54,10 @@ function build(type: GraphQLInputType): Check {
     };
   }
   if (isInputObjectType(type)) return objectCheck(type);
-  if (isLeafType(type)) return leafCheck(type);
+  if (isLeafType(type)) {
+    const leaf = leafCheck(type);
+    return column && takesColumnString(type) ? (v) => typeof v === 'string' || leaf(v) : leaf;
+  }
   return () => false;
 }
 
@@ -70,7 +77,7 @@ function objectCheck(type: GraphQLInputObjectType): Check {
   if (type.isOneOf) return absent;
   const defs = type.getFields() as Record<string, GraphQLInputField | undefined>;
   const fields = (Object.values(defs) as GraphQLInputField[]).map((f) => ({
-    name: f.name, check: checkOf(f.type), required: f.defaultValue === undefined && isNonNullType(f.type),
+    name: f.name, check: checkOf(f.type, f.extensions === COLUMN_VALUE), required: f.defaultValue === undefined && isNonNullType(f.type),
   }));
   return (v) => {
     if (absent(v)) return true;

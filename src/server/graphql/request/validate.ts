@@ -1,5 +1,5 @@
 import {
-  coerceInputValue, GraphQLError, isNonNullType, NoFragmentCyclesRule, NoUnusedVariablesRule, print, specifiedRules, typeFromAST, validate, valueFromAST,
+  coerceInputValue, GraphQLError, isNonNullType, NoFragmentCyclesRule, NoUnusedVariablesRule, print, specifiedRules, typeFromAST, validate, valueFromAST, ValuesOfCorrectTypeRule,
   type ASTNode, type DocumentNode, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql';
 import type { ApiError } from '../../../errors.js';
@@ -7,6 +7,7 @@ import { pathIndex, pathKey } from '../../../metadata/json.js';
 import { gqlError, validationFailed } from '../errors.js';
 import { SpatialValueError } from '../schema/index.js';
 import { nodePaths } from '../compile/index.js';
+import { ColumnStringsValuesRule, columnStringAt } from './column-strings.js';
 import { inputValid } from './input-valid.js';
 import { withoutStringOffsets } from './string-offset.js';
 
@@ -48,8 +49,13 @@ function mapError(e: GraphQLError): Mapped {
   return { path: '$', message: m };
 }
 
-/** The incumbent does not run NoUnusedVariables (issue 29.8): a declared variable no field uses is accepted. */
-export const ENGINE_RULES = specifiedRules.filter((rule) => rule !== NoUnusedVariablesRule);
+/**
+ * The incumbent does not run NoUnusedVariables (issue 29.8): a declared variable no field uses is accepted. Values
+ * are checked as the incumbent does at column positions (column-strings.ts).
+ */
+export const ENGINE_RULES = specifiedRules
+  .filter((rule) => rule !== NoUnusedVariablesRule)
+  .map((rule) => (rule === ValuesOfCorrectTypeRule ? ColumnStringsValuesRule : rule));
 
 /**
  * Fragment cycles, checked first and alone: every later walk of the document (the limits of doc-limits.ts, the
@@ -101,7 +107,7 @@ export function checkVariables(schema: GraphQLSchema, op: OperationDefinitionNod
     if (inputValid(variables[name], type)) continue;
     let failure: ApiError | null = null;
     coerceInputValue(variables[name], type, (p, invalid, error) => {
-      if (failure) return;
+      if (failure || (typeof invalid === 'string' && columnStringAt(type, p))) return;
       const at = p.reduce<string>((acc, k) => (typeof k === 'number' ? pathIndex(acc, k) : pathKey(acc, k)), path);
       failure = variableError(at, invalid, error);
     });

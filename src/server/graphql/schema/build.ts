@@ -4,7 +4,7 @@ import {
 } from 'graphql';
 import type { SchemaCache } from '../../schema-cache.js';
 import { cachedClaims, type Claims } from './claims.js';
-import { NO_EXTENSIONS } from './extensions.js';
+import { COLUMN_VALUE } from './extensions.js';
 import { info, type RowSource } from './field-info.js';
 import { tableNames } from './table-names.js';
 import type { EnumTypes } from './enum-values.js';
@@ -71,7 +71,7 @@ export function buildRoleSchema(
       if (v.pk && (root('select_by_pk') || sub('select_by_pk'))) {
         const args: GraphQLFieldConfigArgumentMap = {};
         // A key column referencing an enum table is typed by its enum, as in the table type (the incumbent's).
-        for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.columnType(rt, col)), extensions: NO_EXTENSIONS };
+        for (const col of v.pk) args[col.field] = { type: sharedNonNull(tt.columnType(rt, col)), extensions: COLUMN_VALUE };
         const byPk = { type: tt.objectType(v), args, description: n.comments.select_by_pk, extensions: info({ kind: 'by_pk', view: v }) };
         if (root('select_by_pk')) query[n.select_by_pk] = byPk;
         if (sub('select_by_pk')) subs.shown[n.select_by_pk] = byPk;

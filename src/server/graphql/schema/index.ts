@@ -9,7 +9,7 @@ export { enumTypes } from './enum-values.js';
 export { TABLE_TYPES, TypeNames } from './claims.js';
 export { cachedClaims } from './claims.js';
 export { info } from './field-info.js';
-export { NO_EXTENSIONS } from './extensions.js';
+export { COLUMN_VALUE, NO_EXTENSIONS } from './extensions.js';
 export { ScalarRegistry } from './scalar-registry.js';
 export { TableTypes } from './tables.js';
 export { tableNames } from './table-names.js';

@@ -5,7 +5,7 @@ import { compareCodePoints } from '../../../metadata/json.js';
 import { qnKey } from '../../../metadata/names.js';
 import type { ResolvedTable } from '../../schema-cache.js';
 import { tableColumns, type GqlColumn } from './columns.js';
-import { NO_EXTENSIONS } from './extensions.js';
+import { COLUMN_VALUE, NO_EXTENSIONS } from './extensions.js';
 import type { MutationTable, RelInsert } from './field-info.js';
 import { isEnumValueName, isGraphqlName } from './names.js';
 import { tableNames } from './table-names.js';
@@ -115,7 +115,7 @@ export class InsertInputs {
         extensions: NO_EXTENSIONS,
         fields: () => {
           const f: GraphQLInputFieldConfigMap = {};
-          for (const c of mt.insertColumns) f[c.field] = arg(this.tt.columnType(mt.rt, c));
+          for (const c of mt.insertColumns) f[c.field] = { type: this.tt.columnType(mt.rt, c), extensions: COLUMN_VALUE };
           for (const r of mt.relInserts.values()) f[r.name] = arg(this.relInput(r));
           return Object.keys(f).length > 0 ? f : PLACEHOLDER_INPUT;
         },

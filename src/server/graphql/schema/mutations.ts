@@ -3,7 +3,7 @@ import {
   type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLNullableType,
 } from 'graphql';
 import type { ResolvedTable } from '../../schema-cache.js';
-import { NO_EXTENSIONS } from './extensions.js';
+import { COLUMN_VALUE, NO_EXTENSIONS } from './extensions.js';
 import { info } from './field-info.js';
 import { insertInputs } from './insert-inputs.js';
 import type { TableNames } from './table-names.js';
@@ -38,7 +38,7 @@ export function mutationFields(tt: TableTypes, rt: ResolvedTable, names: TableNa
   let pkArgs: GraphQLFieldConfigArgumentMap | null = null;
   if (pk) {
     pkArgs = {};
-    for (const c of pk) pkArgs[c.field] = arg(sharedNonNull(tt.columnType(rt, c)));
+    for (const c of pk) pkArgs[c.field] = { type: sharedNonNull(tt.columnType(rt, c)), extensions: COLUMN_VALUE };
   }
   const boolExp = view ? tt.boolExp(view) : null;
   const updCols = table.updateColumns;

@@ -10,7 +10,7 @@ import type { ResolvedTable } from '../../schema-cache.js';
 import type { EnumTypes } from './enum-values.js';
 import { info, STAT_OPS, type AggOp, type RowSource } from './field-info.js';
 import { fieldTaken } from './columns.js';
-import { NO_EXTENSIONS } from './extensions.js';
+import { COLUMN_VALUE, NO_EXTENSIONS } from './extensions.js';
 import { AGG_COUNT, AGG_FIELDS, AGG_NODES, AGG_OPS, aggColumnInfo, columnInfo, NO_INTERFACES, sharedNonNull } from './shared-types.js';
 import { gqlName, isEnumValueName } from './names.js';
 import type { ScalarRegistry } from './scalar-registry.js';
@@ -296,8 +296,8 @@ export class TableTypes {
     let t = this.inputs.get(name);
     if (!t) {
       const base = typeName.replace(/\(.*\)$/, '');
-      const one = { type: s, extensions: NO_EXTENSIONS };
-      const many = { type: list(sharedNonNull(s)), extensions: NO_EXTENSIONS };
+      const one = { type: s, extensions: COLUMN_VALUE };
+      const many = { type: list(sharedNonNull(s)), extensions: COLUMN_VALUE };
       const text = { type: GraphQLString, extensions: NO_EXTENSIONS };
       const f: GraphQLInputFieldConfigMap = {};
       if (base !== 'json') {

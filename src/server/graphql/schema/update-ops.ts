@@ -5,7 +5,7 @@ import {
 import { NUMERIC } from '../../bool-exp/operators.js';
 import type { ResolvedTable } from '../../schema-cache.js';
 import type { GqlColumn } from './columns.js';
-import { NO_EXTENSIONS } from './extensions.js';
+import { COLUMN_VALUE, NO_EXTENSIONS } from './extensions.js';
 import { sharedNonNull } from './shared-types.js';
 import type { TableTypes } from './tables.js';
 
@@ -20,12 +20,13 @@ const arg = <T>(type: T) => ({ type, extensions: NO_EXTENSIONS });
 const STRING_LIST = new GraphQLList(sharedNonNull(GraphQLString));
 
 export function updateOperatorArgs(tt: TableTypes, rt: ResolvedTable, name: string, cols: GqlColumn[]): GraphQLFieldConfigArgumentMap {
+  const own = (c: GqlColumn): GraphQLInputType => tt.columnType(rt, c);
   const input = (suffix: string, of: GqlColumn[], type: (c: GqlColumn) => GraphQLInputType): GraphQLInputObjectType => {
     const f: GraphQLInputFieldConfigMap = {};
-    for (const c of of) f[c.field] = arg(type(c));
+    // Only the column-typed operands take a column's value (`_delete_elem`'s Int is an array index).
+    for (const c of of) f[c.field] = { type: type(c), extensions: type === own ? COLUMN_VALUE : NO_EXTENSIONS };
     return new GraphQLInputObjectType({ name: `${name}_${suffix}`, extensions: NO_EXTENSIONS, fields: f });
   };
-  const own = (c: GqlColumn) => tt.columnType(rt, c);
   const out: GraphQLFieldConfigArgumentMap = {};
   const jsonb = cols.filter((c) => c.typeName === 'jsonb');
   if (jsonb.length > 0) {
