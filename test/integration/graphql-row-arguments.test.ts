@@ -50,9 +50,10 @@ describe('row-typed function arguments', () => {
     expect(await q(e, '{ fetch_author(args: {search: "Bob", row_in: "(1,Ann)"}) { id } f(args: {r: "(2, \'Bob\')", search: ""}, order_by: {id: asc}) { id } }'))
       .toEqual({ data: { fetch_author: [{ id: 2 }], f: [{ id: 1 }] } });
     const t = await q(e, '{ __type(name: "fetch_author_args") { inputFields { name type { name kind ofType { name kind } } } } }');
+    // Nullable, as every function argument (issue 30); listed by name.
     expect(t).toEqual({ data: { __type: { inputFields: [
-      { name: 'search', type: { name: null, kind: 'NON_NULL', ofType: { name: 'String', kind: 'SCALAR' } } },
-      { name: 'row_in', type: { name: null, kind: 'NON_NULL', ofType: { name: 'author_scalar', kind: 'SCALAR' } } },
+      { name: 'row_in', type: { name: 'author_scalar', kind: 'SCALAR', ofType: null } },
+      { name: 'search', type: { name: 'String', kind: 'SCALAR', ofType: null } },
     ] } } });
     expect(await q(e, '{ fetch_author(args: {search: "Bob", row_in: 5}) { id } }'))
       .toEqual({ errors: [{ message: 'invalid value for type "author_scalar": 5', extensions: { path: '$.selectionSet.fetch_author.args.args.row_in', code: 'validation-failed' } }] });
@@ -69,7 +70,7 @@ describe('row-typed function arguments', () => {
     await e.ok({ type: 'track_function', args: 'search_default' });
     expect(await q(e, '{ a: search_default(args: {search: "Bob"}) { id } b: search_default(args: {search: "Bob", r: "(1,Ann)"}) { id } }')).toEqual({ data: { a: [{ id: 2 }], b: [{ id: 2 }] } });
     const t = await q(e, '{ __type(name: "search_default_args") { inputFields { name } } }') as { data: { __type: { inputFields: { name: string }[] } } };
-    expect(t.data.__type.inputFields.map((f) => f.name)).toEqual(['search', 'r']);
+    expect(t.data.__type.inputFields.map((f) => f.name)).toEqual(['r', 'search']);
     schemasBuild();
   });
 
@@ -77,7 +78,7 @@ describe('row-typed function arguments', () => {
     await e.ok({ type: 'add_computed_field', args: { table: 'author', name: 'g', definition: { function: 'g' } } });
     schemasBuild();
     const t = await q(e, '{ __type(name: "author") { fields { name args { type { ofType { name } } } } } g_args { id } }');
-    expect(t).toEqual({ data: { __type: { fields: [{ name: 'id', args: [] }, { name: 'name', args: [] }, { name: 'g', args: [{ type: { ofType: { name: 'g_author_args' } } }] }] }, g_args: [] } });
+    expect(t).toEqual({ data: { __type: { fields: [{ name: 'g', args: [{ type: { ofType: { name: 'g_author_args' } } }] }, { name: 'id', args: [] }, { name: 'name', args: [] }] }, g_args: [] } });
     expect(await q(e, '{ g_args { id } author(order_by: {id: asc}) { g(args: {n: 10}) } }')).toEqual({ data: { g_args: [], author: [{ g: 11 }, { g: 12 }] } });
   });
 });

@@ -71,7 +71,7 @@ describe('subscription_root in introspection', () => {
     ]);
     // Only the columns the role may select.
     expect(r.data.v.inputFields).toEqual([
-      { name: 'id', type: { name: 'Int' } }, { name: 'name', type: { name: 'String' } }, { name: 'bio', type: { name: 'String' } }, { name: 'is_active', type: { name: 'Boolean' } },
+      { name: 'bio', type: { name: 'String' } }, { name: 'id', type: { name: 'Int' } }, { name: 'is_active', type: { name: 'Boolean' } }, { name: 'name', type: { name: 'String' } },
     ]);
     expect(r.data.o.enumValues).toEqual([{ name: 'ASC' }, { name: 'DESC' }]);
   });

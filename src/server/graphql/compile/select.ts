@@ -1,4 +1,4 @@
-import { getNamedType, GraphQLObjectType, type FieldNode, type GraphQLField } from 'graphql';
+import { getNamedType, GraphQLObjectType, Kind, type FieldNode, type GraphQLField } from 'graphql';
 import { quoteIdent, quoteTable } from '../../bool-exp/compile.js';
 import { aggregateSql } from '../schema/index.js';
 import { fieldInfo, type AggOp, type FieldInfo, type RowSource } from '../schema/index.js';
@@ -11,11 +11,24 @@ import { jsonPathSql } from './json-path.js';
 import type { RoleView, TableView } from '../schema/index.js';
 import type { SelectionContext } from './selection.js';
 import { remoteJoinJson } from './remote-join.js';
+import { gqlError } from '../errors.js';
 
 /**
  * GraphQL selections → one SQL expression whose value is the field's JSON (graphql-api.md §4.3, §7): objects with
  * json_build_object, lists with json_agg in the order of a row_number window, nested fields as correlated subqueries.
  */
+
+/** Where a function's arguments are written: its field and that field's path (for errors). */
+export interface ArgSite {
+  node: FieldNode;
+  path: string;
+}
+
+/** Whether `args: {<name>: …}` is written in the document (its value may be a variable the request leaves out). */
+function writtenArg(node: FieldNode, name: string): boolean {
+  const v = node.arguments?.find((a) => a.name.value === 'args')?.value;
+  return v?.kind === Kind.OBJECT && v.fields.some((f) => f.name.value === name);
+}
 
 /** A JSON object of key/expression pairs; json_build_object takes at most 50 pairs, wider objects use row_to_json. */
 export function jsonObject(pairs: [string, string][]): string {
@@ -78,7 +91,7 @@ export class SelectionCompiler {
         return cell(`c:${i.column.name}`, outputExpr(value, i.column.typeName, this.sel.stringifyNumeric));
       }
       case 'scalar_cf': {
-        const call = this.functionCall(i.cf.cf.fn.schema, i.cf.cf.fn.name, { kind: 'function', fn: i.cf.cf.fn, fnArgs: i.cf.fnArgs, viaRow: true }, this.sel.args(node), row);
+        const call = this.functionCall(i.cf.cf.fn.schema, i.cf.cf.fn.name, { kind: 'function', fn: i.cf.cf.fn, fnArgs: i.cf.fnArgs, viaRow: true }, this.sel.args(node), row, { node, path });
         return cell(`f:${i.cf.name}`, outputExpr(call, i.cf.cf.fn.returnTypeName, this.sel.stringifyNumeric));
       }
       case 'object':
@@ -100,7 +113,7 @@ export class SelectionCompiler {
   }
 
   /** FROM item and join/correlation conditions of a row source, given the parent row. */
-  protected from(view: TableView, source: RowSource, args: Map<string, GValue>, alias: string, parentRow: string | null): { from: string; conds: string[] } {
+  protected from(view: TableView, source: RowSource, args: Map<string, GValue>, alias: string, parentRow: string | null, site: ArgSite): { from: string; conds: string[] } {
     if (source.kind === 'table') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [] };
     if (source.kind === 'rel') return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds: [joinSql(source.rel, parentRow ?? '', alias)] };
     if (source.kind === 'json') {
@@ -108,21 +121,29 @@ export class SelectionCompiler {
       const conds = source.mapping.map((m) => `${alias}.${quoteIdent(m.column)} = ((${parentRow ?? 'NULL'}) ->> '${m.field}')::${m.castType}`);
       return { from: `${quoteTable(view.rt.entry.table)} AS ${alias}`, conds };
     }
-    const call = this.functionCall(source.fn.schema, source.fn.name, source, args, parentRow);
+    const call = this.functionCall(source.fn.schema, source.fn.name, source, args, parentRow, site);
     // A function returning one composite row gives an all-NULL row for NULL: that is "no row".
     return { from: `${call} AS ${alias}`, conds: source.fn.returnsSet ? [] : [`NOT (${alias} IS NULL)`] };
   }
 
-  /** `"s"."f"(<row>, "arg" => $n::type, …)`: named notation, so omitted defaulted arguments take their defaults. */
-  private functionCall(schema: string, name: string, source: Extract<RowSource, { kind: 'function' }>, args: Map<string, GValue>, row: string | null): string {
+  /**
+   * `"s"."f"(<row>, "arg" => $n::type, …)`: named notation, so omitted defaulted arguments take their defaults. The
+   * schema types every argument nullable (the incumbent's): an argument without a default must be given, null or not;
+   * one written with a variable the request leaves out is null, not its default (the incumbent's absent variable).
+   */
+  private functionCall(schema: string, name: string, source: Extract<RowSource, { kind: 'function' }>, args: Map<string, GValue>, row: string | null, site: ArgSite): string {
     const parts: string[] = [];
     const ta = source.fnArgs.tableArg;
     if (source.viaRow && ta) parts.push(ta.name ? `${quoteIdent(ta.name)} => ${row ?? 'NULL'}` : (row ?? 'NULL'));
     const given = args.get('args');
     const values = isPlainObject(given) ? given : {};
-    for (const { arg } of source.fnArgs.args) {
-      if (!(arg.name in values)) continue;
-      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] as GValue, arg.castType)}`);
+    for (const { arg, required } of source.fnArgs.args) {
+      const written = arg.name in values || writtenArg(site.node, arg.name);
+      if (!written) {
+        if (required) throw gqlError('not-supported', `${site.path}.args.args`, 'Non default arguments cannot be omitted');
+        continue;
+      }
+      parts.push(`${quoteIdent(arg.name)} => ${this.b.param(values[arg.name] ?? null, arg.castType)}`);
     }
     const sa = source.fnArgs.sessionArg;
     if (sa) {
@@ -135,7 +156,7 @@ export class SelectionCompiler {
   objectRow(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
-    const { from, conds } = this.from(view, source, args, a, row);
+    const { from, conds } = this.from(view, source, args, a, row, { node: nodes[0] as FieldNode, path });
     const perm = this.b.permission(view, a);
     const where = [...conds, perm].filter((c) => c !== 'true');
     const obj = this.objectJson(named(field), nodes, a, path, view);
@@ -156,7 +177,7 @@ export class SelectionCompiler {
   rowsJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
-    const { from, conds } = this.from(view, source, args, a, row);
+    const { from, conds } = this.from(view, source, args, a, row, { node: nodes[0] as FieldNode, path });
     const c = listClauses(this.b, this.role, args, view, a, path, view.limit, source.kind === 'table');
     const where = [...conds, ...c.conditions];
     const obj = this.objectJson(named(field), nodes, a, path, view);
@@ -168,7 +189,7 @@ export class SelectionCompiler {
   aggregateJson(field: Field, view: TableView, source: RowSource, nodes: FieldNode[], row: string | null, path: string, visible: string | null = null): string {
     const a = this.b.alias();
     const args = this.sel.args(nodes[0] as FieldNode);
-    const { from, conds } = this.from(view, source, args, a, row);
+    const { from, conds } = this.from(view, source, args, a, row, { node: nodes[0] as FieldNode, path });
     // The permission limit caps `nodes`, not the rows aggregated (the incumbent's rule, issue 30.5): with aggregate
     // fields selected, only the field's own limit applies to the rows and the nodes keep the first `limit` of them.
     const subs = this.sel.subfields(nodes);

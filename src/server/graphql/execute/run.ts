@@ -1,4 +1,4 @@
-import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiError } from '../../../errors.js';
 import { BatchError, pgErrorInfo, StatementCancelled, type BatchStatement, type Database, type Row } from '../../../db/database.js';
 import type { CancelSignal } from '../../../db/cancel.js';
@@ -8,13 +8,14 @@ import { databaseError, gqlError } from '../errors.js';
 import type { RootPlan } from '../plan/index.js';
 import { dataJson } from './roots.js';
 import { nestedFailure, type SelectionContext } from '../compile/index.js';
+import { introspect } from './introspection.js';
 
 /** Runs an operation's plans (graphql-api.md §4.1) and splices each root field's JSON text into the response. */
 
 function introspection(schema: GraphQLSchema, doc: DocumentNode, sel: SelectionContext, plan: Extract<RootPlan, { kind: 'introspection' }>): string {
   const op: OperationDefinitionNode = { ...sel.op, selectionSet: { kind: Kind.SELECTION_SET, selections: plan.nodes } };
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [op, ...doc.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] };
-  const result = execute({ schema, document, variableValues: sel.variables }) as { data?: Record<string, unknown> | null; errors?: unknown[] };
+  const result = introspect(schema, document, sel.variables);
   if (result.errors?.length) throw new Error(`introspection failed: ${String(result.errors[0])}`);
   return JSON.stringify(result.data?.[plan.key] ?? null);
 }

@@ -61,7 +61,7 @@ export class RelayCompiler extends SelectionCompiler {
       if (given(v) && num(v) < 0) throw validationFailed(`${path}.args.${name}`, 'unexpected negative value');
     }
     const a = this.b.alias();
-    const { from, conds } = this.from(view, source, args, a, row);
+    const { from, conds } = this.from(view, source, args, a, row, { node, path });
     const where = args.get('where');
     const c = listClauses(this.b, this.role, new Map(where === undefined ? [] : [['where', where]]), view, a, path, null);
     const terms = connectionOrder(this.b, this.role, args.get('order_by'), view, a, path);

@@ -186,10 +186,12 @@ export class TableTypes {
     let t = this.inputs.get(name);
     if (!t) {
       const fields: GraphQLInputFieldConfigMap = {};
-      for (const { arg, required } of a.args) {
+      for (const { arg } of a.args) {
         // A row-typed argument is the incumbent's `<type>_scalar`: the row as PostgreSQL's record text, `(1,Ann)`.
         const s = arg.typType === 'c' ? this.scalars.composite(arg.typeName) : this.scalars.column(arg.typeName);
-        fields[arg.name] = { type: required ? sharedNonNull(s) : s, extensions: NO_EXTENSIONS };
+        // Nullable even without a default, as the incumbent's: null is a value the function takes (SQL NULL); an omitted
+        // one is refused when the field is compiled.
+        fields[arg.name] = { type: s, extensions: NO_EXTENSIONS };
       }
       t = new GraphQLInputObjectType({ extensions: NO_EXTENSIONS, name, fields });
       this.inputs.set(name, t);
