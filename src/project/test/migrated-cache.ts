@@ -6,9 +6,9 @@ import type { Step } from '../migrations/migrations.js';
 
 /**
  * The ephemeral engine's database once the project's migrations ran (issue 33): creating 1,000 tables is seconds of
- * PostgreSQL's CPU, loading their saved data directory a fraction of it. One gzipped dump per key (checkpointed, without spare WAL: PgliteDatabase.dump) — PGlite's version,
- * the engine catalog's set-up and the SQL of every migration run, in order — in `<cache root>/migrated/` next to the
- * catalog templates (docs/decisions.md). A file is written under a temporary name and renamed, and carries the
+ * PostgreSQL's CPU, loading their saved data directory a fraction of it. One gzipped dump (PgliteDatabase.dump:
+ * checkpointed, without spare WAL) per key — PGlite's version, the engine catalog's set-up and the SQL of every
+ * migration run, in order — in `<cache root>/migrated/` next to the catalog templates (docs/decisions.md). A file is written under a temporary name and renamed, and carries the
  * SHA-256 of its dump: a half-written or damaged file is never loaded, only replaced.
  */
 export const cacheDirectory = (): string => join(cacheRoot(), 'migrated');
