@@ -55,7 +55,8 @@ export async function roleSchemas(src: ProjectSources, roles: string[], cacheDir
     const sdl = readSdl(dir as string, key);
     if (sdl !== null) found.set(role, sdl);
   }
-  if (found.size < roles.length) {
+  // No role at all: the engine still starts, so that migrations and metadata that fail are reported as before.
+  if (found.size < roles.length || roles.length === 0) {
     const engine = await startEphemeralEngine({ ...src, seeds: false });
     try {
       for (const role of roles) {
