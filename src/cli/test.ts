@@ -13,7 +13,7 @@ interface TestFlags {
   allowWrites?: boolean;
   cache?: boolean;
 }
-const NO_CACHE = ['--no-cache', "run the project's migrations rather than load their result from the machine's cache (nor save it)"] as const;
+const NO_CACHE = ['--no-cache', "run the project's migrations (and build a role's schema) rather than load them from the machine's cache (nor save them)"] as const;
 
 /** With `--reporter junit`, `--output FILE` names the report (issue 33); `-o text|json` keeps its global meaning. */
 export function junitFileOf(g: GlobalFlags, flags: TestFlags): string | undefined {
@@ -22,13 +22,13 @@ export function junitFileOf(g: GlobalFlags, flags: TestFlags): string | undefine
 }
 
 /** The project's sources for an ephemeral engine: config, built metadata (problems shown), variables. */
-async function sources(g: GlobalFlags, out: Output, cmd: Command) {
+async function sources(g: GlobalFlags, out: Output, cmd: Command, preload = true) {
   const config = await projectConfig(g, out, { project: true, version2: true, offline: true });
   const { buildOrFail } = await import('./metadata.js');
   const built = await buildOrFail(out, config.metadataDirectory, config.version, allowUnknownKeys(cmd));
   // PostgreSQL's start-up runs enough WebAssembly to set off optimising compiles (see serve.ts).
   setFlagsFromString('--wasm-tiering-budget=18000000');
-  void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
+  if (preload) void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
   return {
     config,
     sources: {
@@ -137,30 +137,28 @@ export function registerMetadataSchema(metadata: Command, run: CommandRunner): v
       if (kv.indexOf('=') <= 0) throw new CliError('invalid-flag-value', `invalid value "${kv}" for --session-var: expected NAME=VALUE`, 64);
     }
     const lib = await import('../project/test/index.js');
-    const { sources: src } = await sources(g, out, cmd);
-    const engine = await lib.startEphemeralEngine({ ...src, seeds: false });
-    try {
-      if (f.role) {
-        const sdl = await lib.roleSdl(engine.schemaFor, f.role);
-        if (out.mode === 'json') out.success({ role: f.role, sdl });
-        else out.data(sdl);
-        return;
-      }
-      const { mkdirSync, writeFileSync } = await import('node:fs');
-      const { join } = await import('node:path');
-      const dir = f.outputDir as string;
-      mkdirSync(dir, { recursive: true });
-      const written: string[] = [];
-      for (const role of lib.metadataRoles(src.built.document)) {
-        const file = join(dir, lib.roleFileName(role));
-        writeFileSync(file, await lib.roleSdl(engine.schemaFor, role));
-        written.push(file);
-        out.logger.info(`Wrote ${file}`);
-      }
-      if (out.mode === 'json') out.success({ files: written });
-      else out.data(written.join('\n'));
-    } finally {
-      await engine.close();
+    // PGlite's files are read when an engine starts: a warm run (its SDL cached) starts none.
+    const { sources: src } = await sources(g, out, cmd, false);
+    const roles = f.role ? [f.role] : lib.metadataRoles(src.built.document);
+    const sdl = await lib.roleSchemas(src, roles);
+    if (f.role) {
+      const one = sdl.get(f.role) as string;
+      if (out.mode === 'json') out.success({ role: f.role, sdl: one });
+      else out.data(one);
+      return;
     }
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = f.outputDir as string;
+    mkdirSync(dir, { recursive: true });
+    const written: string[] = [];
+    for (const [role, text] of sdl) {
+      const file = join(dir, lib.roleFileName(role));
+      writeFileSync(file, text);
+      written.push(file);
+      out.logger.info(`Wrote ${file}`);
+    }
+    if (out.mode === 'json') out.success({ files: written });
+    else out.data(written.join('\n'));
   });
 }

@@ -5,6 +5,7 @@ import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type Bat
 import { probes } from '../probes.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template, type TemplateSetup } from './pglite-template.js';
+import { withoutSpareWal } from './pglite-dump.js';
 import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
 
 type Parsers = Record<number, (x: string) => string>;
@@ -202,9 +203,19 @@ export class PgliteDatabase implements Database {
     };
   }
 
-  /** The data directory as a gzipped tarball, for open()'s `load`. */
+  /**
+   * The data directory as a tarball for open()'s `load` (which also takes it gzipped, see pglite-dump.ts): after a
+   * checkpoint, so that a load replays no WAL, and without the spare WAL segments. Uncompressed: the caller compresses
+   * it off the main thread.
+   */
   async dump(): Promise<Uint8Array> {
-    return new Uint8Array(await (await this.db.dumpDataDir('gzip')).arrayBuffer());
+    await this.db.exec('CHECKPOINT');
+    const wal = await this.db.query<{ redo: string; last: string }>(
+      'SELECT redo_wal_file AS redo, pg_walfile_name(pg_current_wal_insert_lsn()) AS last FROM pg_control_checkpoint()',
+    );
+    const tar = new Uint8Array(await (await this.db.dumpDataDir('none')).arrayBuffer());
+    const w = wal.rows[0];
+    return w ? withoutSpareWal(tar, w.redo, w.last) : tar;
   }
 
   async close(): Promise<void> {

@@ -125,11 +125,17 @@ describe('engine metadata schema', () => {
     expect(r.stdout).not.toMatch(/^ {2}user_id\b/m);
     expect(r.stdout).not.toContain('delete_author');
     expect(r.stdout).toContain('  delete_article(where: article_bool_exp!): article_mutation_response\n');
-    // The run above left the migrated database in the machine's cache: loaded now, unless --no-cache; the same SDL.
+    // The run above left the role's SDL and the migrated database in the machine's cache: the SDL printed as saved,
+    // another role's built on the saved database, unless --no-cache; the same SDL.
     const warm = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'user'], { cwd: dir, env: ENV });
     expect(warm.code, show(warm)).toBe(0);
-    expect(warm.stderr).toContain('migrated database loaded from the cache');
+    expect(warm.stderr).toContain('the SDL of user loaded from the cache');
+    expect(warm.stderr).not.toContain('migrated database');
     expect(warm.stdout).toBe(r.stdout);
+    const other = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'nobody'], { cwd: dir, env: ENV });
+    expect(other.code, show(other)).toBe(0);
+    expect(other.stderr).toContain('migrated database loaded from the cache');
+    expect(other.stdout).not.toContain('type author');
     const uncached = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'user', '--no-cache'], { cwd: dir, env: ENV });
     expect(uncached.code, show(uncached)).toBe(0);
     expect(uncached.stderr).not.toContain('from the cache');

@@ -80,11 +80,12 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
   };
   let server: RunningServer;
   let fromCache = false;
+  let saved = Promise.resolve();
   try {
     if (src.dataDir !== undefined) server = await (await import('../../server/index.js')).startServer({ ...opts, dataDir: src.dataDir });
     else {
       const cacheDir = src.cacheDir === undefined ? cacheDirectory() : src.cacheDir;
-      ({ server, fromCache } = await inMemory(opts, src.migrationsDirectory, cacheDir, logger));
+      ({ server, fromCache, saved } = await inMemory(opts, src.migrationsDirectory, cacheDir, logger));
     }
   } catch (e) {
     await recorder?.close();
@@ -96,6 +97,7 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
     await client.close();
     await running.close();
     await recorder?.close();
+    await saved;
   };
   try {
     const built = recorder ? { ...src.built, document: redirectCalls(src.built.document, recorder.url, src.variable) } : src.built;
@@ -123,9 +125,10 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
  * thousands of files was a third of `metadata schema`. The migrations run before the engine starts, so that it reads
  * the migrated catalog once; their result is cached (`cacheDir`, null: not) and loaded instead the next time.
  */
-async function inMemory(opts: ServeOptions, migrations: string, cacheDir: string | null, log: Logger): Promise<{ server: RunningServer; fromCache: boolean }> {
-  const [{ Authenticator }, { runEngine }, { PgliteDatabase }, { ensureCatalog, SETUP_KEY }] = await Promise.all([
+async function inMemory(opts: ServeOptions, migrations: string, cacheDir: string | null, log: Logger): Promise<{ server: RunningServer; fromCache: boolean; saved: Promise<void> }> {
+  const [{ Authenticator }, { runEngine }, { PgliteDatabase }, { ensureCatalog, SETUP_KEY }, { gzipDump }] = await Promise.all([
     import('../../server/auth/index.js'), import('../../server/running.js'), import('../../db/pglite.js'), import('../../server/catalog.js'),
+    import('../../db/pglite-dump.js'),
   ]);
   const logger = opts.logger ?? silentLogger;
   const auth = await Authenticator.create(opts, logger);
@@ -145,18 +148,20 @@ async function inMemory(opts: ServeOptions, migrations: string, cacheDir: string
     log.debug(db ? `migrated database loaded from the cache (${cacheDir})` : `the cached migrated database (${cacheDir}) is unusable: migrating`);
   }
   const fromCache = db !== null;
+  let saved = Promise.resolve();
   if (!db) {
     db = await PgliteDatabase.open(undefined, setup);
     try {
       for (const step of steps) await runDirect(db, step, migrations);
-      if (key !== null) writeCached(cacheDir as string, key, await db.dump());
+      // The dump is taken now, before the engine writes its metadata; compressed and written while the engine starts.
+      if (key !== null) saved = gzipDump(await db.dump()).then((gz) => writeCached(cacheDir as string, key, gz), () => {});
     } catch (e) {
       await db.close();
       throw e;
     }
   }
   const server = await runEngine({ db, release: () => {}, dataDir: null }, auth, opts, logger, () => `${(performance.now() - t0).toFixed(0)} ms`);
-  return { server, fromCache };
+  return { server, fromCache, saved };
 }
 
 async function pendingSteps(dir: string, applied: { version: bigint; name: string; appliedAt: string | null }[]): Promise<Step[]> {

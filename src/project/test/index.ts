@@ -12,7 +12,7 @@ export { startEphemeralEngine, type EphemeralEngine, type ProjectSources } from 
 export { coverage, renderCoverage, type Coverage } from './coverage.js';
 export { caseLine, failureDetails, junitReport, summaryLine } from './reporters.js';
 export { resultJson, type CaseResult, type Summary } from './runner.js';
-export { metadataRoles, roleFileName, roleSdl } from './role-schema.js';
+export { metadataRoles, roleFileName, roleSchemas, roleSdl } from './role-schema.js';
 
 export interface TestRunOptions {
   sources: ProjectSources;

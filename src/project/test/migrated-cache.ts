@@ -6,9 +6,9 @@ import type { Step } from '../migrations/migrations.js';
 
 /**
  * The ephemeral engine's database once the project's migrations ran (issue 33): creating 1,000 tables is seconds of
- * PostgreSQL's CPU, loading their saved data directory a fraction of it. One gzipped dump per key — PGlite's version,
- * the engine catalog's set-up and the SQL of every migration run, in order — in `<cache root>/migrated/` next to the
- * catalog templates (docs/decisions.md). A file is written under a temporary name and renamed, and carries the
+ * PostgreSQL's CPU, loading their saved data directory a fraction of it. One gzipped dump (PgliteDatabase.dump:
+ * checkpointed, without spare WAL) per key — PGlite's version, the engine catalog's set-up and the SQL of every
+ * migration run, in order — in `<cache root>/migrated/` next to the catalog templates (docs/decisions.md). A file is written under a temporary name and renamed, and carries the
  * SHA-256 of its dump: a half-written or damaged file is never loaded, only replaced.
  */
 export const cacheDirectory = (): string => join(cacheRoot(), 'migrated');
@@ -20,13 +20,13 @@ export function cacheKey(setupKey: string, steps: Step[]): string {
 }
 
 const DIGEST = 32;
-const fileOf = (dir: string, key: string): string => join(dir, `${key}.dump`);
+const fileOf = (dir: string, key: string, ext: string): string => join(dir, `${key}.${ext}`);
 
-/** The dump saved under `key`, or null: none, or not the bytes that were saved. */
-export function readCached(dir: string, key: string): Uint8Array | null {
+/** The bytes saved under `key` (a dump; `ext`: another kind of file), or null: none, or not the bytes that were saved. */
+export function readCached(dir: string, key: string, ext = 'dump'): Uint8Array | null {
   let file: Buffer;
   try {
-    file = readFileSync(fileOf(dir, key));
+    file = readFileSync(fileOf(dir, key, ext));
   } catch {
     return null;
   }
@@ -36,21 +36,21 @@ export function readCached(dir: string, key: string): Uint8Array | null {
   try {
     // Used: not stale (removeStale goes by the time of the file).
     const now = new Date();
-    utimesSync(fileOf(dir, key), now, now);
+    utimesSync(fileOf(dir, key, ext), now, now);
   } catch {
     // Read-only cache: still usable.
   }
   return dump;
 }
 
-/** Saves a dump under `key`; best effort (a cache that cannot be written only costs the next run its time). */
-export function writeCached(dir: string, key: string, dump: Uint8Array): void {
-  const tmp = `${fileOf(dir, key)}.tmp-${randomBytes(4).toString('hex')}`;
+/** Saves a dump (or a file of `ext`) under `key`; best effort (a cache that cannot be written only costs the next run its time). */
+export function writeCached(dir: string, key: string, dump: Uint8Array, ext = 'dump'): void {
+  const tmp = `${fileOf(dir, key, ext)}.tmp-${randomBytes(4).toString('hex')}`;
   try {
     mkdirSync(dir, { recursive: true });
     writeFileSync(tmp, Buffer.concat([createHash('sha256').update(dump).digest(), dump]));
-    renameSync(tmp, fileOf(dir, key));
-    removeStale(dir, key);
+    renameSync(tmp, fileOf(dir, key, ext));
+    removeStale(dir, `${key}.${ext}`);
   } catch {
     rmSync(tmp, { force: true });
   }
@@ -61,7 +61,7 @@ const STALE_MS = 7 * 24 * 3600 * 1000;
 
 function removeStale(dir: string, keep: string): void {
   for (const n of readdirSync(dir)) {
-    if (n === `${keep}.dump`) continue;
+    if (n === keep) continue;
     try {
       if (Date.now() - statSync(join(dir, n)).mtimeMs > STALE_MS) rmSync(join(dir, n), { force: true });
     } catch {

@@ -1,5 +1,8 @@
 import { printSchema, type GraphQLSchema } from 'graphql';
+import { silentLogger } from '../../logger.js';
 import { isObject, type JsonObject } from '../../metadata/json.js';
+import { startEphemeralEngine, type ProjectSources } from './ephemeral.js';
+import { readSdl, sdlCacheable, sdlCacheDirectory, sdlKeys, writeSdl } from './sdl-cache.js';
 
 /**
  * `engine metadata schema` (issue 33 point 4): a role's GraphQL schema as SDL, from the ephemeral engine in this
@@ -32,3 +35,40 @@ export function metadataRoles(metadata: JsonObject): string[] {
 
 /** A role name as a file name: `<role>.graphql`, characters outside [A-Za-z0-9_.-] written as `_`. */
 export const roleFileName = (role: string): string => `${role.replace(/[^A-Za-z0-9_.-]/g, '_')}.graphql`;
+
+/**
+ * The SDL of each role, in the order given: from the cache (sdl-cache.ts) when every one is there — no PostgreSQL
+ * started —, else from one ephemeral engine (without seeds), each then saved. `cacheDir` null: no cache (`--no-cache`,
+ * as the sources' own cacheDir null).
+ */
+export async function roleSchemas(src: ProjectSources, roles: string[], cacheDir?: string | null): Promise<Map<string, string>> {
+  const log = src.logger ?? silentLogger;
+  const dir = cacheDir !== undefined ? cacheDir : src.cacheDir === null ? null : sdlCacheDirectory();
+  const document = src.built.document;
+  let keys: Map<string, string> | null = null;
+  if (dir !== null && sdlCacheable(document)) {
+    const { SETUP_KEY } = await import('../../server/catalog.js');
+    keys = sdlKeys(SETUP_KEY, src.migrationsDirectory, document, roles);
+  }
+  const found = new Map<string, string>();
+  for (const [role, key] of keys ?? []) {
+    const sdl = readSdl(dir as string, key);
+    if (sdl !== null) found.set(role, sdl);
+  }
+  // No role at all: the engine still starts, so that migrations and metadata that fail are reported as before.
+  if (found.size < roles.length || roles.length === 0) {
+    const engine = await startEphemeralEngine({ ...src, seeds: false });
+    try {
+      for (const role of roles) {
+        if (found.has(role)) continue;
+        const sdl = await roleSdl(engine.schemaFor, role);
+        found.set(role, sdl);
+        const key = keys?.get(role);
+        if (key !== undefined) writeSdl(dir as string, key, sdl);
+      }
+    } finally {
+      await engine.close();
+    }
+  } else log.debug(`the SDL of ${roles.join(', ')} loaded from the cache (${dir})`);
+  return new Map(roles.map((r) => [r, found.get(r) as string]));
+}
