@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheRoot, pgliteVersion } from '../../db/pglite-template.js';
+import { cacheRoot } from '../../db/pglite-template.js';
 import { isObject, type JsonObject } from '../../metadata/json.js';
 import { VERSION } from '../../version.js';
 import { plan, readMigrations } from '../migrations/migrations.js';
-import { readCached, writeCached } from './migrated-cache.js';
+import { cacheKey, readCached, writeCached } from './migrated-cache.js';
 
 /**
  * A role's SDL (`engine metadata schema`, issue 33), cached by everything it is made of: a warm run prints it without
@@ -49,9 +49,9 @@ export function sdlCacheable(document: JsonObject): boolean {
 
 /** The key of each role's SDL (see above); reads the migration files, as a run would. */
 export function sdlKeys(setupKey: string, migrationsDirectory: string, document: JsonObject, roles: string[]): Map<string, string> {
-  const h = createHash('sha256').update(`engine ${engineBuild()}\0pglite ${pgliteVersion()}\0catalog ${setupKey}\0`);
   const steps = plan(readMigrations(migrationsDirectory).migrations, [], { kind: 'up', count: null }, migrationsDirectory);
-  for (const s of steps) h.update(`${s.migration.version}\0${s.migration.name}\0${s.sql ?? ''}\0`);
+  // The migrated database's key already covers PGlite's version, the catalog's set-up and every migration.
+  const h = createHash('sha256').update(`engine ${engineBuild()}\0migrated ${cacheKey(setupKey, steps)}\0`);
   h.update(`\0metadata ${JSON.stringify(document)}\0role `);
   return new Map(roles.map((r) => [r, h.copy().update(r).digest('hex').slice(0, 32)]));
 }
