@@ -62,7 +62,9 @@ export interface TraceProbe {
   traceOf(req: IncomingMessage): string | undefined;
 }
 
-export const probes: Probes = {};
+// Every probe present from the start (undefined when off): the object keeps one shape, so that the request path's
+// loads of it stay monomorphic whatever is switched on or off.
+export const probes: Probes = { statements: undefined, schemaCache: undefined, delivery: undefined, queryLog: undefined, tracer: undefined };
 
 /**
  * Figures the metrics read when scraped (issue 32.7), the other way round from probes: set by the part that keeps

@@ -75,7 +75,7 @@ export async function runEngine(
     stopLogging = ((stopLog) => () => {
       stopLog();
       metrics?.detach();
-      delete probes.queryLog;
+      probes.queryLog = undefined;
     })(logWebhooks(log));
     let address;
     try {

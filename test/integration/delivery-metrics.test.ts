@@ -26,7 +26,7 @@ const hooks: Webhook[] = [];
 afterEach(async () => {
   for (const s of stops.splice(0)) await s();
   for (const h of hooks.splice(0)) await h.close();
-  delete probes.delivery;
+  probes.delivery = undefined;
   reported.length = 0;
 });
 

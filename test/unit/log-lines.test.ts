@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonDestination, jsonString, StructuredLog } from '../../src/server/http/logs.js';
 import { HttpApp } from '../../src/server/http/router.js';
+import { milliseconds } from '../../src/server/http/http-log.js';
 
 // Issue 31's cheaper log line: values written as JSON text without a serializer where they need no escape, lines
 // gathered into chunks, response hooks run at the answer. Each part against what JSON.parse and a real socket say.
@@ -108,6 +109,16 @@ describe('the timestamp', () => {
       expect(t).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(Date.parse(t)).toBeGreaterThanOrEqual(before);
       expect(Date.parse(t)).toBeLessThanOrEqual(after);
+    }
+  });
+});
+
+describe('duration_ms', () => {
+  it('to the microsecond, rounded, as a JSON number', () => {
+    const cases: [number, string][] = [[0, '0.000'], [1.2345, '1.235'], [12.0004, '12.000'], [0.05, '0.050'], [1500.25, '1500.250'], [0.0005, '0.001'], [999.9996, '1000.000']];
+    for (const [ms, text] of cases) {
+      expect(milliseconds(ms)).toBe(text);
+      expect(Math.abs(JSON.parse(milliseconds(ms)) - ms)).toBeLessThanOrEqual(0.0005 + 1e-9);
     }
   });
 });

@@ -14,6 +14,11 @@ describe('session-variable names', () => {
     expect(['X-Hasura-User-Id', 'x-hasura-user-id', 'X-ENGINE-USER-ID', 'x-Engine-User-id'].map(sessionVariableName)).toEqual(Array(4).fill('x-engine-user-id'));
     expect(['x-hasurauser', 'x-engine', 'hasura-user-id', 'X-Other-Id', ''].map(sessionVariableName)).toEqual(Array(5).fill(undefined));
     expect([isSessionVariableName('X-Hasura-Org'), isSessionVariableName(3), isSessionVariableName('x-engine')]).toEqual([true, false, false]);
+    // Compared by character codes: one character off anywhere in the prefix, or a non-letter that is a letter's code
+    // with the case bit cleared, names none.
+    expect(['y-engine-a', 'x_engine-a', 'x-engine_a', 'x-engin3-a', 'x-hasurb-a', 'x-\u0005ngine-a', 'x-ENGİNE-a', 'x-engine'].map(sessionVariableName))
+      .toEqual(Array(8).fill(undefined));
+    expect(['x-hasura-', 'X-hAsUrA-Org', 'x-engine-Org'].map(sessionVariableName)).toEqual(['x-engine-', 'x-engine-org', 'x-engine-org']);
   });
 
   it('a value is found under either prefix', () => {

@@ -2,7 +2,7 @@ import type { GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { ApiError } from '../../errors.js';
 import { probes } from '../../probes.js';
 import type { Database } from '../../db/database.js';
-import { Canceller, type CancelSignal } from '../../db/cancel.js';
+import { Canceller, InFlight, type CancelSignal } from '../../db/cancel.js';
 import type { Caller } from '../auth/index.js';
 import type { SchemaCache } from '../schema-cache.js';
 import type { Env } from '../outbound/index.js';
@@ -155,7 +155,7 @@ export class GraphqlService {
   }
 
   /** The cancellers of the requests in flight (a stop cancels them once its grace period is over). */
-  private readonly inflight = new Set<Canceller>();
+  private readonly inflight = new InFlight(CANCEL_TIMEOUT);
 
   async handle(input: GraphqlInput, caller: Caller, http: GraphqlHttpContext = { rawHeaders: [], setCookies: [] }): Promise<string | Buffer> {
     const batch = 'text' in input ? batchElements(input.text) : null;
@@ -179,10 +179,9 @@ export class GraphqlService {
     const cancel = own && client instanceof Canceller ? client : new Canceller();
     const limits = this.source.heldCache().cache.metadata.api_limits;
     const timeoutMs = limits ? timeLimitMs(limits, caller.role, this.timeoutMs) : this.timeoutMs;
-    const timer = timeoutMs > 0 ? setTimeout(() => cancel.abort(CANCEL_TIMEOUT), timeoutMs) : undefined;
     const gone = cancel === client || !client ? null : (): void => cancel.abort(CANCEL_DISCONNECTED);
     if (gone) client?.addEventListener('abort', gone, { once: true });
-    this.inflight.add(cancel);
+    this.inflight.add(cancel, timeoutMs);
     http.signal = cancel;
     http.timeoutMs = timeoutMs;
     try {
@@ -192,7 +191,6 @@ export class GraphqlService {
       if (e instanceof ApiError && (e.status < 500 || e.code === 'database-busy')) return errorsBody(e, caller.role === 'admin');
       throw e;
     } finally {
-      clearTimeout(timer);
       if (gone) client?.removeEventListener('abort', gone);
       this.inflight.delete(cancel);
     }
@@ -200,7 +198,7 @@ export class GraphqlService {
 
   /** Cancels the statements of every request in flight (after a stop's grace period); they answer a `timeout` error. */
   cancelAll(): void {
-    for (const c of this.inflight) c.abort(CANCEL_SHUTDOWN);
+    this.inflight.abortAll(CANCEL_SHUTDOWN);
   }
 
   /** The role's schema at the current resource_version (introspection tooling and tests use it too). */

@@ -38,7 +38,8 @@ export interface CorsReply {
  * request costs a few header writes (the plugin, @fastify/cors, rebuilt its options per request and cost 7–25 % of a
  * cheap request on the peer benchmark: docs/decisions.md). Returns true when the request was a preflight it answered
  * (the caller sends 204); a preflight from an origin that is not listed falls through to the 404 of an unknown route.
- * `Vary: Origin` is on every answer, as the answer depends on the origin.
+ * A request without `Origin` (not from a browser's page on another origin) gets no CORS header, as the incumbent's
+ * middleware passes it by; `Vary: Origin` is on every answer to one with it.
  */
 export function corsStep(origins: '*' | readonly string[]): (origin: string | undefined, method: string, requestHeaders: string | undefined, reply: CorsReply) => boolean {
   const preflight = (reply: CorsReply, requestHeaders: string | undefined): true => {
@@ -49,7 +50,8 @@ export function corsStep(origins: '*' | readonly string[]): (origin: string | un
     return true;
   };
   if (origins === '*') {
-    return (_origin, method, requestHeaders, reply) => {
+    return (origin, method, requestHeaders, reply) => {
+      if (origin === undefined) return false;
       reply.header('vary', 'Origin');
       reply.header('access-control-allow-origin', '*');
       reply.header('access-control-expose-headers', EXPOSED);
@@ -60,8 +62,8 @@ export function corsStep(origins: '*' | readonly string[]): (origin: string | un
   // An origin seen once is remembered (bounded): the per-request cost is one lookup.
   const known = new Map<string, boolean>();
   return (origin, method, requestHeaders, reply) => {
-    reply.header('vary', 'Origin');
     if (origin === undefined) return false;
+    reply.header('vary', 'Origin');
     let ok = known.get(origin);
     if (ok === undefined) {
       ok = tests.some((t) => t(origin.toLowerCase()));

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../logger.js';
@@ -104,7 +103,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
   const app = new HttpApp((req) => {
     const own = req.headers['x-request-id'];
-    return typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? own : randomUUID();
+    return typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? own : undefined;
   });
   const corsSetting = opts.cors ?? DEFAULT_CORS;
   const cors = corsSetting.disabled ? null : corsStep(corsSetting.origins);
@@ -115,7 +114,7 @@ export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
     const headers = request.raw.headers;
     if (headers['content-type'] !== undefined) headers['content-type'] = undefined;
     const acrh = headers['access-control-request-headers'];
-    if (cors?.(headers.origin, request.raw.method ?? '', typeof acrh === 'string' ? acrh : undefined, reply)) {
+    if (cors?.(headers.origin, request.method, typeof acrh === 'string' ? acrh : undefined, reply)) {
       reply.code(204).header('content-length', '0').send();
     }
   });

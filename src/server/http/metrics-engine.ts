@@ -75,9 +75,9 @@ export function installEngineMetrics(prom: Prom, registry: Registry, db: Databas
     callLatency.observe({ purpose: r.purpose }, r.duration_ms / 1000);
   });
   return () => {
-    delete probes.statements;
-    delete probes.schemaCache;
-    delete probes.delivery;
+    probes.statements = undefined;
+    probes.schemaCache = undefined;
+    probes.delivery = undefined;
     stopCalls();
   };
 }

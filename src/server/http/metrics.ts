@@ -95,7 +95,7 @@ function allowed(header: string | undefined, secret: string): boolean {
 
 export function registerMetrics(app: HttpApp, metrics: Metrics): void {
   app.onResponse((request, reply) => {
-    const endpoint = endpointOf(request.raw.url ?? '/');
+    const endpoint = endpointOf(request.url);
     const op = request.graphqlOperation?.type ?? (request.graphqlText ? operationType(request.graphqlText) : '');
     metrics.observe(endpoint, reply.statusCode, op, reply.elapsedTime / 1000);
   });

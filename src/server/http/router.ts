@@ -1,4 +1,5 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { OperationInfo } from '../graphql/service.js';
 
@@ -30,11 +31,19 @@ export class HttpRequest {
   /** The route that answered, as registered (`/v1/graphql`, `/api/rest/*`); '' when none did. */
   route = '';
   private parsedQuery: Record<string, string> | undefined;
+  /** Read once from the Node request, whose shape changes as Node adds fields to it (loads of it are megamorphic). */
+  readonly url: string;
+  readonly method: string;
+  /** The path without the query string. */
+  readonly path: string;
 
-  constructor(readonly raw: IncomingMessage, readonly id: string) {}
-
-  get url(): string {
-    return this.raw.url ?? '/';
+  /** `ownId`: the engine made the id (a UUID: no escape needed in a log line); else the client sent it. */
+  constructor(readonly raw: IncomingMessage, readonly id: string, readonly ownId = false) {
+    const url = raw.url ?? '/';
+    this.url = url;
+    this.method = raw.method ?? 'GET';
+    const q = url.indexOf('?');
+    this.path = q < 0 ? url : url.slice(0, q);
   }
 
   get headers(): IncomingMessage['headers'] {
@@ -60,7 +69,11 @@ export class HttpReply {
   private answered = false;
   /** The response hooks ran (once per request). */
   hooked = false;
-  private readonly headers: OutgoingHttpHeaders = {};
+  /**
+   * Name, value, name, value…: Node takes the pairs as they are, where an object's keys would be walked with a
+   * property check each (a cheap request's answer is a few headers; issue 28's cost per request).
+   */
+  private readonly headers: (string | number | string[])[] = [];
 
   constructor(readonly raw: ServerResponse, readonly request: HttpRequest, private readonly app: HttpApp, private readonly start: number) {}
 
@@ -69,9 +82,24 @@ export class HttpReply {
     return this;
   }
 
+  /** Sets a header; `name` in lower case (every caller passes a literal), so that setting it again replaces it. */
   header(name: string, value: string | number | string[]): this {
-    this.headers[name.toLowerCase()] = value;
+    const h = this.headers;
+    for (let i = 0; i < h.length; i += 2) {
+      if (h[i] === name) {
+        h[i + 1] = value;
+        return this;
+      }
+    }
+    h.push(name, value);
     return this;
+  }
+
+  /** A header set on this reply, or undefined. */
+  getHeader(name: string): string | number | string[] | undefined {
+    const h = this.headers;
+    for (let i = 0; i < h.length; i += 2) if (h[i] === name) return h[i + 1];
+    return undefined;
   }
 
   /** Whether the answer was given (by send or by writing to the raw response). */
@@ -79,16 +107,19 @@ export class HttpReply {
     return this.answered || this.raw.headersSent;
   }
 
-  /** Milliseconds since the request arrived. */
+  /** When the answer was given (its hooks ran), performance.now(); 0 before. */
+  answeredAt = 0;
+
+  /** Milliseconds from the request's arrival to its answer (to now, before the answer): one clock read for every hook. */
   get elapsedTime(): number {
-    return performance.now() - this.start;
+    return (this.answeredAt || performance.now()) - this.start;
   }
 
   send(body: string | Buffer = ''): this {
     if (this.sent) return this;
     this.answered = true;
-    if (this.headers['content-length'] === undefined) {
-      this.headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    if (this.getHeader('content-length') === undefined) {
+      this.headers.push('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
     }
     this.raw.writeHead(this.statusCode, this.headers);
     this.raw.end(body);
@@ -127,7 +158,8 @@ export class HttpApp {
     if (!reply.sent) reply.code(500).send();
   };
 
-  constructor(private readonly requestId: (req: IncomingMessage) => string) {}
+  /** `clientId`: the request id a client sent, when usable; otherwise the request gets a UUID. */
+  constructor(private readonly clientId: (req: IncomingMessage) => string | undefined) {}
 
   get(path: string, handler: Handler): void {
     this.route('GET', path, handler);
@@ -177,6 +209,7 @@ export class HttpApp {
   answered(request: HttpRequest, reply: HttpReply): void {
     if (reply.hooked) return;
     reply.hooked = true;
+    if (this.responseHooks.length > 0) reply.answeredAt = performance.now();
     for (const hook of this.responseHooks) hook(request, reply);
   }
 
@@ -189,7 +222,8 @@ export class HttpApp {
 
   /** The Node request listener. */
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const request = new HttpRequest(req, this.requestId(req));
+    const own = this.clientId(req);
+    const request = own === undefined ? new HttpRequest(req, randomUUID(), true) : new HttpRequest(req, own);
     const reply = new HttpReply(res, request, this, performance.now());
     try {
       for (const hook of this.requestHooks) {
@@ -200,12 +234,10 @@ export class HttpApp {
       this.errorHandler(e, request, reply);
       return this.settled(request, reply);
     }
-    this.run(this.match(request, req.method ?? 'GET', request.url) ?? this.notFoundHandler, request, reply);
+    this.run(this.match(request, request.method, request.path) ?? this.notFoundHandler, request, reply);
   };
 
-  private match(request: HttpRequest, method: string, url: string): Handler | undefined {
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+  private match(request: HttpRequest, method: string, path: string): Handler | undefined {
     // A path that does not decode (`/api/rest/%zz`) names no resource.
     if (path.includes('%') && !decodes(path)) return undefined;
     const byMethod = this.exact.get(path);

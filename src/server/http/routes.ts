@@ -1,8 +1,9 @@
 import type { HttpApp, HttpReply, HttpRequest } from './router.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError } from '../../errors.js';
 import { StatementCancelled } from '../../db/database.js';
-import { Canceller, type CancelSignal } from '../../db/cancel.js';
+import { Canceller } from '../../db/cancel.js';
 import type { Logger } from '../../logger.js';
 import type { Authenticator, HookRequest } from '../auth/index.js';
 import type { Engine } from '../engine.js';
@@ -40,13 +41,37 @@ function hookRequest(input: GraphqlInput): HookRequest | null {
   }
 }
 
-/** Aborts when the connection closes before the answer is sent: the client went away, its statement is cancelled. */
-function whileConnected(res: ServerResponse): CancelSignal {
+const kInFlight = Symbol('engine.inFlight');
+type TrackedSocket = Socket & { [kInFlight]?: Set<Canceller> };
+
+/**
+ * Aborts when the connection closes before the answer is sent (`answered`): the client went away, its statement is
+ * cancelled. One listener per connection, not per request (a listener set and removed per request cost more than the
+ * log line; issue 28); pipelined requests may be several at once.
+ */
+function whileConnected(req: IncomingMessage): Canceller {
   const gone = new Canceller();
-  res.once('close', () => {
-    if (!res.writableFinished) gone.abort(CANCEL_DISCONNECTED);
-  });
+  const socket = req.socket as TrackedSocket;
+  if (socket.destroyed) {
+    gone.abort(CANCEL_DISCONNECTED);
+    return gone;
+  }
+  let open = socket[kInFlight];
+  if (open === undefined) {
+    const held = (open = new Set());
+    socket[kInFlight] = held;
+    socket.once('close', () => {
+      for (const c of held) c.abort(CANCEL_DISCONNECTED);
+      held.clear();
+    });
+  }
+  open.add(gone);
   return gone;
+}
+
+/** The request's answer was given: a close of its connection no longer concerns it. */
+function answered(req: IncomingMessage, gone: Canceller): void {
+  (req.socket as TrackedSocket)[kInFlight]?.delete(gone);
 }
 
 const ERROR_CODE = /"extensions":\{[^{}]*"code":"([^"\\]+)"/;
@@ -70,7 +95,7 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
 
   // The header tells the project tool that the endpoint is this engine, not another server with a /v1/version.
   app.get('/v1/version', (_req, reply) => {
-    reply.header(ENGINE_VERSION_HEADER, ctx.version);
+    reply.header(ENGINE_VERSION_HEADER.toLowerCase(), ctx.version);
     send(reply, 200, versionBody);
   });
 
@@ -83,7 +108,7 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       isAdmin = caller.role === 'admin';
       const body = await readJson(req, bodyIdleMs);
       const out = await engine.execute(body, caller.role, caller.sessionVariables);
-      reply.header('X-Engine-Resource-Version', String(out.resourceVersion));
+      reply.header('x-engine-resource-version', String(out.resourceVersion));
       send(reply, 200, out.body);
     } catch (e) {
       // A stop cancelled the statement once its grace period was over (issue 28): nothing of it was committed.
@@ -144,8 +169,13 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       input ??= await readGraphqlInput(req, reply.raw);
       if (input === null) return;
       if ('text' in input) request.graphqlText = input.text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal: whileConnected(reply.raw), ownSignal: true, ip: () => request.ip, seen: request };
-      sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged, legacy);
+      const signal = whileConnected(req);
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], signal, ownSignal: true, ip: () => request.ip, seen: request };
+      try {
+        sendGraphql(reply, await service().handle(input, caller, http), http.setCookies, ctx.logged, legacy);
+      } finally {
+        answered(req, signal);
+      }
     } catch (e) {
       ctx.logger.error(`graphql request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       request.errorCode = 'unexpected';
@@ -181,8 +211,13 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
       const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
       request.graphqlText = text;
-      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal: whileConnected(reply.raw), ownSignal: true, ip: () => request.ip, seen: request };
-      sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
+      const signal = whileConnected(req);
+      const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal, ownSignal: true, ip: () => request.ip, seen: request };
+      try {
+        sendGraphql(reply, await graphql.handle({ text }, caller, http), http.setCookies, ctx.logged);
+      } finally {
+        answered(req, signal);
+      }
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       sendError(req, reply, e, isAdmin);

@@ -9,7 +9,7 @@ import type { TraceProbe } from '../../probes.js';
 export function registerTracing(app: HttpApp, tracer: TraceProbe): void {
   app.onResponse((request) => {
     const route = request.route;
-    const method = request.raw.method ?? 'GET';
+    const method = request.method;
     tracer.request(request.raw, route ? `${method} ${route}` : method, {
       'http.route': route, 'engine.request_id': request.id, 'engine.role': request.role || undefined, 'engine.error_code': request.errorCode || undefined,
     });

@@ -75,7 +75,7 @@ export function startTracing(settings: TraceSettings, logger: Logger): Tracing {
     tracer,
     flush: () => provider.forceFlush().catch(failed),
     async stop() {
-      if (probes.tracer === tracer) delete probes.tracer;
+      if (probes.tracer === tracer) probes.tracer = undefined;
       await provider.shutdown().catch(failed);
       setGlobalErrorHandler(loggingErrorHandler());
       context.disable();

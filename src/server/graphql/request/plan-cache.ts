@@ -20,6 +20,8 @@ export interface OperationInfo {
   readonly name: string | undefined;
   /** The sha-256 of the request's query text, hex. */
   readonly hash: string;
+  /** The http-log line's fields for this operation, made by the log at its first line (a cached operation's lines repeat them). */
+  logFields?: string;
 }
 
 /** The operation's info, made once per cached document (the hash of a short query costs as much as a log line). */
