@@ -34,11 +34,16 @@ function timestamp(): string {
     second = s;
     secondText = `,"timestamp":"${new Date(s * 1000).toISOString().slice(0, 20)}`;
   }
-  const ms = now - s * 1000;
-  return `${secondText}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+  return secondText + (MS_TEXT[now - s * 1000] as string);
 }
 
+/** `123Z"` for every millisecond of a second: the timestamp's end is one lookup. */
+const MS_TEXT = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, '0')}Z"`);
+
 /** Where JSON lines are written by default (stdout's file descriptor 1; benchmarks give another). */
+const HEADS: Record<LogLevel, string> = { info: '{"level":"info"', warn: '{"level":"warn"', error: '{"level":"error"' };
+const TYPES = Object.fromEntries(LOG_TYPES.map((t) => [t, `,"type":"${t}","detail":`])) as Record<LogType, string>;
+
 export function jsonDestination(fd: number): DestinationStream {
   // minLength 1: a chunk is written at once, and flush() waits for what is being written.
   return new LineChunks(pino.destination({ dest: fd, sync: false, minLength: 1 }));
@@ -154,8 +159,8 @@ export class StructuredLog {
       this.opts.logger?.debug(`${type} ${detail}`);
       return;
     }
-    // Pino's line format. The destination gathers lines into chunks.
-    this.out.write(`{"level":"${level}"${timestamp()},"type":"${type}","detail":${detail}}\n`);
+    // Pino's line format, its constant parts made once. The destination gathers lines into chunks.
+    this.out.write(`${HEADS[level]}${timestamp()}${TYPES[type]}${detail}}\n`);
     // The chunk serves the lines of every request; start-up and errors are written at once.
     if ((type === 'startup' || level === 'error') && this.out.flush) this.out.flush(() => {});
   }
