@@ -72,16 +72,28 @@ describe('response hooks', () => {
     app.get('/throws', () => {
       throw new Error('boom');
     });
+    // A handler whose promise rejects after a tick: the error handler answers, and the hooks still run once.
+    const errors: string[] = [];
+    app.setErrorHandler((e, _request, reply) => {
+      errors.push(e instanceof Error ? e.message : String(e));
+      if (!reply.sent) reply.code(500).send();
+    });
+    app.get('/rejects', async () => {
+      await new Promise((r) => setImmediate(r));
+      throw new Error('later');
+    });
     server = createServer(app.handle);
     await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     expect((await fetch(`${base}/sent`)).status).toBe(201);
     expect(await (await fetch(`${base}/raw`)).text()).toBe('raw');
     expect((await fetch(`${base}/throws`)).status).toBe(500);
+    expect((await fetch(`${base}/rejects`)).status).toBe(500);
     expect((await fetch(`${base}/none`)).status).toBe(404);
     const deadline = Date.now() + 5000;
-    while (seen.length < 4 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
-    expect(seen.sort()).toEqual(['/none 404', '/raw 202', '/sent 201', '/throws 500']);
+    while (seen.length < 5 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    expect(seen.sort()).toEqual(['/none 404', '/raw 202', '/rejects 500', '/sent 201', '/throws 500']);
+    expect(errors).toEqual(['boom', 'later']);
   });
 });
 

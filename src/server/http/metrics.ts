@@ -7,7 +7,7 @@ import type { GraphqlService } from '../graphql/service.js';
 import { observeCalls } from '../outbound/index.js';
 import { installEngineMetrics } from './metrics-engine.js';
 import { sendError } from './envelope.js';
-import { requestMetrics } from './request-metrics.js';
+import { requestMetrics, type RequestCounts } from './request-metrics.js';
 
 /**
  * `GET /v1/metrics` in Prometheus text format (issue 31.3), served only to `Authorization: Bearer <secret>`.
@@ -18,7 +18,7 @@ export interface Metrics {
   secret: string;
   registry: Registry;
   /** Counts one answer; `op` is the GraphQL operation type or ''. */
-  observe(endpoint: string, status: number, op: string, seconds: number): void;
+  observe: RequestCounts['observe'];
   /** Stops counting the engine's events (statements, deliveries, calls): the probes go back to absent. */
   detach(): void;
 }
