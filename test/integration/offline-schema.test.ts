@@ -16,7 +16,7 @@ import type { JsonObject } from '../../src/metadata/json.js';
 import { buildMetadata } from '../../src/project/metadata-dir/build.js';
 import { metadataRoles, roleSdl, startEphemeralEngine } from '../../src/project/test/index.js';
 import { openMigrated } from '../../src/project/test/ephemeral.js';
-import { offlineRoleSchemas, recording, replaying, schemasOffline } from '../../src/project/test/offline-schema.js';
+import { offlineMetadata, offlineRoleSchemas, recording, replaying, schemasOffline } from '../../src/project/test/offline-schema.js';
 import { silentLogger } from '../../src/logger.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -45,14 +45,16 @@ it("is the ephemeral engine's SDL, byte for byte, on the database and on its rec
     } finally {
       await engine.close();
     }
+    const md = offlineMetadata(src.built.document);
+    if (md === null) throw new Error(`${project}: not built offline`);
     const recorded = new Map<string, Row[]>();
     const { db } = await openMigrated(src.migrationsDirectory, null, silentLogger);
     try {
-      expect(await schemasOffline(src.built.document, recording(db, recorded), roles), project).toEqual(expected);
+      expect(await schemasOffline(md, recording(db, recorded), roles), project).toEqual(expected);
     } finally {
       await db.close();
     }
-    expect(await schemasOffline(src.built.document, replaying(recorded), roles), project).toEqual(expected);
+    expect(await schemasOffline(md, replaying(recorded), roles), project).toEqual(expected);
   }
 }, 600_000);
 

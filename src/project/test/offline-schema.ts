@@ -2,6 +2,7 @@ import { printSchema } from 'graphql';
 import type { Queryable, Row, ScriptResult } from '../../db/database.js';
 import { checkDocumentDuplicates, parseDocumentEntries, toMetadata } from '../../metadata/document.js';
 import type { JsonObject } from '../../metadata/json.js';
+import type { Metadata } from '../../metadata/types.js';
 import { silentLogger } from '../../logger.js';
 import { introspect } from '../../server/db-catalog.js';
 import { enumTypes } from '../../server/graphql/schema/enum-values.js';
@@ -15,11 +16,12 @@ import { readCached, writeCached } from './migrated-cache.js';
  * a function of the metadata and of what the engine reads from the migrated database — its catalog introspection and
  * the rows of enum tables — and the role's schema a function of that cache. So the steps the ephemeral engine takes
  * (replace_metadata's parse, strict resolve, GraphqlService.schemaFor) run here on `q`: the migrated database itself,
- * or the answers it gave to the same statements before (recorded). Null when the engine would refuse the metadata or
- * could take another path (no tables): the caller then starts the engine, whose error or schema is the reference.
+ * or the answers it gave to the same statements before (recorded). offlineMetadata: the metadata as the engine parses
+ * it, null when the engine would refuse it or could take another path (no tables): the caller then starts the engine,
+ * whose error or schema is the reference.
  */
-export async function schemasOffline(document: JsonObject, q: Queryable, roles: string[]): Promise<Map<string, string> | null> {
-  let md;
+export function offlineMetadata(document: JsonObject): Metadata | null {
+  let md: Metadata;
   try {
     // As the engine receives it: the document through JSON (replace_metadata's request body).
     const parsed = parseDocumentEntries(JSON.parse(JSON.stringify(document)) as unknown, '$.args.metadata');
@@ -29,7 +31,11 @@ export async function schemasOffline(document: JsonObject, q: Queryable, roles: 
     return null;
   }
   // Without tables the engine resolves incrementally over its start-up cache; remote schemas are read at run time.
-  if (md.tables.size === 0 || md.remote_schemas.size > 0) return null;
+  return md.tables.size === 0 || md.remote_schemas.size > 0 ? null : md;
+}
+
+/** The SDL of each role on the metadata of offlineMetadata; null when the engine would refuse it (inconsistent). */
+export async function schemasOffline(md: Metadata, q: Queryable, roles: string[]): Promise<Map<string, string> | null> {
   const cache = resolve(md, await introspect(q));
   if (cache.inconsistent.length > 0) return null;
   const enums = await enumTypes(cache, q);
@@ -93,14 +99,15 @@ export function recordedFrom(bytes: Uint8Array): Map<string, Row[]> | null {
  */
 export async function offlineRoleSchemas(src: ProjectSources, roles: string[], cacheDir: string | null): Promise<Map<string, string> | null> {
   const log = src.logger ?? silentLogger;
-  const document = src.built.document;
+  const md = offlineMetadata(src.built.document);
+  if (md === null) return null;
   const plan = await migrationPlan(src.migrationsDirectory, cacheDir);
   const bytes = plan.key !== null ? readCached(cacheDir as string, plan.key, 'queries') : null;
   const recorded = (bytes && recordedFrom(bytes)) ?? new Map<string, Row[]>();
   if (recorded.size > 0) {
     try {
-      const sdl = await schemasOffline(document, replaying(recorded), roles);
-      log.debug(`the SDL of ${roles.join(', ')} built from the migrated database's recorded catalog (${cacheDir})`);
+      const sdl = await schemasOffline(md, replaying(recorded), roles);
+      if (sdl !== null) log.debug(`the SDL of ${roles.join(', ')} built from the migrated database's recorded catalog (${cacheDir})`);
       return sdl;
     } catch (e) {
       if (!(e instanceof Unrecorded)) throw e;
@@ -109,7 +116,8 @@ export async function offlineRoleSchemas(src: ProjectSources, roles: string[], c
   const { db, saved } = await openMigrated(src.migrationsDirectory, cacheDir, log, plan);
   try {
     const size = recorded.size;
-    const sdl = await schemasOffline(document, recording(db, recorded), roles);
+    // Parsed again after a replay that fell short: nothing of that attempt is reused.
+    const sdl = await schemasOffline(recorded.size > 0 ? offlineMetadata(src.built.document) as Metadata : md, recording(db, recorded), roles);
     if (plan.key !== null && recorded.size > size) writeCached(cacheDir as string, plan.key, recordedBytes(recorded), 'queries');
     return sdl;
   } finally {
