@@ -125,8 +125,9 @@ describe('engine metadata schema', () => {
     expect(r.stdout).not.toMatch(/^ {2}user_id\b/m);
     expect(r.stdout).not.toContain('delete_author');
     expect(r.stdout).toContain('  delete_article(where: article_bool_exp!): article_mutation_response\n');
-    // The run above left the role's SDL and the migrated database in the machine's cache: the SDL printed as saved,
-    // another role's built on the saved database, unless --no-cache; the same SDL.
+    // The run above left the role's SDL, the migrated database and its catalog as the engine reads it in the machine's
+    // cache: the SDL printed as saved, another role's built on the saved catalog (no database), unless --no-cache; the
+    // same SDL.
     const warm = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'user'], { cwd: dir, env: ENV });
     expect(warm.code, show(warm)).toBe(0);
     expect(warm.stderr).toContain('the SDL of user loaded from the cache');
@@ -134,7 +135,8 @@ describe('engine metadata schema', () => {
     expect(warm.stdout).toBe(r.stdout);
     const other = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'nobody'], { cwd: dir, env: ENV });
     expect(other.code, show(other)).toBe(0);
-    expect(other.stderr).toContain('migrated database loaded from the cache');
+    expect(other.stderr).toContain("built from the migrated database's recorded catalog");
+    expect(other.stderr).not.toContain('migrated database loaded');
     expect(other.stdout).not.toContain('type author');
     const uncached = await cli(['--log-level', 'debug', 'metadata', 'schema', '--role', 'user', '--no-cache'], { cwd: dir, env: ENV });
     expect(uncached.code, show(uncached)).toBe(0);

@@ -126,16 +126,43 @@ export async function startEphemeralEngine(src: ProjectSources): Promise<Ephemer
  * the migrated catalog once; their result is cached (`cacheDir`, null: not) and loaded instead the next time.
  */
 async function inMemory(opts: ServeOptions, migrations: string, cacheDir: string | null, log: Logger): Promise<{ server: RunningServer; fromCache: boolean; saved: Promise<void> }> {
-  const [{ Authenticator }, { runEngine }, { PgliteDatabase }, { ensureCatalog, SETUP_KEY }, { gzipDump }] = await Promise.all([
-    import('../../server/auth/index.js'), import('../../server/running.js'), import('../../db/pglite.js'), import('../../server/catalog.js'),
-    import('../../db/pglite-dump.js'),
-  ]);
+  // PGlite's module too, loaded alongside the engine's rather than after them.
+  const [{ Authenticator }, { runEngine }] = await Promise.all([import('../../server/auth/index.js'), import('../../server/running.js'), import('../../db/pglite.js')]);
   const logger = opts.logger ?? silentLogger;
   const auth = await Authenticator.create(opts, logger);
   const t0 = performance.now();
-  const setup = { key: SETUP_KEY, run: (tx: Queryable) => ensureCatalog(tx) };
+  const { db, fromCache, saved } = await openMigrated(migrations, cacheDir, log);
+  const server = await runEngine({ db, release: () => {}, dataDir: null }, auth, opts, logger, () => `${(performance.now() - t0).toFixed(0)} ms`);
+  return { server, fromCache, saved };
+}
+
+export interface MigrationPlan {
+  steps: Step[];
+  /** The migrated database's key in the cache (migrated-cache.ts); null without a cache directory or migrations. */
+  key: string | null;
+}
+
+/** The project's migrations, to run on a new database, and the key of their result in `cacheDir` (null: no cache). */
+export async function migrationPlan(migrations: string, cacheDir: string | null): Promise<MigrationPlan> {
+  const { SETUP_KEY } = await import('../../server/catalog.js');
   const steps = await pendingSteps(migrations, []);
-  const key = cacheDir !== null && steps.length > 0 ? cacheKey(SETUP_KEY, steps) : null;
+  return { steps, key: cacheDir !== null && steps.length > 0 ? cacheKey(SETUP_KEY, steps) : null };
+}
+
+/** An in-memory database as the project's migrations leave it (see inMemory); `saved` settles once its dump is cached. */
+export interface MigratedDatabase {
+  db: Database & { close(): Promise<void> };
+  fromCache: boolean;
+  saved: Promise<void>;
+}
+
+/** The project's migrations on a new in-memory database, or their result loaded from the cache (`cacheDir`, null: none). */
+export async function openMigrated(migrations: string, cacheDir: string | null, log: Logger, planned?: MigrationPlan): Promise<MigratedDatabase> {
+  const [{ PgliteDatabase }, { ensureCatalog, SETUP_KEY }, { gzipDump }] = await Promise.all([
+    import('../../db/pglite.js'), import('../../server/catalog.js'), import('../../db/pglite-dump.js'),
+  ]);
+  const setup = { key: SETUP_KEY, run: (tx: Queryable) => ensureCatalog(tx) };
+  const { steps, key } = planned ?? await migrationPlan(migrations, cacheDir);
   const cached = key !== null ? readCached(cacheDir as string, key) : null;
   let db: Database & { close(): Promise<void>; dump(): Promise<Uint8Array> } | null = null;
   if (cached) {
@@ -160,8 +187,7 @@ async function inMemory(opts: ServeOptions, migrations: string, cacheDir: string
       throw e;
     }
   }
-  const server = await runEngine({ db, release: () => {}, dataDir: null }, auth, opts, logger, () => `${(performance.now() - t0).toFixed(0)} ms`);
-  return { server, fromCache, saved };
+  return { db, fromCache, saved };
 }
 
 async function pendingSteps(dir: string, applied: { version: bigint; name: string; appliedAt: string | null }[]): Promise<Step[]> {

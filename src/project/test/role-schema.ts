@@ -2,6 +2,7 @@ import { printSchema, type GraphQLSchema } from 'graphql';
 import { silentLogger } from '../../logger.js';
 import { isObject, type JsonObject } from '../../metadata/json.js';
 import { startEphemeralEngine, type ProjectSources } from './ephemeral.js';
+import { cacheDirectory } from './migrated-cache.js';
 import { readSdl, sdlCacheable, sdlCacheDirectory, sdlKeys, writeSdl } from './sdl-cache.js';
 
 /**
@@ -38,8 +39,9 @@ export const roleFileName = (role: string): string => `${role.replace(/[^A-Za-z0
 
 /**
  * The SDL of each role, in the order given: from the cache (sdl-cache.ts) when every one is there — no PostgreSQL
- * started —, else from one ephemeral engine (without seeds), each then saved. `cacheDir` null: no cache (`--no-cache`,
- * as the sources' own cacheDir null).
+ * started —, else built in this process from the migrated database (offline-schema.ts: its recorded catalog, else the
+ * database migrated or loaded), else — metadata the engine would refuse, remote schemas — from one ephemeral engine
+ * (without seeds); each then saved. `cacheDir` null: no cache (`--no-cache`, as the sources' own cacheDir null).
  */
 export async function roleSchemas(src: ProjectSources, roles: string[], cacheDir?: string | null): Promise<Map<string, string>> {
   const log = src.logger ?? silentLogger;
@@ -55,6 +57,16 @@ export async function roleSchemas(src: ProjectSources, roles: string[], cacheDir
     const sdl = readSdl(dir as string, key);
     if (sdl !== null) found.set(role, sdl);
   }
+  const missing = roles.filter((r) => !found.has(r));
+  if (missing.length > 0 && sdlCacheable(document)) {
+    const { offlineRoleSchemas } = await import('./offline-schema.js');
+    const migratedDir = src.cacheDir === undefined ? cacheDirectory() : src.cacheDir;
+    for (const [role, sdl] of (await offlineRoleSchemas(src, missing, migratedDir)) ?? []) {
+      found.set(role, sdl);
+      const key = keys?.get(role);
+      if (key !== undefined) writeSdl(dir as string, key, sdl);
+    }
+  }
   // No role at all: the engine still starts, so that migrations and metadata that fail are reported as before.
   if (found.size < roles.length || roles.length === 0) {
     const engine = await startEphemeralEngine({ ...src, seeds: false });
@@ -69,6 +81,6 @@ export async function roleSchemas(src: ProjectSources, roles: string[], cacheDir
     } finally {
       await engine.close();
     }
-  } else log.debug(`the SDL of ${roles.join(', ')} loaded from the cache (${dir})`);
+  } else if (missing.length === 0) log.debug(`the SDL of ${roles.join(', ')} loaded from the cache (${dir})`);
   return new Map(roles.map((r) => [r, found.get(r) as string]));
 }
