@@ -4,7 +4,7 @@ import { CONSOLE_CSP, consoleAsset } from '../console/assets.js';
 /** The web console's files at /console (its single-page routes are index.html); registered with --enable-console. */
 export function registerConsole(app: HttpApp): void {
   const serve = (request: HttpRequest, reply: HttpReply): void => {
-    const asset = consoleAsset(request.url.split('?')[0] ?? '');
+    const asset = consoleAsset(request.path);
     if (!asset) {
       reply.callNotFound();
       return;

@@ -26,9 +26,7 @@ export interface Metrics {
 /** Endpoints by their route, so that paths with ids or typos do not each make a series. */
 const ENDPOINTS = new Set(['/v1/graphql', '/v1/query', '/v2/query', '/v1/metadata', '/v1beta1/relay', '/v1/version', '/healthz', '/v1/metrics']);
 
-function endpointOf(url: string): string {
-  const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
+function endpointOf(path: string): string {
   if (ENDPOINTS.has(path)) return path;
   return path.startsWith('/api/rest/') ? '/api/rest' : 'other';
 }
@@ -95,7 +93,7 @@ function allowed(header: string | undefined, secret: string): boolean {
 
 export function registerMetrics(app: HttpApp, metrics: Metrics): void {
   app.onResponse((request, reply) => {
-    const endpoint = endpointOf(request.url);
+    const endpoint = endpointOf(request.path);
     const op = request.graphqlOperation?.type ?? (request.graphqlText ? operationType(request.graphqlText) : '');
     metrics.observe(endpoint, reply.statusCode, op, reply.elapsedTime / 1000);
   });

@@ -202,10 +202,10 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       const caller = await auth.resolveCaller(req.headers, null);
       request.role = caller.role;
       isAdmin = caller.role === 'admin';
-      const method = req.method ?? 'GET';
-      const url = req.url ?? '/';
+      const method = request.method;
+      const url = request.url;
       const q = url.indexOf('?');
-      const path = (q < 0 ? url : url.slice(0, q)).slice(REST_PREFIX.length);
+      const path = request.path.slice(REST_PREFIX.length);
       const { cache } = await engine.freshCache();
       const match = matchRest(cache.metadata, path, method, cache.inconsistentIds);
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
