@@ -61,8 +61,8 @@ export function registerServe(program: Command, run: CommandRunner): void {
     // Said at once, before the engine's modules load, so that nobody stares at a silent terminal (issue 18).
     const started = performance.now();
     if (settings.databaseUrl) logger.info(`Using PostgreSQL at ${maskUrl(settings.databaseUrl)}`);
-    if (settings.readReplicaUrls) logger.info(`Read replicas for GraphQL queries: ${settings.readReplicaUrls.map((u) => maskUrl(u)).join(', ')}`);
     else logger.info(`Starting embedded PostgreSQL in ${settings.dataDir}…`);
+    if (settings.readReplicaUrls) logger.info(`Read replicas for GraphQL queries: ${settings.readReplicaUrls.map((u) => maskUrl(u)).join(', ')}`);
     // V8 optimises a WebAssembly function once it has run ~1.8 MB worth of code: PostgreSQL's start runs enough of
     // its code to set off a second of optimising compiles, which on two busy cores doubled the time to the first
     // answer. Ten times the budget halves that work; what runs hot is optimised all the same (same steady-state speed).

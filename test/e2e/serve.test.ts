@@ -271,8 +271,9 @@ describe('engine serve: settings and connection errors', () => {
     expect(last.startsWith('error: cannot connect to the database at postgres://postgres:***@127.0.0.1:1/x: ')).toBe(true);
     expect(last.length).toBeGreaterThan('error: cannot connect to the database at postgres://postgres:***@127.0.0.1:1/x: '.length);
     expect(p.err()).not.toContain(':pw@');
-    // The embedded database is not used with a URL.
+    // The embedded database is not used with a URL, nor said to be started.
     expect(existsSync(join(cwd, '.engine'))).toBe(false);
+    expect(p.err()).not.toContain('embedded');
   });
 
   it('a password in the query string is masked too, in the log line and the error (issue 11 item 7)', async () => {
