@@ -52,7 +52,7 @@ export function registerServe(program: Command, run: CommandRunner): void {
     const flags = cmd.opts<ServeFlags>();
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
     // A version 3 project's databases.yaml may set the pool (the incumbent's pool_settings, issue 29).
-    const settings = withMetadataPool(resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env), env);
+    const settings = await withMetadataPool(resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env), env);
     // PGlite's files are read and compiled while the engine's modules load (src/db/pglite-preload.ts).
     if (!settings.databaseUrl) void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
     const logger = out.logger;

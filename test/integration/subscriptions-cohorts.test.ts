@@ -45,7 +45,7 @@ const triggers = async () => (await db.query<{ t: string }>(
 
 describe('cohorts', () => {
   it('100 subscribers with 10 variable sets are 10 cohorts sharing one statement per refetch; triggers follow the subscribers', async () => {
-    const live = subscriptionsOf(server)!.live;
+    const live = (await subscriptionsOf(server))!.live;
     await db.query("INSERT INTO author (name) SELECT 'A' || g FROM generate_series(4, 9) g");
     const cs = Array.from({ length: 4 }, () => client(admin));
     const subs = Array.from({ length: 100 }, (_, i) => (cs[i % 4] as ModernClient).subscribe(
@@ -70,7 +70,7 @@ describe('cohorts', () => {
   });
 
   it('a write to a table no live query reads runs no statement of theirs', async () => {
-    const live = subscriptionsOf(server)!.live;
+    const live = (await subscriptionsOf(server))!.live;
     const c = client(admin);
     const r = c.subscribe('subscription { author(where: {id: {_eq: 2}}) { name } }');
     await r.next(() => true);

@@ -6,6 +6,7 @@ import { Authenticator } from '../../src/server/auth/index.js';
 import { Engine } from '../../src/server/engine.js';
 import { GraphqlService } from '../../src/server/graphql/service.js';
 import { createHttpServer, listen, subscriptionsOf } from '../../src/server/http/index.js';
+import type { Subscriptions } from '../../src/server/graphql/subscriptions/index.js';
 import { loadMetrics } from '../../src/server/http/metrics.js';
 import { createTestDatabase, post } from '../helpers/engine.js';
 import { HS_SECRET, userToken } from '../helpers/jwt.js';
@@ -28,6 +29,7 @@ let url: string;
 let server: Server;
 let drop: () => Promise<void>;
 let detach: () => void;
+let subscriptions: Subscriptions;
 const clients: ModernClient[] = [];
 const sockets: ReturnType<typeof rawSocket>[] = [];
 
@@ -41,6 +43,7 @@ beforeAll(async () => {
   detach = () => metrics.detach();
   server = createHttpServer(engine, { auth, logger, graphql, metrics, liveQueriesRefetchMs: 0, subscriptionLimits: LIMITS });
   url = `http://127.0.0.1:${(await listen(server, 0, '127.0.0.1')).port}`;
+  subscriptions = (await subscriptionsOf(server))!;
   expect((await post(`${url}/v1/query`, { type: 'run_sql', args: { sql: EXAMPLE_SQL } }, admin)).status).toBe(200);
   expect((await post(`${url}/v1/query`, { type: 'bulk', args: EXAMPLE_METADATA }, admin)).status).toBe(200);
 });
@@ -58,7 +61,7 @@ afterAll(async () => {
   await drop();
 });
 
-const subs = () => subscriptionsOf(server)!;
+const subs = (): Subscriptions => subscriptions;
 const client = (h: Record<string, string>) => { const c = modernClient(url, h); clients.push(c); return c; };
 const raw = (protocol = 'graphql-transport-ws') => { const s = rawSocket(url, protocol); sockets.push(s); return s; };
 const messages = (s: ReturnType<typeof rawSocket>, n: number, what: string) => until(() => (s.messages.length >= n ? true : undefined), what);

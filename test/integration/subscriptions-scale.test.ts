@@ -56,7 +56,7 @@ async function subscribe(url: string, n: number): Promise<Received[]> {
 describe('multiplexing at scale', () => {
   it('1,000 subscribers with 100 variable sets share one statement per refetch', async () => {
     const { url, server } = await engine({});
-    const live = subscriptionsOf(server)!.live;
+    const live = (await subscriptionsOf(server))!.live;
     const subs = await subscribe(url, 1000);
     expect([live.cohortCount, live.subscribers]).toEqual([SETS, 1000]);
     const rounds = live.stats.rounds;
@@ -75,7 +75,7 @@ describe('multiplexing at scale', () => {
 
   it('--live-queries-batch-size: 100 cohorts in batches of 25 are four statements', async () => {
     const { url, server } = await engine({ subscriptions: { batchSize: 25 } });
-    const live = subscriptionsOf(server)!.live;
+    const live = (await subscriptionsOf(server))!.live;
     const subs = await subscribe(url, SETS);
     expect(live.cohortCount).toBe(SETS);
     const from = counted.log.length;

@@ -50,29 +50,29 @@ const POOL = `      pool_settings:
 `;
 
 describe('pool_settings of databases.yaml', () => {
-  it('are the pool of engine serve, in seconds as the incumbent writes them', () => {
+  it('are the pool of engine serve, in seconds as the incumbent writes them', async () => {
     const dir = project(3, DB(POOL));
-    expect(serve(dir).pool).toEqual({ max: 20, idleTimeoutMs: 30_000, acquireTimeoutMs: 2500, lifetimeMs: 0, preparedStatements: false });
+    expect((await serve(dir)).pool).toEqual({ max: 20, idleTimeoutMs: 30_000, acquireTimeoutMs: 2500, lifetimeMs: 0, preparedStatements: false });
   });
 
-  it('flags and variables win over them, setting by setting', () => {
+  it('flags and variables win over them, setting by setting', async () => {
     const dir = project(3, DB(POOL));
-    expect(serve(dir, { ENGINE_GRAPHQL_PG_CONNECTIONS: '3' }, { pgTimeout: '1' }).pool)
+    expect((await serve(dir, { ENGINE_GRAPHQL_PG_CONNECTIONS: '3' }, { pgTimeout: '1' })).pool)
       .toEqual({ max: 3, idleTimeoutMs: 1000, acquireTimeoutMs: 2500, lifetimeMs: 0, preparedStatements: false });
-    expect(serve(dir, { HASURA_GRAPHQL_PG_CONNECTIONS: '4' }).pool).toMatchObject({ max: 4, idleTimeoutMs: 30_000 });
+    expect((await serve(dir, { HASURA_GRAPHQL_PG_CONNECTIONS: '4' })).pool).toMatchObject({ max: 4, idleTimeoutMs: 30_000 });
   });
 
-  it('leave the pool alone without them, and in a version 2 project', () => {
-    expect(serve(project(3, DB(''))).pool).toBeUndefined();
-    expect(serve(project(3, null)).pool).toBeUndefined();
-    expect(serve(project(2, DB(POOL))).pool).toBeUndefined();
+  it('leave the pool alone without them, and in a version 2 project', async () => {
+    expect((await serve(project(3, DB('')))).pool).toBeUndefined();
+    expect((await serve(project(3, null))).pool).toBeUndefined();
+    expect((await serve(project(2, DB(POOL)))).pool).toBeUndefined();
   });
 
-  it('a bad value stops engine serve with config-invalid, naming the setting and the file', () => {
+  it('a bad value stops engine serve with config-invalid, naming the setting and the file', async () => {
     const dir = project(3, DB('      pool_settings: {max_connections: 0}\n'));
     let caught: unknown;
     try {
-      serve(dir);
+      await serve(dir);
     } catch (e) {
       caught = e;
     }

@@ -20,8 +20,6 @@ import {
   type CachedOperation, type DocumentLimits, type GraphqlRequest, type OperationInfo, type PlanCacheLimits,
 } from './request/index.js';
 import { confirmVersion, executeQuery, StaleSchema, type VersionGuard } from './execute/index.js';
-import { planRelayOperation, RelaySchemaStore } from './relay/index.js';
-import { explainQuery } from './explain.js';
 import type { LivePlan } from './subscriptions/index.js';
 
 /** Where the service gets the schema cache: the engine (§2.1). */
@@ -43,6 +41,9 @@ const MAX_REPLANS = 5;
 const REPLAN_WINDOW_MS = 10_000;
 
 export type GraphqlInput = { text: string } | { error: string };
+
+/** The Relay API's schema and planner, loaded with its first request (issue 28: not at every engine's start). */
+type RelayKit = typeof import('./relay/index.js');
 
 /** Which API a service answers: `/v1/graphql`'s schema and plans, or the Relay ones of `/v1beta1/relay` (issue 30.6). */
 export type GraphqlFlavour = 'graphql' | 'relay';
@@ -110,8 +111,8 @@ export class GraphqlService {
   /** ENGINE_GRAPHQL_INFER_FUNCTION_PERMISSIONS (issue 29.6): false grants function root fields by function permission only. */
   setInferFunctionPermissions(infer: boolean): void {
     this.schemas.functions = { inferFunctionPermissions: infer };
-    this.relaySchemas.functions = { inferFunctionPermissions: infer };
-    this.relayService?.setInferFunctionPermissions(infer);
+    if (this.relaySchemas) this.relaySchemas.functions = { inferFunctionPermissions: infer };
+    void this.relayService?.then((s) => s.setInferFunctionPermissions(infer));
   }
   /**
    * Whole response bodies of operations that read neither the database nor a handler nor a variable (introspection,
@@ -126,32 +127,37 @@ export class GraphqlService {
   constructor(
     private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false,
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS, cacheLimits?: PlanCacheLimits,
-    private readonly timeoutMs = DEFAULT_QUERY_TIMEOUT_MS, readonly flavour: GraphqlFlavour = 'graphql',
+    private readonly timeoutMs = DEFAULT_QUERY_TIMEOUT_MS, private readonly relayKit: RelayKit | null = null,
   ) {
     this.plans = new PlanCache(cacheLimits);
+    this.flavour = relayKit ? 'relay' : 'graphql';
+    this.relaySchemas = relayKit ? new relayKit.RelaySchemaStore() : null;
   }
 
-  private readonly relaySchemas = new RelaySchemaStore();
-  private relayService: GraphqlService | null = null;
+  readonly flavour: GraphqlFlavour;
+  private readonly relaySchemas: InstanceType<RelayKit['RelaySchemaStore']> | null;
+  private relayService: Promise<GraphqlService> | null = null;
 
   /** The `/v1beta1/relay` service: the same settings, the Relay schema; made at its first request. */
-  relay(): GraphqlService {
-    if (!this.relayService) {
-      this.relayService = new GraphqlService(this.source, this.env, this.allowlist, this.limits, this.plans.limits, this.timeoutMs, 'relay');
-      this.relayService.setInferFunctionPermissions(this.schemas.functions.inferFunctionPermissions);
-    }
-    return this.relayService;
+  relay(): Promise<GraphqlService> {
+    return (this.relayService ??= import('./relay/index.js').then((kit) => {
+      const s = new GraphqlService(this.source, this.env, this.allowlist, this.limits, this.plans.limits, this.timeoutMs, kit);
+      s.setInferFunctionPermissions(this.schemas.functions.inferFunctionPermissions);
+      return s;
+    }));
   }
 
   /** `POST /v1/graphql/explain` (explain.ts): the caller is the admin; the body names the role explained. */
   async explain(body: unknown): Promise<string> {
     const { cache } = await this.source.freshCache();
     const enums = await enumTypes(cache, this.source.db);
+    // Loaded when first asked (with the subscriptions' planner it uses), not at every engine's start (issue 28).
+    const { explainQuery } = await import('./explain.js');
     return explainQuery({ db: this.source.queryDb ?? this.source.db, cache, limits: this.limits, schemaFor: async (role) => Promise.resolve(this.schemas.get(cache, role, false, enums)) }, body);
   }
 
   private roleSchema(cache: SchemaCache, role: string, backendOnly: boolean, enums: Awaited<ReturnType<typeof enumTypes>>): GraphQLSchema {
-    return this.flavour === 'relay' ? this.relaySchemas.get(cache, role, enums) : this.schemas.get(cache, role, backendOnly, enums);
+    return this.relaySchemas ? this.relaySchemas.get(cache, role, enums) : this.schemas.get(cache, role, backendOnly, enums);
   }
 
   /** The cancellers of the requests in flight (a stop cancels them once its grace period is over). */
@@ -343,7 +349,7 @@ export class GraphqlService {
       this.planHits++;
       return { plans: cached, counted: null };
     }
-    const { plans, cacheable } = this.flavour === 'relay' ? planRelayOperation(schema, role, sel) : { plans: planOperation(schema, role, sel), cacheable: true };
+    const { plans, cacheable } = this.relayKit ? this.relayKit.planRelayOperation(schema, role, sel) : { plans: planOperation(schema, role, sel), cacheable: true };
     this.stats.compiled++;
     if (!cacheable) return { plans, counted: null };
     this.plans.remember(entry, varsKey, plans);

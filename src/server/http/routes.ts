@@ -187,7 +187,13 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
   // The incumbent's older path for the same API (its projects and test cases still use it): errors answer HTTP 400.
   app.post('/v1alpha1/graphql', graphqlApi(() => graphql, true));
   // Issue 30.6: the incumbent's Relay API, the same request and answers over the Relay schema.
-  app.post('/v1beta1/relay', graphqlApi(() => graphql.relay()));
+  // The Relay API's modules load with its first request (issue 28); the route waits for them, then answers as above.
+  let relay: GraphqlService | null = null;
+  const relayApi = graphqlApi(() => relay as GraphqlService);
+  app.post('/v1beta1/relay', async (request, reply) => {
+    relay ??= await graphql.relay();
+    return relayApi(request, reply);
+  });
 
   /** Issue 30.7: the incumbent's explain API (admin only); errors are metadata-API bodies, as its are. */
   app.post('/v1/graphql/explain', adminRoute('You have to be an admin to access this endpoint', async (request, reply) => {
