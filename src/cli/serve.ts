@@ -54,7 +54,11 @@ export function registerServe(program: Command, run: CommandRunner): void {
     // A version 3 project's databases.yaml may set the pool (the incumbent's pool_settings, issue 29).
     const settings = await withMetadataPool(resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env), env);
     // PGlite's files are read and compiled while the engine's modules load (src/db/pglite-preload.ts).
-    if (!settings.databaseUrl) void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
+    if (!settings.databaseUrl) {
+      void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
+      // The database's thread loads its modules while this one loads the engine's.
+      void import('../db/pglite-remote.js').then((m) => m.prestartPgliteWorker(settings.dataDir ?? '.engine/data'));
+    }
     const logger = out.logger;
     const fallbacks = fallbackMessage(env.fallbacks());
     if (fallbacks) logger.info(fallbacks);

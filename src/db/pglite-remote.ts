@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../package-root.js';
@@ -21,6 +21,38 @@ type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> 
 function workerFile(): string {
   const here = fileURLToPath(new URL('./pglite-worker.js', import.meta.url));
   return existsSync(here) ? here : join(PACKAGE_ROOT, 'dist', 'db', 'pglite-worker.js');
+}
+
+/** A worker started before its database is opened (prestartPgliteWorker), waiting for PGlite's files. */
+let prestarted: { worker: Worker; dataDir: string; failed: boolean } | null = null;
+
+/**
+ * Starts the embedded database's worker thread for `dataDir` now: the thread and its modules load on the other core
+ * while this one loads the engine's (issue 28: start-up). It waits for PGlite's files, which only open() sends, so it
+ * reads nothing of the data directory before the lock is held; unless opened, it keeps no process alive.
+ */
+export function prestartPgliteWorker(dataDir: string): void {
+  if (prestarted) return;
+  const data: WorkerData = { dataDir: resolve(dataDir) };
+  const p = { worker: new Worker(workerFile(), { workerData: data }), dataDir: data.dataDir, failed: false };
+  p.worker.unref();
+  const failed = (): void => void (p.failed = true);
+  p.worker.once('error', failed).once('exit', failed);
+  prestarted = p;
+}
+
+/** The prestarted worker when it serves `dataDir` and is alive, else a new one. */
+function workerFor(dataDir: string): Worker {
+  const p = prestarted;
+  prestarted = null;
+  if (p && !p.failed && p.dataDir === resolve(dataDir)) {
+    p.worker.removeAllListeners();
+    p.worker.ref();
+    return p.worker;
+  }
+  if (p) void p.worker.terminate();
+  const data: WorkerData = { dataDir };
+  return new Worker(workerFile(), { workerData: data });
 }
 
 interface Pending {
@@ -75,8 +107,7 @@ export class PgliteWorkerDatabase implements Database {
   }
 
   private start(seeded: Promise<unknown>): void {
-    const data: WorkerData = { dataDir: this.dataDir };
-    const worker = new Worker(workerFile(), { workerData: data });
+    const worker = workerFor(this.dataDir);
     this.worker = worker;
     const post = (m: Request): void => worker.postMessage(m);
     void this.files.then((files) => post({ op: 'files', id: 0, files }));

@@ -126,7 +126,10 @@ export class PgliteDatabase implements Database {
       const seeded = seeding?.seeded ?? seedDataDir(dataDir, raw);
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
-      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...(await files) });
+      // The files first: a worker started early (prestartPgliteWorker) gets them from open(), after the directory's
+      // lock is held, and must not create or read the directory before.
+      const loaded = await files;
+      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...loaded });
     } else if (load) {
       db = await PGlite.create({ loadDataDir: new Blob([load]), startParams: START_PARAMS, ...(await files) });
     } else {

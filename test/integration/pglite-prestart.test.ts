@@ -1,0 +1,58 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PgliteDatabase } from '../../src/db/pglite.js';
+import { PgliteWorkerDatabase, prestartPgliteWorker } from '../../src/db/pglite-remote.js';
+
+// Issue 28 (start-up): `engine serve` starts the embedded database's worker thread before the engine's modules load.
+// The worker must serve only the directory it was started for, and touch no directory before open() (the data
+// directory's lock is taken between the two). Needs `npm run build` (the worker is dist/db/pglite-worker.js).
+
+const rows = async (db: PgliteWorkerDatabase): Promise<unknown> => {
+  await db.runScript('CREATE TABLE pre (id int); INSERT INTO pre VALUES (1), (2)');
+  return db.query('SELECT count(*)::int AS n FROM pre');
+};
+
+describe('a prestarted embedded-database worker', () => {
+  it('is the one opened for its directory, and another directory gets a worker of its own', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engine-prestart-'));
+    prestartPgliteWorker(join(root, 'a'));
+    const b = await PgliteWorkerDatabase.open(join(root, 'b'));
+    try {
+      expect(await rows(b)).toEqual([{ n: 2 }]);
+    } finally {
+      await b.close();
+    }
+    expect(existsSync(join(root, 'b', 'PG_VERSION'))).toBe(true);
+    // The worker started for `a` was never opened: it wrote nothing there.
+    expect(existsSync(join(root, 'a'))).toBe(false);
+
+    prestartPgliteWorker(join(root, 'c'));
+    const c = await PgliteWorkerDatabase.open(join(root, 'c'));
+    try {
+      expect(await rows(c)).toEqual([{ n: 2 }]);
+    } finally {
+      await c.close();
+    }
+    expect(existsSync(join(root, 'c', 'PG_VERSION'))).toBe(true);
+  }, 120_000);
+
+  it('waits for open(): the directory it was started for stays untouched until then', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engine-prestart-'));
+    const dir = join(root, 'data');
+    prestartPgliteWorker(dir);
+    // A whole database started and used in this thread meanwhile takes far longer than the worker's start.
+    const other = await PgliteDatabase.open(join(root, 'other'));
+    await other.query('SELECT 1');
+    await other.close();
+    expect(existsSync(dir)).toBe(false);
+    const db = await PgliteWorkerDatabase.open(dir);
+    try {
+      expect(await rows(db)).toEqual([{ n: 2 }]);
+    } finally {
+      await db.close();
+    }
+    expect(existsSync(join(dir, 'PG_VERSION'))).toBe(true);
+  }, 120_000);
+});
