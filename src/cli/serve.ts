@@ -53,6 +53,11 @@ export function registerServe(program: Command, run: CommandRunner): void {
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
     // A version 3 project's databases.yaml may set the pool (the incumbent's pool_settings, issue 29).
     const settings = await withMetadataPool(resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env), env);
+    // V8 optimises a WebAssembly function once it has run ~1.8 MB worth of code: PostgreSQL's start runs enough of
+    // its code to set off a second of optimising compiles, which on two busy cores doubled the time to the first
+    // answer. Ten times the budget halves that work; what runs hot is optimised all the same (same steady-state speed).
+    // Set before the database's thread starts, so that its isolate is made with it.
+    setFlagsFromString('--wasm-tiering-budget=18000000');
     // PGlite's files are read and compiled while the engine's modules load (src/db/pglite-preload.ts).
     if (!settings.databaseUrl) {
       void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
@@ -67,10 +72,6 @@ export function registerServe(program: Command, run: CommandRunner): void {
     if (settings.databaseUrl) logger.info(`Using PostgreSQL at ${maskUrl(settings.databaseUrl)}`);
     else logger.info(`Starting embedded PostgreSQL in ${settings.dataDir}…`);
     if (settings.readReplicaUrls) logger.info(`Read replicas for GraphQL queries: ${settings.readReplicaUrls.map((u) => maskUrl(u)).join(', ')}`);
-    // V8 optimises a WebAssembly function once it has run ~1.8 MB worth of code: PostgreSQL's start runs enough of
-    // its code to set off a second of optimising compiles, which on two busy cores doubled the time to the first
-    // answer. Ten times the budget halves that work; what runs hot is optimised all the same (same steady-state speed).
-    setFlagsFromString('--wasm-tiering-budget=18000000');
     const { startServer } = await import('../server/index.js');
     const server = await startServer({ ...settings, logger, variable: env.variable });
     if (!settings.databaseUrl) logger.info(`Ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
