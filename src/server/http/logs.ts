@@ -1,10 +1,10 @@
-import { pino, type DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { Logger } from '../../logger.js';
 import { observeCalls } from '../outbound/index.js';
 
 /**
  * Structured logs (issue 31.2): one JSON object per line, `{"level","timestamp","type","detail"}`, of the types
- * enabled. Pino writes them (it is loaded only by `serve`, with the HTTP layer); in text format the same events go to
+ * enabled. Pino's destination writes them (loaded with the first JSON destination); in text format the same events go to
  * the CLI's logger at debug level, so a terminal keeps today's few lines.
  */
 
@@ -45,8 +45,10 @@ const HEADS: Record<LogLevel, string> = { info: '{"level":"info"', warn: '{"leve
 const TYPES = Object.fromEntries(LOG_TYPES.map((t) => [t, `,"type":"${t}","detail":`])) as Record<LogType, string>;
 
 export function jsonDestination(fd: number): DestinationStream {
-  // minLength 1: a chunk is written at once, and flush() waits for what is being written.
-  return new LineChunks(pino.destination({ dest: fd, sync: false, minLength: 1 }));
+  // pino loads only for JSON lines: the default text format starts without it (issue 28: start-up). Lines written
+  // before it is loaded wait in the chunk. minLength 1: a chunk is written at once, and flush() waits for what is
+  // being written.
+  return new LineChunks(import('pino').then(({ pino }) => pino.destination({ dest: fd, sync: false, minLength: 1 })));
 }
 
 /** A stream that may buffer: pino's destination (sonic-boom) has flush; a test's plain stream may not. */
@@ -64,7 +66,15 @@ class LineChunks implements Destination {
   private chars = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly out: Destination) {}
+  private out: Destination | null = null;
+
+  constructor(private readonly loading: Promise<Destination>) {
+    // A failed load leaves the lines unwritten; flush() reports it.
+    loading.then((out) => {
+      this.out = out;
+      this.drain();
+    }, () => {});
+  }
 
   write(line: string): boolean {
     this.lines.push(line);
@@ -75,15 +85,20 @@ class LineChunks implements Destination {
   }
 
   flush(cb: (err?: Error) => void): void {
+    const out = this.out;
+    if (!out) {
+      this.loading.then(() => this.flush(cb), (e: unknown) => cb(e instanceof Error ? e : new Error(String(e))));
+      return;
+    }
     this.drain();
-    if (this.out.flush) this.out.flush(cb);
+    if (out.flush) out.flush(cb);
     else cb();
   }
 
   private drain(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.lines.length === 0) return;
+    if (this.lines.length === 0 || !this.out) return;
     const chunk = this.lines.length === 1 ? (this.lines[0] as string) : this.lines.join('');
     this.lines = [];
     this.chars = 0;
