@@ -58,12 +58,9 @@ export function registerServe(program: Command, run: CommandRunner): void {
     // answer. Ten times the budget halves that work; what runs hot is optimised all the same (same steady-state speed).
     // Set before the database's thread starts, so that its isolate is made with it.
     setFlagsFromString('--wasm-tiering-budget=18000000');
-    // PGlite's files are read and compiled while the engine's modules load (src/db/pglite-preload.ts).
-    if (!settings.databaseUrl) {
-      void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
-      // The database's thread loads its modules while this one loads the engine's.
-      void import('../db/pglite-remote.js').then((m) => m.prestartPgliteWorker(settings.dataDir ?? '.engine/data'));
-    }
+    // The database's thread loads its modules, and PGlite's files are read and compiled, while this thread loads the
+    // engine's modules.
+    if (!settings.databaseUrl) void import('../db/pglite-remote.js').then((m) => m.prestartPgliteWorker(settings.dataDir));
     const logger = out.logger;
     const fallbacks = fallbackMessage(env.fallbacks());
     if (fallbacks) logger.info(fallbacks);

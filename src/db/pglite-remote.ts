@@ -23,6 +23,9 @@ function workerFile(): string {
   return existsSync(here) ? here : join(PACKAGE_ROOT, 'dist', 'db', 'pglite-worker.js');
 }
 
+/** Where `engine serve` keeps the embedded database unless told otherwise (relative to its working directory). */
+export const DEFAULT_DATA_DIR = '.engine/data';
+
 /** A worker started before its database is opened (prestartPgliteWorker), waiting for PGlite's files. */
 let prestarted: { worker: Worker; dataDir: string; failed: boolean } | null = null;
 
@@ -31,8 +34,10 @@ let prestarted: { worker: Worker; dataDir: string; failed: boolean } | null = nu
  * while this one loads the engine's (issue 28: start-up). It waits for PGlite's files, which only open() sends, so it
  * reads nothing of the data directory before the lock is held; unless opened, it keeps no process alive.
  */
-export function prestartPgliteWorker(dataDir: string): void {
+export function prestartPgliteWorker(dataDir = DEFAULT_DATA_DIR): void {
   if (prestarted) return;
+  // PGlite's files are read and compiled here meanwhile; open() takes them from the same promise.
+  void preloadPglite();
   const data: WorkerData = { dataDir: resolve(dataDir) };
   const p = { worker: new Worker(workerFile(), { workerData: data }), dataDir: data.dataDir, failed: false };
   p.worker.unref();

@@ -2,7 +2,7 @@ import { resolve as resolvePath } from 'node:path';
 import { CliError } from '../errors.js';
 import { maskUrl, pgErrorInfo, type Database, type Queryable } from '../db/database.js';
 import { acquireDataDirLock } from '../db/lock-file.js';
-import { PgliteWorkerDatabase } from '../db/pglite-remote.js';
+import { DEFAULT_DATA_DIR, PgliteWorkerDatabase } from '../db/pglite-remote.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { Authenticator } from './auth/index.js';
 import { ensureCatalog, SETUP_KEY } from './catalog.js';
@@ -54,7 +54,7 @@ export async function openDatabase(opts: Pick<ServeOptions, 'databaseUrl' | 'dat
   if ((opts.readReplicaUrls ?? []).length > 0) {
     throw new CliError('config-invalid', 'read replicas need an external primary: --read-replica-urls is given without --database-url', 1, { hint: 'set --database-url (env ENGINE_GRAPHQL_DATABASE_URL) to the primary' });
   }
-  const shown = opts.dataDir ?? '.engine/data';
+  const shown = opts.dataDir ?? DEFAULT_DATA_DIR;
   const dir = resolvePath(shown);
   const release = await acquireDataDirLock(dir, shown, logger);
   try {

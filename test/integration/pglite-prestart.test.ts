@@ -9,32 +9,28 @@ import { PgliteWorkerDatabase, prestartPgliteWorker } from '../../src/db/pglite-
 // The worker must serve only the directory it was started for, and touch no directory before open() (the data
 // directory's lock is taken between the two). Needs `npm run build` (the worker is dist/db/pglite-worker.js).
 
-const rows = async (db: PgliteWorkerDatabase): Promise<unknown> => {
-  await db.runScript('CREATE TABLE pre (id int); INSERT INTO pre VALUES (1), (2)');
-  return db.query('SELECT count(*)::int AS n FROM pre');
-};
+/** Opens `dir` as the engine does, writes and reads two rows there, closes it: the rows read. */
+async function used(dir: string): Promise<unknown> {
+  const db = await PgliteWorkerDatabase.open(dir);
+  try {
+    await db.runScript('CREATE TABLE pre (id int); INSERT INTO pre VALUES (1), (2)');
+    return await db.query('SELECT count(*)::int AS n FROM pre');
+  } finally {
+    await db.close();
+  }
+}
 
 describe('a prestarted embedded-database worker', () => {
   it('is the one opened for its directory, and another directory gets a worker of its own', async () => {
     const root = mkdtempSync(join(tmpdir(), 'engine-prestart-'));
     prestartPgliteWorker(join(root, 'a'));
-    const b = await PgliteWorkerDatabase.open(join(root, 'b'));
-    try {
-      expect(await rows(b)).toEqual([{ n: 2 }]);
-    } finally {
-      await b.close();
-    }
+    expect(await used(join(root, 'b'))).toEqual([{ n: 2 }]);
     expect(existsSync(join(root, 'b', 'PG_VERSION'))).toBe(true);
     // The worker started for `a` was never opened: it wrote nothing there.
     expect(existsSync(join(root, 'a'))).toBe(false);
 
     prestartPgliteWorker(join(root, 'c'));
-    const c = await PgliteWorkerDatabase.open(join(root, 'c'));
-    try {
-      expect(await rows(c)).toEqual([{ n: 2 }]);
-    } finally {
-      await c.close();
-    }
+    expect(await used(join(root, 'c'))).toEqual([{ n: 2 }]);
     expect(existsSync(join(root, 'c', 'PG_VERSION'))).toBe(true);
   }, 120_000);
 
@@ -47,12 +43,7 @@ describe('a prestarted embedded-database worker', () => {
     await other.query('SELECT 1');
     await other.close();
     expect(existsSync(dir)).toBe(false);
-    const db = await PgliteWorkerDatabase.open(dir);
-    try {
-      expect(await rows(db)).toEqual([{ n: 2 }]);
-    } finally {
-      await db.close();
-    }
+    expect(await used(dir)).toEqual([{ n: 2 }]);
     expect(existsSync(join(dir, 'PG_VERSION'))).toBe(true);
   }, 120_000);
 });

@@ -45,9 +45,6 @@ export type GraphqlInput = { text: string } | { error: string };
 /** The Relay API's schema and planner, loaded with its first request (issue 28: not at every engine's start). */
 type RelayKit = typeof import('./relay/index.js');
 
-/** Which API a service answers: `/v1/graphql`'s schema and plans, or the Relay ones of `/v1beta1/relay` (issue 30.6). */
-export type GraphqlFlavour = 'graphql' | 'relay';
-
 /** The HTTP request around the body: its raw headers (forwarded to action handlers) and the cookies to answer with. */
 export interface GraphqlHttpContext {
   rawHeaders: string[];
@@ -124,17 +121,16 @@ export class GraphqlService {
   /** `env`: where action handler URL templates and `value_from_env` headers are looked up, at each call. */
   /** `allowlist`: non-admin requests must send an allow-listed document (issue 20). */
   /** `limits`: the node and alias limits of issue 28 (`--node-limit`, `--alias-limit`). */
+  /** `relayKit`: given, the service answers `/v1beta1/relay` (issue 30.6) with the Relay schema and plans. */
   constructor(
     private readonly source: SchemaSource, private readonly env: Env = process.env, private readonly allowlist = false,
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS, cacheLimits?: PlanCacheLimits,
     private readonly timeoutMs = DEFAULT_QUERY_TIMEOUT_MS, private readonly relayKit: RelayKit | null = null,
   ) {
     this.plans = new PlanCache(cacheLimits);
-    this.flavour = relayKit ? 'relay' : 'graphql';
     this.relaySchemas = relayKit ? new relayKit.RelaySchemaStore() : null;
   }
 
-  readonly flavour: GraphqlFlavour;
   private readonly relaySchemas: InstanceType<RelayKit['RelaySchemaStore']> | null;
   private relayService: Promise<GraphqlService> | null = null;
 

@@ -36,6 +36,8 @@ export class HttpRequest {
   readonly method: string;
   /** The path without the query string. */
   readonly path: string;
+  /** The query string without its `?` ('' when none). */
+  readonly search: string;
 
   /** `ownId`: the engine made the id (a UUID: no escape needed in a log line); else the client sent it. */
   constructor(readonly raw: IncomingMessage, readonly id: string, readonly ownId = false) {
@@ -44,6 +46,7 @@ export class HttpRequest {
     this.method = raw.method ?? 'GET';
     const q = url.indexOf('?');
     this.path = q < 0 ? url : url.slice(0, q);
+    this.search = q < 0 ? '' : url.slice(q + 1);
   }
 
   get headers(): IncomingMessage['headers'] {
@@ -56,10 +59,7 @@ export class HttpRequest {
 
   /** The query string's parameters (the last of a repeated name). */
   get query(): Record<string, string> {
-    if (!this.parsedQuery) {
-      const q = this.url.indexOf('?');
-      this.parsedQuery = q < 0 ? {} : Object.fromEntries(new URLSearchParams(this.url.slice(q + 1)));
-    }
+    this.parsedQuery ??= this.search === '' ? {} : Object.fromEntries(new URLSearchParams(this.search));
     return this.parsedQuery;
   }
 }

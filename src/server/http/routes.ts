@@ -1,20 +1,19 @@
 import type { HttpApp, HttpReply, HttpRequest } from './router.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { ApiError } from '../../errors.js';
 import { StatementCancelled } from '../../db/database.js';
-import { Canceller } from '../../db/cancel.js';
 import type { Logger } from '../../logger.js';
 import type { Authenticator, HookRequest } from '../auth/index.js';
 import type { Engine } from '../engine.js';
 import { pgDumpRequest } from '../pg-dump.js';
 import { errorsBody, INTERNAL_ERROR_BODY } from '../graphql/errors.js';
-import { CANCEL_DISCONNECTED, type GraphqlInput, type GraphqlService } from '../graphql/service.js';
+import type { GraphqlInput, GraphqlService } from '../graphql/service.js';
 import { ENGINE_VERSION_HEADER } from '../../version.js';
 import { BodyError, closeAfterAnswer, discardBody, MAX_NESTING, readBody, readJson } from './body.js';
 import { nestingDepth } from '../json-depth.js';
 import { errorBody, send, sendError } from './envelope.js';
 import { matchRest, REST_PREFIX, restRequest } from './rest.js';
+import { answered, whileConnected } from './connection.js';
 
 /** The API routes of engine-api.md §1 (health is in health.ts). */
 export interface RouteContext {
@@ -39,39 +38,6 @@ function hookRequest(input: GraphqlInput): HookRequest | null {
   } catch {
     return null;
   }
-}
-
-const kInFlight = Symbol('engine.inFlight');
-type TrackedSocket = Socket & { [kInFlight]?: Set<Canceller> };
-
-/**
- * Aborts when the connection closes before the answer is sent (`answered`): the client went away, its statement is
- * cancelled. One listener per connection, not per request (a listener set and removed per request cost more than the
- * log line; issue 28); pipelined requests may be several at once.
- */
-function whileConnected(req: IncomingMessage): Canceller {
-  const gone = new Canceller();
-  const socket = req.socket as TrackedSocket;
-  if (socket.destroyed) {
-    gone.abort(CANCEL_DISCONNECTED);
-    return gone;
-  }
-  let open = socket[kInFlight];
-  if (open === undefined) {
-    const held = (open = new Set());
-    socket[kInFlight] = held;
-    socket.once('close', () => {
-      for (const c of held) c.abort(CANCEL_DISCONNECTED);
-      held.clear();
-    });
-  }
-  open.add(gone);
-  return gone;
-}
-
-/** The request's answer was given: a close of its connection no longer concerns it. */
-function answered(req: IncomingMessage, gone: Canceller): void {
-  (req.socket as TrackedSocket)[kInFlight]?.delete(gone);
 }
 
 const ERROR_CODE = /"extensions":\{[^{}]*"code":"([^"\\]+)"/;
@@ -209,13 +175,11 @@ export function registerRoutes(app: HttpApp, ctx: RouteContext): void {
       request.role = caller.role;
       isAdmin = caller.role === 'admin';
       const method = request.method;
-      const url = request.url;
-      const q = url.indexOf('?');
       const path = request.path.slice(REST_PREFIX.length);
       const { cache } = await engine.freshCache();
       const match = matchRest(cache.metadata, path, method, cache.inconsistentIds);
       const body = method === 'GET' ? (discardBody(req), undefined) : await readJson(req, bodyIdleMs);
-      const text = restRequest(match, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body);
+      const text = restRequest(match, new URLSearchParams(request.search), body);
       request.graphqlText = text;
       const signal = whileConnected(req);
       const http = { rawHeaders: req.rawHeaders, setCookies: [] as string[], stored: true, signal, ownSignal: true, ip: () => request.ip, seen: request };

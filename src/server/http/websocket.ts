@@ -37,8 +37,8 @@ interface SubscriptionsModule {
  */
 export function attachWebSockets(server: Server, opts: WebSocketOptions): void {
   // The subscriptions' modules load with the first WebSocket client, not at every engine's start (issue 28).
-  let subs: Promise<SubscriptionsModule> | null = null;
-  const loadSubs = (): Promise<SubscriptionsModule> => (subs ??= import('../graphql/subscriptions/index.js').then((m) => ({
+  let loading: Promise<SubscriptionsModule> | null = null;
+  const loadSubs = (): Promise<SubscriptionsModule> => (loading ??= import('../graphql/subscriptions/index.js').then((m) => ({
     m,
     subs: new m.Subscriptions({
       db: opts.db, auth: opts.auth, runner: opts.graphql,
@@ -76,7 +76,7 @@ export function attachWebSockets(server: Server, opts: WebSocketOptions): void {
   const close = server.close.bind(server);
   server.close = ((cb?: (err?: Error) => void) => {
     // The triggers are dropped before the caller, told the server closed, closes the database.
-    const stopping = (subs ? subs.then((l) => l.subs.stop()) : Promise.resolve()).catch((e: unknown) => opts.logger.error(`subscriptions: ${String(e)}`));
+    const stopping = (loading ? loading.then((l) => l.subs.stop()) : Promise.resolve()).catch((e: unknown) => opts.logger.error(`subscriptions: ${String(e)}`));
     return close((err) => void stopping.then(() => cb?.(err)));
   }) as Server['close'];
 }
