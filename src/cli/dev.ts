@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { CliError, EngineError } from '../errors.js';
 import { ALLOW_UNKNOWN_KEYS, allowUnknownKeys, type CommandRunner } from './globals.js';
@@ -33,8 +32,8 @@ export function registerDev(program: Command, run: CommandRunner): void {
     const env = loadEnvironment({ project: g.project, envfile: g.envfile });
     const settings = resolveServeSettings({ ...(flags.port ? { port: flags.port } : {}), ...(flags.host ? { host: flags.host } : {}), ...(flags.dataDir ? { dataDir: flags.dataDir } : {}), adminSecret: g.adminSecret }, env);
     if (settings.databaseUrl) throw new CliError('invalid-flag-value', 'engine dev runs on the embedded database; unset ENGINE_GRAPHQL_DATABASE_URL or use engine serve', 64);
-    setFlagsFromString('--wasm-tiering-budget=18000000');
-    void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
+    // The database's thread and PGlite's compile start while the engine's modules load (as serve's).
+    void import('../db/pglite-prestart.js').then((m) => m.prestartPgliteWorker(settings.dataDir));
     const logger = out.logger;
     logger.info(`Starting embedded PostgreSQL in ${settings.dataDir}…`);
     const { startServer } = await import('../server/index.js');

@@ -8,6 +8,14 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(`${VERSION}\n`);
 } else {
+  // `engine serve` on the embedded database: its thread starts PGlite on the other core while the CLI's modules load
+  // (issue 28: start-up). serve stops that thread if its settings say otherwise.
+  if (argv[0] === 'serve') {
+    void import('../project/config/serve-guess.js').then(async ({ guessEmbeddedDataDir }) => {
+      const dataDir = guessEmbeddedDataDir(argv, process.env);
+      if (dataDir !== null) (await import('../db/pglite-prestart.js')).prestartPgliteWorker(dataDir);
+    });
+  }
   if (argv[0] !== 'serve' && argv[0] !== 'console' && argv[0] !== 'dev') {
     // Files are written through temporary siblings and renames, so stopping here leaves every file as it was.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -24,3 +32,4 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
 }
+

@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import type { ServeFlags } from '../project/config/serve-settings.js';
 import type { CommandRunner } from './globals.js';
@@ -53,14 +52,12 @@ export function registerServe(program: Command, run: CommandRunner): void {
     const env = loadEnvironment({ project: globals.project, envfile: globals.envfile });
     // A version 3 project's databases.yaml may set the pool (the incumbent's pool_settings, issue 29).
     const settings = await withMetadataPool(resolveServeSettings({ ...flags, adminSecret: globals.adminSecret }, env), env);
-    // V8 optimises a WebAssembly function once it has run ~1.8 MB worth of code: PostgreSQL's start runs enough of
-    // its code to set off a second of optimising compiles, which on two busy cores doubled the time to the first
-    // answer. Ten times the budget halves that work; what runs hot is optimised all the same (same steady-state speed).
-    // Set before the database's thread starts, so that its isolate is made with it.
-    setFlagsFromString('--wasm-tiering-budget=18000000');
     // The database's thread loads its modules, and PGlite's files are read and compiled, while this thread loads the
-    // engine's modules.
-    if (!settings.databaseUrl) void import('../db/pglite-remote.js').then((m) => m.prestartPgliteWorker(settings.dataDir));
+    // engine's modules: started by main.ts on a guess, here again for the settings' directory (a no-op when it was
+    // guessed right), or stopped when the settings name an external database.
+    const prestart = import('../db/pglite-prestart.js');
+    if (settings.databaseUrl) void prestart.then((m) => m.discardPrestartedWorker());
+    else void prestart.then((m) => m.prestartPgliteWorker(settings.dataDir));
     const logger = out.logger;
     const fallbacks = fallbackMessage(env.fallbacks());
     if (fallbacks) logger.info(fallbacks);

@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { ALLOW_UNKNOWN_KEYS, allowUnknownKeys, type CommandRunner, type GlobalFlags } from './globals.js';
@@ -26,8 +25,8 @@ async function sources(g: GlobalFlags, out: Output, cmd: Command, preload = true
   const config = await projectConfig(g, out, { project: true, version2: true, offline: true });
   const { buildOrFail } = await import('./metadata.js');
   const built = await buildOrFail(out, config.metadataDirectory, config.version, allowUnknownKeys(cmd));
-  // PostgreSQL's start-up runs enough WebAssembly to set off optimising compiles (see serve.ts).
-  setFlagsFromString('--wasm-tiering-budget=18000000');
+  // PostgreSQL's start-up runs enough WebAssembly to set off optimising compiles (setWasmTiering).
+  (await import('../db/pglite-prestart.js')).setWasmTiering();
   if (preload) void import('../db/pglite-preload.js').then((m) => m.preloadPglite());
   return {
     config,

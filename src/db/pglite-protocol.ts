@@ -1,6 +1,5 @@
 import type { BatchOptions, BatchStatement } from './database.js';
 import { BatchError } from './database.js';
-import type { PgliteFiles } from './pglite-preload.js';
 
 /** What the embedded worker (pglite-worker.ts) starts with: its data directory. */
 export interface WorkerData {
@@ -13,7 +12,6 @@ export type WorkerBatchOptions = Omit<BatchOptions, 'begun' | 'signal'>;
 /** A request to the worker; `tx`: inside that open transaction. Every request but `seeded` is answered by its id. */
 export type Request =
   | { op: 'seeded'; id: 0; error: unknown }
-  | { op: 'files'; id: 0; files: PgliteFiles | null }
   | { op: 'query'; id: number; sql: string; params: unknown[]; tx?: number }
   | { op: 'script'; id: number; sql: string; tx?: number }
   | { op: 'batch'; id: number; statements: BatchStatement[]; opts: WorkerBatchOptions }

@@ -1,12 +1,8 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PACKAGE_ROOT } from '../package-root.js';
 import { probes } from '../probes.js';
 import { StatementCancelled, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import type { DataDirSetup } from './pglite.js';
-import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
+import { takePrestartedWorker, workerFile } from './pglite-prestart.js';
 import { seedDataDir } from './pglite-template.js';
 import { deserializeError, type Message, type Request, type WorkerData } from './pglite-protocol.js';
 import type { CancelSignal } from './cancel.js';
@@ -14,50 +10,10 @@ import type { CancelSignal } from './cancel.js';
 /** Requests as sent: the id is given by `send`. */
 type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
-/**
- * The worker's script beside this module (dist/db/, or dist/bundle/ where the bundle has it as an entry); the tests run
- * this module from src/, where the built one in dist/db/ serves.
- */
-function workerFile(): string {
-  const here = fileURLToPath(new URL('./pglite-worker.js', import.meta.url));
-  return existsSync(here) ? here : join(PACKAGE_ROOT, 'dist', 'db', 'pglite-worker.js');
-}
-
-/** Where `engine serve` keeps the embedded database unless told otherwise (relative to its working directory). */
-export const DEFAULT_DATA_DIR = '.engine/data';
-
-/** A worker started before its database is opened (prestartPgliteWorker), waiting for PGlite's files. */
-let prestarted: { worker: Worker; dataDir: string; failed: boolean } | null = null;
-
-/**
- * Starts the embedded database's worker thread for `dataDir` now: the thread and its modules load on the other core
- * while this one loads the engine's (issue 28: start-up). It waits for PGlite's files, which only open() sends, so it
- * reads nothing of the data directory before the lock is held; unless opened, it keeps no process alive.
- */
-export function prestartPgliteWorker(dataDir = DEFAULT_DATA_DIR): void {
-  if (prestarted) return;
-  // PGlite's files are read and compiled here meanwhile; open() takes them from the same promise.
-  void preloadPglite();
-  const data: WorkerData = { dataDir: resolve(dataDir) };
-  const p = { worker: new Worker(workerFile(), { workerData: data }), dataDir: data.dataDir, failed: false };
-  p.worker.unref();
-  const failed = (): void => void (p.failed = true);
-  p.worker.once('error', failed).once('exit', failed);
-  prestarted = p;
-}
-
-/** The prestarted worker when it serves `dataDir` and is alive, else a new one. */
+/** A new worker for `dataDir`, or the one started for it before (prestartPgliteWorker). */
 function workerFor(dataDir: string): Worker {
-  const p = prestarted;
-  prestarted = null;
-  if (p && !p.failed && p.dataDir === resolve(dataDir)) {
-    p.worker.removeAllListeners();
-    p.worker.ref();
-    return p.worker;
-  }
-  if (p) void p.worker.terminate();
   const data: WorkerData = { dataDir };
-  return new Worker(workerFile(), { workerData: data });
+  return takePrestartedWorker(dataDir) ?? new Worker(workerFile(), { workerData: data });
 }
 
 interface Pending {
@@ -86,12 +42,11 @@ export class PgliteWorkerDatabase implements Database {
   private readonly listeners = new Map<number, () => void>();
   private readonly sessionsLost = new Set<(err: Error) => void>();
 
-  private constructor(private readonly dataDir: string, private readonly files: Promise<PgliteFiles | null>) {}
+  private constructor(private readonly dataDir: string) {}
 
   /** Opens (creating on first use) the embedded PostgreSQL stored in `dataDir`, as PgliteDatabase.open does. */
   static async open(dataDir: string, setup?: DataDirSetup): Promise<PgliteWorkerDatabase> {
-    const files = preloadPglite();
-    // The template is copied here while the worker starts and PGlite unpacks its files there (SeedingNodeFS).
+    // The template is copied here while PGlite starts in the worker; it reads the directory once told (SeedingNodeFS).
     // PGlite's module is loaded here only when a template must be built: it runs in the worker.
     const seeded = seedDataDir(dataDir, setup && {
       key: setup.key,
@@ -99,8 +54,7 @@ export class PgliteWorkerDatabase implements Database {
       run: async (t) => (await import('./pglite.js')).templateSetup(setup)?.run(t),
     });
     seeded.catch(() => {});
-    // The worker starts (a thread, its modules) while the files are read and compiled here.
-    const db = new PgliteWorkerDatabase(dataDir, files);
+    const db = new PgliteWorkerDatabase(dataDir);
     db.start(seeded);
     try {
       await db.ready;
@@ -115,7 +69,6 @@ export class PgliteWorkerDatabase implements Database {
     const worker = workerFor(this.dataDir);
     this.worker = worker;
     const post = (m: Request): void => worker.postMessage(m);
-    void this.files.then((files) => post({ op: 'files', id: 0, files }));
     seeded.then(() => post({ op: 'seeded', id: 0, error: null }), (e: unknown) => post({ op: 'seeded', id: 0, error: { message: e instanceof Error ? e.message : String(e) } }));
     this.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (m: Message) => {

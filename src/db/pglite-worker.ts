@@ -4,7 +4,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Queryable } from './database.js';
 import { PgliteDatabase } from './pglite.js';
-import type { PgliteFiles } from './pglite-preload.js';
 import { serializeError, type Request, type WorkerData } from './pglite-protocol.js';
 
 const port = parentPort;
@@ -16,9 +15,6 @@ const seeded = new Promise<void>((resolve, reject) => {
   markSeeded = (error) => (error === null ? resolve() : reject(Object.assign(new Error(String((error as { message?: unknown }).message)), error)));
 });
 seeded.catch(() => {});
-// PGlite's files come from the parent, which reads and compiles them while this thread loads its modules.
-let gotFiles: (files: PgliteFiles | null) => void = () => {};
-const files = new Promise<PgliteFiles | null>((resolve) => (gotFiles = resolve));
 
 /** Open transactions, by id: `end` settles the promise their callback waits for. */
 const transactions = new Map<number, { tx: Queryable; end(commit: boolean): void }>();
@@ -34,14 +30,14 @@ class RolledBack extends Error {}
 async function main(): Promise<void> {
   let db: PgliteDatabase;
   try {
-    db = await PgliteDatabase.open(data.dataDir, undefined, { seeded, files });
+    db = await PgliteDatabase.open(data.dataDir, undefined, { seeded });
   } catch (e) {
     port?.postMessage({ ready: false, error: serializeError(e) });
     return;
   }
   port?.postMessage({ ready: true });
   port?.on('message', (m: Request) => {
-    if (m.op === 'seeded' || m.op === 'files') return;
+    if (m.op === 'seeded') return;
     void handle(db, m).then((v) => reply(m.id, v), (e: unknown) => fail(m.id, e));
   });
 }
@@ -110,7 +106,6 @@ async function handle(db: PgliteDatabase, m: Request): Promise<unknown> {
       await db.close();
       return null;
     case 'seeded':
-    case 'files':
       return null;
   }
 }
@@ -119,6 +114,5 @@ const ended = new Map<number, Promise<unknown>>();
 
 port.on('message', (m: Request) => {
   if (m.op === 'seeded') markSeeded(m.error);
-  if (m.op === 'files') gotFiles(m.files);
 });
 void main();

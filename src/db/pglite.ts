@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { PGlite, types, type Transaction } from '@electric-sql/pglite';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { PGlite, types, type postgresMod, type Transaction } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { BatchError, ROW_COMMANDS, transactionSetup, type BatchOptions, type BatchStatement, type Database, type Queryable, type Row, type ScriptResult, type Session, type TransactionOptions } from './database.js';
 import { probes } from '../probes.js';
 import { EMBEDDED_EXTENSIONS, ExtensionLoader } from './pglite-extensions.js';
 import { seedDataDir, template, type TemplateSetup } from './pglite-template.js';
 import { withoutSpareWal } from './pglite-dump.js';
-import { preloadPglite, type PgliteFiles } from './pglite-preload.js';
+import { preloadPglite } from './pglite-preload.js';
 
 type Parsers = Record<number, (x: string) => string>;
 const identity = (x: string): string => x;
@@ -21,16 +23,28 @@ type PgliteLike = Pick<PGlite, 'query' | 'exec'> | Transaction;
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 
 /**
- * PGlite reads the data directory only once its WebAssembly is compiled and its own files unpacked, after
- * initialSyncFs: until then the template is still being copied into a new directory (pglite-template.ts), in parallel.
+ * NodeFS, its directory mounted only in initialSyncFs, once `seeded` settles: PGlite's WebAssembly is instantiated and
+ * its own files unpacked before that (most of its start), while the data directory's lock is taken and the template
+ * copied into a new directory (pglite-template.ts). NodeFS itself makes its directory when constructed and mounts it
+ * during instantiation: the embedded worker would touch the directory before the lock is held.
  */
 class SeedingNodeFS extends NodeFS {
   constructor(dataDir: string, private readonly seeded: Promise<unknown>) {
-    super(dataDir);
+    // NodeFS makes the directory it is given when missing: it is given one that exists, and mounts this one.
+    super(tmpdir());
+    this.rootDir = resolve(dataDir);
+  }
+
+  override init(pg: PGlite, emscriptenOpts: Partial<postgresMod.PostgresMod>): Promise<{ emscriptenOpts: Partial<postgresMod.PostgresMod> }> {
+    this.pg = pg;
+    return Promise.resolve({ emscriptenOpts });
   }
 
   override async initialSyncFs(): Promise<void> {
     await this.seeded;
+    const { FS } = (this.pg as PGlite).Module;
+    FS.mkdirTree(PGlite.paths.PGDATA);
+    FS.mount(FS.filesystems.NODEFS, { root: this.rootDir }, PGlite.paths.PGDATA);
   }
 }
 
@@ -92,11 +106,10 @@ export function templateSetup(setup: DataDirSetup | undefined): TemplateSetup | 
 
 /**
  * A data directory seeded by someone else (the embedded worker's parent copies the template while the worker starts):
- * `seeded` settles when the copy is done; `files` are PGlite's, read and compiled by the parent.
+ * `seeded` settles when the copy is done.
  */
 export interface Seeding {
   seeded: Promise<unknown>;
-  files: Promise<PgliteFiles | null>;
 }
 
 export class PgliteDatabase implements Database {
@@ -119,17 +132,16 @@ export class PgliteDatabase implements Database {
    * (PGlite's gzipped tarball of a data directory, see dump()) instead of the template.
    */
   static async open(dataDir: string | undefined, setup?: DataDirSetup, seeding?: Seeding, load?: Uint8Array): Promise<PgliteDatabase> {
-    const files = seeding?.files ?? preloadPglite();
+    const files = preloadPglite();
     const raw = templateSetup(setup);
     let db: PGlite;
     if (dataDir !== undefined) {
       const seeded = seeding?.seeded ?? seedDataDir(dataDir, raw);
       // Awaited by PGlite (initialSyncFs) unless it fails first: then nobody else would hear of a failed copy.
       seeded.catch(() => {});
-      // The files first: a worker started early (prestartPgliteWorker) gets them from open(), after the directory's
-      // lock is held, and must not create or read the directory before.
-      const loaded = await files;
-      db = await PGlite.create({ dataDir, fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...loaded });
+      // SeedingNodeFS: a worker started early (prestartPgliteWorker) starts PGlite at once; the directory is read once
+      // its lock is held and its template copied (`seeded`).
+      db = await PGlite.create({ fs: new SeedingNodeFS(dataDir, seeded), startParams: START_PARAMS, ...(await files) });
     } else if (load) {
       db = await PGlite.create({ loadDataDir: new Blob([load]), startParams: START_PARAMS, ...(await files) });
     } else {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PgliteDatabase } from '../../src/db/pglite.js';
-import { PgliteWorkerDatabase, prestartPgliteWorker } from '../../src/db/pglite-remote.js';
+import { PgliteWorkerDatabase } from '../../src/db/pglite-remote.js';
+import { discardPrestartedWorker, prestartPgliteWorker, takePrestartedWorker } from '../../src/db/pglite-prestart.js';
 
 // Issue 28 (start-up): `engine serve` starts the embedded database's worker thread before the engine's modules load.
 // The worker must serve only the directory it was started for, and touch no directory before open() (the data
@@ -46,4 +47,15 @@ describe('a prestarted embedded-database worker', () => {
     expect(await used(dir)).toEqual([{ n: 2 }]);
     expect(existsSync(join(dir, 'PG_VERSION'))).toBe(true);
   }, 120_000);
+
+  it('is stopped when discarded (the engine runs on an external PostgreSQL after all), the directory untouched', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engine-prestart-'));
+    const dir = join(root, 'data');
+    prestartPgliteWorker(dir);
+    await discardPrestartedWorker();
+    // Nothing is left to adopt: open() would start a worker of its own.
+    expect(takePrestartedWorker(dir)).toBeNull();
+    expect(existsSync(dir)).toBe(false);
+    await discardPrestartedWorker();
+  });
 });
