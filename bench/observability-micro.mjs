@@ -40,7 +40,7 @@ const logHook = hooksOf((app) => registerHttpLog(app, log));
 // A cheap request as the router and the GraphQL service leave it: the operation reported, the answer sent.
 const query = 'query AuthorByPk($id: Int!) { author_by_pk(id: $id) { id name bio } }';
 const answered = {
-  id: 'b0f4c6de-1d1c-4c55-9a39-8c1f0c7e1a11', raw: { url: '/v1/graphql', method: 'POST' }, role: 'user', errorCode: '',
+  id: 'b0f4c6de-1d1c-4c55-9a39-8c1f0c7e1a11', ownId: true, path: '/v1/graphql', method: 'POST', raw: { url: '/v1/graphql', method: 'POST' }, role: 'user', errorCode: '',
   graphqlText: JSON.stringify({ query, variables: { id: 7 } }), graphqlOperation: { type: 'query', name: 'AuthorByPk', hash: 'a'.repeat(64) },
 };
 const reply = { statusCode: 200, elapsedTime: 0.734 };

@@ -59,7 +59,7 @@ describe('response hooks', () => {
 
   it('run once per request: at send, and for an answer written to the raw response, at its finish', async () => {
     const seen: string[] = [];
-    const app = new HttpApp(() => 'id');
+    const app = new HttpApp();
     app.onResponse((request, reply) => void seen.push(`${request.url} ${reply.statusCode}`));
     app.get('/sent', async (_request, reply) => {
       reply.code(201).send('ok');

@@ -142,10 +142,18 @@ export interface MigrationPlan {
   key: string | null;
 }
 
-/** The project's migrations, to run on a new database, and the key of their result in `cacheDir` (null: no cache). */
-export async function migrationPlan(migrations: string, cacheDir: string | null): Promise<MigrationPlan> {
+/** Every migration of `dir`, in order, as read from its files (transactions not yet unwrapped). */
+export function migrationSteps(dir: string): Step[] {
+  return plan(readMigrations(dir).migrations, [], { kind: 'up', count: null }, dir);
+}
+
+/**
+ * The project's migrations, to run on a new database, and the key of their result in `cacheDir` (null: no cache);
+ * `read`: migrationSteps of the directory, when the caller has them already.
+ */
+export async function migrationPlan(migrations: string, cacheDir: string | null, read?: Step[]): Promise<MigrationPlan> {
   const { SETUP_KEY } = await import('../../server/catalog.js');
-  const steps = await pendingSteps(migrations, []);
+  const steps = await unwrapTransactions(read ?? migrationSteps(migrations));
   return { steps, key: cacheDir !== null && steps.length > 0 ? cacheKey(SETUP_KEY, steps) : null };
 }
 

@@ -7,6 +7,7 @@ import { silentLogger } from '../../logger.js';
 import { introspect } from '../../server/db-catalog.js';
 import { enumTypes, SchemaStore } from '../../server/graphql/schema/index.js';
 import { resolve } from '../../server/resolve.js';
+import type { Step } from '../migrations/migrations.js';
 import { migrationPlan, openMigrated, type ProjectSources } from './ephemeral.js';
 import { readCached, writeCached } from './migrated-cache.js';
 
@@ -96,11 +97,11 @@ export function recordedFrom(bytes: Uint8Array): Map<string, Row[]> | null {
  * engine build or of another metadata's enum table is simply not found there), else on the migrated database itself
  * — loaded from its dump or migrated —, whose answers are then recorded. Null: the engine builds it (schemasOffline).
  */
-export async function offlineRoleSchemas(src: ProjectSources, roles: string[], cacheDir: string | null): Promise<Map<string, string> | null> {
+export async function offlineRoleSchemas(src: ProjectSources, roles: string[], cacheDir: string | null, read?: Step[]): Promise<Map<string, string> | null> {
   const log = src.logger ?? silentLogger;
   const md = offlineMetadata(src.built.document);
   if (md === null) return null;
-  const plan = await migrationPlan(src.migrationsDirectory, cacheDir);
+  const plan = await migrationPlan(src.migrationsDirectory, cacheDir, read);
   const bytes = plan.key !== null ? readCached(cacheDir as string, plan.key, 'queries') : null;
   const recorded = (bytes && recordedFrom(bytes)) ?? new Map<string, Row[]>();
   if (recorded.size > 0) {

@@ -1,7 +1,8 @@
 import { printSchema, type GraphQLSchema } from 'graphql';
 import { silentLogger } from '../../logger.js';
 import { isObject, type JsonObject } from '../../metadata/json.js';
-import { startEphemeralEngine, type ProjectSources } from './ephemeral.js';
+import type { Step } from '../migrations/migrations.js';
+import { migrationSteps, startEphemeralEngine, type ProjectSources } from './ephemeral.js';
 import { cacheDirectory } from './migrated-cache.js';
 import { readSdl, sdlCacheable, sdlCacheDirectory, sdlKeys, writeSdl } from './sdl-cache.js';
 
@@ -48,9 +49,12 @@ export async function roleSchemas(src: ProjectSources, roles: string[], cacheDir
   const dir = cacheDir !== undefined ? cacheDir : src.cacheDir === null ? null : sdlCacheDirectory();
   const document = src.built.document;
   let keys: Map<string, string> | null = null;
+  // The migration files are read once, for the SDL's key and for the migrated database's.
+  let steps: Step[] | undefined;
+  const read = (): Step[] => (steps ??= migrationSteps(src.migrationsDirectory));
   if (dir !== null && sdlCacheable(document)) {
     const { SETUP_KEY } = await import('../../server/catalog.js');
-    keys = sdlKeys(SETUP_KEY, src.migrationsDirectory, document, roles);
+    keys = sdlKeys(SETUP_KEY, read(), document, roles);
   }
   const found = new Map<string, string>();
   for (const [role, key] of keys ?? []) {
@@ -61,7 +65,7 @@ export async function roleSchemas(src: ProjectSources, roles: string[], cacheDir
   if (missing.length > 0 && sdlCacheable(document)) {
     const { offlineRoleSchemas } = await import('./offline-schema.js');
     const migratedDir = src.cacheDir === undefined ? cacheDirectory() : src.cacheDir;
-    for (const [role, sdl] of (await offlineRoleSchemas(src, missing, migratedDir)) ?? []) {
+    for (const [role, sdl] of (await offlineRoleSchemas(src, missing, migratedDir, read())) ?? []) {
       found.set(role, sdl);
       const key = keys?.get(role);
       if (key !== undefined) writeSdl(dir as string, key, sdl);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { cacheRoot } from '../../db/pglite-template.js';
 import { isObject, type JsonObject } from '../../metadata/json.js';
 import { VERSION } from '../../version.js';
-import { plan, readMigrations } from '../migrations/migrations.js';
+import type { Step } from '../migrations/migrations.js';
 import { cacheKey, readCached, writeCached } from './migrated-cache.js';
 
 /**
@@ -47,9 +47,8 @@ export function sdlCacheable(document: JsonObject): boolean {
   return !(Array.isArray(remotes) && remotes.length > 0) && !isObject(remotes);
 }
 
-/** The key of each role's SDL (see above); reads the migration files, as a run would. */
-export function sdlKeys(setupKey: string, migrationsDirectory: string, document: JsonObject, roles: string[]): Map<string, string> {
-  const steps = plan(readMigrations(migrationsDirectory).migrations, [], { kind: 'up', count: null }, migrationsDirectory);
+/** The key of each role's SDL (see above), from the project's migrations as read from its files (migrationSteps). */
+export function sdlKeys(setupKey: string, steps: Step[], document: JsonObject, roles: string[]): Map<string, string> {
   // The migrated database's key already covers PGlite's version, the catalog's set-up and every migration.
   const h = createHash('sha256').update(`engine ${engineBuild()}\0migrated ${cacheKey(setupKey, steps)}\0`);
   h.update(`\0metadata ${JSON.stringify(document)}\0role `);

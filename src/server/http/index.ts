@@ -91,20 +91,13 @@ export interface HttpOptions {
   subscriptions?: SubscriptionSettings;
 }
 
-/** The longest client X-Request-Id echoed. */
-const MAX_REQUEST_ID = 200;
-
 /** The engine's HTTP server; call listen() to start it. */
 export function createHttpServer(engine: Engine, opts: HttpOptions): Server {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const log = opts.log ?? noStructuredLog;
   // Traces are on for the process or not (runEngine starts them before the server): read once.
   const tracer = probes.tracer;
-  // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
-  const app = new HttpApp((req) => {
-    const own = req.headers['x-request-id'];
-    return typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? own : undefined;
-  });
+  const app = new HttpApp();
   const corsSetting = opts.cors ?? DEFAULT_CORS;
   const cors = corsSetting.disabled ? null : corsStep(corsSetting.origins);
   app.onRequest((request, reply) => {

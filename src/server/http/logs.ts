@@ -47,8 +47,9 @@ const TYPES = Object.fromEntries(LOG_TYPES.map((t) => [t, `,"type":"${t}","detai
 export function jsonDestination(fd: number): DestinationStream {
   // pino loads only for JSON lines: the default text format starts without it (issue 28: start-up). Lines written
   // before it is loaded wait in the chunk. minLength 1: a chunk is written at once, and flush() waits for what is
-  // being written.
-  return new LineChunks(import('pino').then(({ pino }) => pino.destination({ dest: fd, sync: false, minLength: 1 })));
+  // being written. Buffers: a chunk is encoded once, where sonic-boom's text mode measures it and, once written,
+  // encodes it again to slice off what was written.
+  return new LineChunks(import('pino').then(({ pino }) => pino.destination({ dest: fd, sync: false, minLength: 1, contentMode: 'buffer' }) as unknown as ChunkSink));
 }
 
 /** A stream that may buffer: pino's destination (sonic-boom) has flush; a test's plain stream may not. */
@@ -61,14 +62,20 @@ const CHUNK_MS = 100;
  * Lines gathered into chunks of about 4 KB, written to sonic-boom once per chunk and at least every 100 ms: sonic-boom
  * measures its whole pending buffer's UTF-8 length at every write, a few KB scanned per line (issue 31's ≤ 3 %).
  */
+/** sonic-boom in buffer mode (its types declare only text). */
+interface ChunkSink {
+  write(chunk: Buffer): boolean;
+  flush?: (cb: (err?: Error) => void) => void;
+}
+
 class LineChunks implements Destination {
   private lines: string[] = [];
   private chars = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  private out: Destination | null = null;
+  private out: ChunkSink | null = null;
 
-  constructor(private readonly loading: Promise<Destination>) {
+  constructor(private readonly loading: Promise<ChunkSink>) {
     // A failed load leaves the lines unwritten; flush() reports it.
     loading.then((out) => {
       this.out = out;
@@ -102,7 +109,7 @@ class LineChunks implements Destination {
     const chunk = this.lines.length === 1 ? (this.lines[0] as string) : this.lines.join('');
     this.lines = [];
     this.chars = 0;
-    this.out.write(chunk);
+    this.out.write(Buffer.from(chunk, 'utf8'));
   }
 }
 

@@ -145,6 +145,9 @@ function decodes(path: string): boolean {
   }
 }
 
+/** The longest client X-Request-Id echoed. */
+const MAX_REQUEST_ID = 200;
+
 export class HttpApp {
   private readonly exact = new Map<string, Map<string, Handler>>();
   /** Prefix routes (`/api/rest/*`), longest first; `*` as method: every method. */
@@ -158,8 +161,6 @@ export class HttpApp {
     if (!reply.sent) reply.code(500).send();
   };
 
-  /** `clientId`: the request id a client sent, when usable; otherwise the request gets a UUID. */
-  constructor(private readonly clientId: (req: IncomingMessage) => string | undefined) {}
 
   get(path: string, handler: Handler): void {
     this.route('GET', path, handler);
@@ -222,8 +223,9 @@ export class HttpApp {
 
   /** The Node request listener. */
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const own = this.clientId(req);
-    const request = own === undefined ? new HttpRequest(req, randomUUID(), true) : new HttpRequest(req, own);
+    // The client's id is echoed, so that its logs and ours name the same request; one too long to log is replaced.
+    const own = req.headers['x-request-id'];
+    const request = typeof own === 'string' && own !== '' && own.length <= MAX_REQUEST_ID ? new HttpRequest(req, own) : new HttpRequest(req, randomUUID(), true);
     const reply = new HttpReply(res, request, this, performance.now());
     try {
       for (const hook of this.requestHooks) {
