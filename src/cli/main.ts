@@ -32,4 +32,3 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
 }
-

@@ -32,14 +32,15 @@ export function setWasmTiering(): void {
   setFlagsFromString('--wasm-tiering-budget=18000000');
 }
 
-/** A worker started before its database is opened (prestartPgliteWorker), waiting for PGlite's files. */
+/** A worker started before its database is opened (prestartPgliteWorker), PGlite started there. */
 let prestarted: { worker: Worker; dataDir: string; failed: boolean } | null = null;
 
 /**
- * Starts the embedded database's worker thread for `dataDir` now: the thread and its modules load on the other core
- * while this one loads the engine's (issue 28: start-up). It waits for PGlite's files, which only open() sends, so it
- * reads nothing of the data directory before the lock is held; unless opened, it keeps no process alive. A second call
- * while one waits does nothing: open() replaces a worker started for another directory.
+ * Starts the embedded database's worker thread for `dataDir` now: the thread, its modules and PGlite's start run on the
+ * other core while this one loads the engine's (issue 28: start-up). PGlite mounts the directory only once open() says
+ * that its lock is held and its template copied (SeedingNodeFS), so nothing reads it before; unless opened, the thread
+ * keeps no process alive. A second call while one waits does nothing: open() replaces a worker started for another
+ * directory.
  */
 export function prestartPgliteWorker(dataDir = DEFAULT_DATA_DIR): void {
   if (prestarted) return;
