@@ -11,10 +11,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // `engine serve` on the embedded database: its thread starts PGlite on the other core while the CLI's modules load
   // (issue 28: start-up). serve stops that thread if its settings say otherwise.
   if (argv[0] === 'serve') {
-    void import('../project/config/serve-guess.js').then(async ({ guessEmbeddedDataDir }) => {
-      const dataDir = guessEmbeddedDataDir(argv, process.env);
-      if (dataDir !== null) (await import('../db/pglite-prestart.js')).prestartPgliteWorker(dataDir);
-    });
+    void Promise.all([import('../project/config/serve-guess.js'), import('../db/pglite-prestart.js')]).then(
+      ([{ guessEmbeddedDataDir }, { prestartPgliteWorker }]) => {
+        const dataDir = guessEmbeddedDataDir(argv, process.env);
+        if (dataDir !== null) prestartPgliteWorker(dataDir);
+      },
+    );
   }
   if (argv[0] !== 'serve' && argv[0] !== 'console' && argv[0] !== 'dev') {
     // Files are written through temporary siblings and renames, so stopping here leaves every file as it was.

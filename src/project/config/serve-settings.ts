@@ -1,6 +1,7 @@
 import { CliError } from '../../errors.js';
 import type { ServeOptions } from '../../server/index.js';
 import { maskUrl } from '../../db/database.js';
+import { DEFAULT_DATA_DIR } from '../../db/pglite-prestart.js';
 import type { PoolSettings } from '../../db/postgres-config.js';
 import { setting, type Environment } from './environment.js';
 import { parseSessionPrefix, type SessionPrefix } from '../../server/auth/session-names.js';
@@ -124,7 +125,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Environment): Omit<
   }
   const host = setting(env, flags.host, 'ENGINE_GRAPHQL_SERVER_HOST') ?? '127.0.0.1';
   const databaseUrl = setting(env, flags.databaseUrl, 'ENGINE_GRAPHQL_DATABASE_URL');
-  const dataDir = setting(env, flags.dataDir, 'ENGINE_GRAPHQL_DATA_DIR') ?? '.engine/data';
+  const dataDir = setting(env, flags.dataDir, 'ENGINE_GRAPHQL_DATA_DIR') ?? DEFAULT_DATA_DIR;
   const adminSecret = setting(env, flags.adminSecret, 'ENGINE_GRAPHQL_ADMIN_SECRET', 'admin_secret');
   const jwtSecret = setting(env, flags.jwtSecret, 'ENGINE_GRAPHQL_JWT_SECRET', 'jwt_secret');
   const unauthorizedRole = setting(env, flags.unauthorizedRole, 'ENGINE_GRAPHQL_UNAUTHORIZED_ROLE', 'unauthorized_role');

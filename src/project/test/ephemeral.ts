@@ -142,9 +142,9 @@ export interface MigrationPlan {
   key: string | null;
 }
 
-/** Every migration of `dir`, in order, as read from its files (transactions not yet unwrapped). */
-export function migrationSteps(dir: string): Step[] {
-  return plan(readMigrations(dir).migrations, [], { kind: 'up', count: null }, dir);
+/** The migrations of `dir` not in `applied`, in order, as read from its files (transactions not yet unwrapped). */
+export function migrationSteps(dir: string, applied: { version: bigint; name: string; appliedAt: string | null }[] = []): Step[] {
+  return plan(readMigrations(dir).migrations, applied, { kind: 'up', count: null }, dir);
 }
 
 /**
@@ -198,10 +198,6 @@ export async function openMigrated(migrations: string, cacheDir: string | null, 
   return { db, fromCache, saved };
 }
 
-async function pendingSteps(dir: string, applied: { version: bigint; name: string; appliedAt: string | null }[]): Promise<Step[]> {
-  return unwrapTransactions(plan(readMigrations(dir).migrations, applied, { kind: 'up', count: null }, dir));
-}
-
 /** Applies the migrations of `dir` the engine has not applied yet, in order; returns their versions. */
 export async function applyPendingMigrations(client: EngineClient, dir: string): Promise<{ applied: bigint[]; fresh: boolean }> {
   const local = readMigrations(dir);
@@ -235,7 +231,7 @@ async function provision(client: EngineClient, server: RunningServer, src: Proje
 async function migrateDatabase(db: Database, dir: string): Promise<number> {
   const rows = await db.query<{ version: string; name: string; applied_at: string | null }>(STATE_QUERY);
   const applied = rows.map((r) => ({ version: BigInt(r.version), name: r.name, appliedAt: r.applied_at }));
-  const pending = await pendingSteps(dir, applied);
+  const pending = await unwrapTransactions(migrationSteps(dir, applied));
   for (const step of pending) await runDirect(db, step, dir);
   return pending.length;
 }
