@@ -1,10 +1,11 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jsonDestination, jsonString, StructuredLog } from '../../src/server/http/logs.js';
+import { jsonDestination, jsonString, LineChunks, StructuredLog } from '../../src/server/http/logs.js';
 import { HttpApp } from '../../src/server/http/router.js';
 import { milliseconds } from '../../src/server/http/http-log.js';
 
@@ -47,6 +48,71 @@ describe('StructuredLog lines', () => {
       closeSync(fd);
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the chunked destination', () => {
+  it('writes text beyond ASCII as UTF-8, a chunk of multi-byte lines whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'log-lines-'));
+    const file = join(dir, 'out.log');
+    const fd = openSync(file, 'w');
+    try {
+      const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: jsonDestination(fd) });
+      const values = ['héllo', 'emoji 😀', '日本語'.repeat(500), 'lone \ud800'];
+      for (const v of values) log.emitJson('info', 'http-log', `{"v":${JSON.stringify(v)}}`);
+      await log.flush();
+      const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { detail: { v: string } });
+      expect(lines.map((l) => l.detail.v)).toEqual(values);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a reader gone (EPIPE) loses the lines, not the caller: writes and flush go on without throwing (pino drops them)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'log-lines-'));
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const fd = openSync(fifo, 'w');
+    closeSync(reader);
+    try {
+      const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: jsonDestination(fd) });
+      await log.flush(); // pino loaded: the writes below reach the pipe
+      for (let i = 0; i < 200; i++) log.emitJson('info', 'http-log', `{"i":${i}}`);
+      await expect(log.flush()).resolves.toBeUndefined();
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a failing destination (ENOSPC: /dev/full) loses the lines, not the caller', async () => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: jsonDestination(fd) });
+      await log.flush();
+      for (let i = 0; i < 200; i++) log.emitJson('info', 'http-log', `{"i":${i}}`);
+      await expect(log.flush()).resolves.toBeUndefined();
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('a destination that failed to load: flush reports why, and lines written meanwhile are not written anywhere', async () => {
+    const chunks = new LineChunks(Promise.reject(new Error('no pino here')));
+    chunks.write('{"a":1}\n');
+    const err = await new Promise<Error | undefined>((resolve) => chunks.flush(resolve));
+    expect(err?.message).toBe('no pino here');
+  });
+
+  it('a sink without flush (a plain stream) gets the chunk at flush', async () => {
+    const got: string[] = [];
+    const chunks = new LineChunks(Promise.resolve({ write: (b: Buffer) => got.push(b.toString('utf8')) > 0 }));
+    chunks.write('{"a":1}\n');
+    chunks.write('{"b":2}\n');
+    await new Promise<Error | undefined>((resolve) => chunks.flush(resolve));
+    expect(got).toEqual(['{"a":1}\n{"b":2}\n']);
   });
 });
 

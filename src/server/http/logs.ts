@@ -46,32 +46,41 @@ const TYPES = Object.fromEntries(LOG_TYPES.map((t) => [t, `,"type":"${t}","detai
 
 export function jsonDestination(fd: number): DestinationStream {
   // pino loads only for JSON lines: the default text format starts without it (issue 28: start-up). Lines written
-  // before it is loaded wait in the chunk. minLength 1: a chunk is written at once, and flush() waits for what is
-  // being written. Buffers: a chunk is encoded once, where sonic-boom's text mode measures it and, once written,
-  // encodes it again to slice off what was written.
-  return new LineChunks(import('pino').then(({ pino }) => pino.destination({ dest: fd, sync: false, minLength: 1, contentMode: 'buffer' }) as unknown as ChunkSink));
+  // before it is loaded wait in the chunk. Synchronous, as pino's own default and Node's stdout on Linux (files,
+  // pipes, terminals): a chunk of lines is one write(2) on this thread, where an asynchronous write is a round trip
+  // through the thread pool per chunk; a reader that stops reading slows the engine instead of growing its memory.
+  // sonic-boom still gives partial writes and EAGAIN (a non-blocking pipe) their retries.
+  return new LineChunks(import('pino').then(({ pino }) => {
+    const out = pino.destination({ dest: fd, sync: true, minLength: 1, contentMode: 'buffer' });
+    // A failing stdout (ENOSPC, EIO; on EPIPE pino drops the lines itself) loses log lines, not the engine: unhandled,
+    // the error would fail the request whose line filled the chunk.
+    out.on('error', () => {});
+    return out as unknown as ChunkSink;
+  }));
 }
 
 /** A stream that may buffer: pino's destination (sonic-boom) has flush; a test's plain stream may not. */
 type Destination = DestinationStream & { flush?: (cb: (err?: Error) => void) => void };
 
-const CHUNK_CHARS = 4096;
+const CHUNK_CHARS = 16384;
 const CHUNK_MS = 100;
 
-/**
- * Lines gathered into chunks of about 4 KB, written to sonic-boom once per chunk and at least every 100 ms: sonic-boom
- * measures its whole pending buffer's UTF-8 length at every write, a few KB scanned per line (issue 31's ≤ 3 %).
- */
 /** sonic-boom in buffer mode (its types declare only text). */
 interface ChunkSink {
   write(chunk: Buffer): boolean;
   flush?: (cb: (err?: Error) => void) => void;
 }
 
-class LineChunks implements Destination {
+/**
+ * Lines gathered into chunks of about 16 KB, written once per chunk and at least every 100 ms: a write per line cost a
+ * request more than building its line (issue 31's ≤ 3 %).
+ */
+export class LineChunks implements Destination {
   private lines: string[] = [];
   private chars = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** One timer, re-armed for each chunk (no timer object per chunk); `armed` while lines wait for it. */
+  private readonly timer = setTimeout(() => this.drain(), CHUNK_MS).unref();
+  private armed = true;
 
   private out: ChunkSink | null = null;
 
@@ -87,7 +96,10 @@ class LineChunks implements Destination {
     this.lines.push(line);
     this.chars += line.length;
     if (this.chars >= CHUNK_CHARS) this.drain();
-    else this.timer ??= setTimeout(() => this.drain(), CHUNK_MS).unref();
+    else if (!this.armed) {
+      this.armed = true;
+      this.timer.refresh();
+    }
     return true;
   }
 
@@ -103,13 +115,15 @@ class LineChunks implements Destination {
   }
 
   private drain(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.armed = false;
     if (this.lines.length === 0 || !this.out) return;
-    const chunk = this.lines.length === 1 ? (this.lines[0] as string) : this.lines.join('');
+    const text = this.lines.length === 1 ? (this.lines[0] as string) : this.lines.join('');
     this.lines = [];
     this.chars = 0;
-    this.out.write(Buffer.from(chunk, 'utf8'));
+    // Encoded into room for the worst case (3 bytes per UTF-16 unit): Buffer.from measures the UTF-8 length first, a
+    // second pass over the chunk.
+    const bytes = Buffer.allocUnsafeSlow(text.length * 3);
+    this.out.write(bytes.subarray(0, bytes.write(text, 0, 'utf8')));
   }
 }
 
@@ -144,9 +158,7 @@ export class StructuredLog {
     // In text format the lines are debug messages: when those are dropped, none is built (a request's http-log line
     // parsed its GraphQL body for nothing).
     this.types = new Set(opts.format === 'text' && opts.logger?.debugEnabled === false ? [] : (opts.types ?? DEFAULT_LOG_TYPES));
-    // Written asynchronously (a request does not wait for stdout), a few KB at a time and at least every 100 ms: a
-    // write per line cost a request more than building the line (issue 31's ≤ 3 %). flush() at the stop writes what
-    // is pending.
+    // Written a few KB at a time and at least every 100 ms (LineChunks); flush() at the stop writes what is pending.
     if (opts.format === 'json') this.out = opts.stream ?? jsonDestination(1);
   }
 
