@@ -12,6 +12,22 @@ import { milliseconds } from '../../src/server/http/http-log.js';
 // Issue 31's cheaper log line: values written as JSON text without a serializer where they need no escape, lines
 // gathered into chunks, response hooks run at the answer. Each part against what JSON.parse and a real socket say.
 
+/** The lines `emit` writes through a file destination, parsed, once flushed. */
+async function linesWritten(emit: (log: StructuredLog) => void): Promise<{ level: string; type: string; detail: Record<string, unknown> }[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'log-lines-'));
+  const file = join(dir, 'out.log');
+  const fd = openSync(file, 'w');
+  try {
+    const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: jsonDestination(fd) });
+    emit(log);
+    await log.flush();
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: string; type: string; detail: Record<string, unknown> });
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('jsonString', () => {
   it.each(['plain-id_1', '/v1/graphql', '', 'a"b', 'back\\slash', 'line\nbreak', 'tab\there', '\u0000nul', 'del\u007f', 'héllo', 'emoji 😀', 'lone \ud800'])('%j round-trips through JSON.parse', (v) => {
     const s = jsonString(v);
@@ -34,39 +50,21 @@ describe('StructuredLog lines', () => {
   });
 
   it('the file destination gathers lines into chunks and writes them all by flush, one line each', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'log-lines-'));
-    const file = join(dir, 'out.log');
-    const fd = openSync(file, 'w');
-    try {
-      const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: jsonDestination(fd) });
+    const lines = await linesWritten((log) => {
       for (let i = 0; i < 500; i++) log.emitJson('info', 'http-log', `{"i":${i},"path":${jsonString(`/p"${i}`)}}`);
-      await log.flush();
-      const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; detail: { i: number; path: string } });
-      expect(lines.map((l) => l.detail.i)).toEqual(Array.from({ length: 500 }, (_, i) => i));
-      expect(lines[7]).toMatchObject({ level: 'info', type: 'http-log', detail: { path: '/p"7' } });
-    } finally {
-      closeSync(fd);
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
+    expect(lines.map((l) => l.detail['i'])).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    expect(lines[7]).toMatchObject({ level: 'info', type: 'http-log', detail: { path: '/p"7' } });
   });
 });
 
 describe('the chunked destination', () => {
   it('writes text beyond ASCII as UTF-8, a chunk of multi-byte lines whole', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'log-lines-'));
-    const file = join(dir, 'out.log');
-    const fd = openSync(file, 'w');
-    try {
-      const log = new StructuredLog({ format: 'json', types: ['http-log'], stream: jsonDestination(fd) });
-      const values = ['héllo', 'emoji 😀', '日本語'.repeat(500), 'lone \ud800'];
+    const values = ['héllo', 'emoji 😀', '日本語'.repeat(500), 'lone \ud800'];
+    const lines = await linesWritten((log) => {
       for (const v of values) log.emitJson('info', 'http-log', `{"v":${JSON.stringify(v)}}`);
-      await log.flush();
-      const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { detail: { v: string } });
-      expect(lines.map((l) => l.detail.v)).toEqual(values);
-    } finally {
-      closeSync(fd);
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
+    expect(lines.map((l) => l.detail['v'])).toEqual(values);
   });
 
   it('a reader gone (EPIPE) loses the lines, not the caller: writes and flush go on without throwing (pino drops them)', async () => {

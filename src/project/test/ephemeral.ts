@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { JsonObject } from '../../metadata/json.js';
 import type { RunningServer, ServeOptions } from '../../server/serve-types.js';
 import { VERSION } from '../../version.js';
-import { CREATE_STATE_TABLE, migrationFailed, plan, readMigrations, readState, runStep, STATE_QUERY, stateInsert, type Step } from '../migrations/migrations.js';
+import { CREATE_STATE_TABLE, migrationFailed, plan, readMigrations, readState, runStep, STATE_QUERY, stateInsert, type AppliedMigration, type Step } from '../migrations/migrations.js';
 import { unwrapTransactions } from '../migrations/sql.js';
 import { applySeeds, seedFiles, seedsDirectory } from '../migrations/seeds.js';
 import { applyMetadata } from '../metadata-dir/apply.js';
@@ -143,7 +143,7 @@ export interface MigrationPlan {
 }
 
 /** The migrations of `dir` not in `applied`, in order, as read from its files (transactions not yet unwrapped). */
-export function migrationSteps(dir: string, applied: { version: bigint; name: string; appliedAt: string | null }[] = []): Step[] {
+export function migrationSteps(dir: string, applied: AppliedMigration[] = []): Step[] {
   return plan(readMigrations(dir).migrations, applied, { kind: 'up', count: null }, dir);
 }
 

@@ -158,7 +158,7 @@ export class StructuredLog {
     // In text format the lines are debug messages: when those are dropped, none is built (a request's http-log line
     // parsed its GraphQL body for nothing).
     this.types = new Set(opts.format === 'text' && opts.logger?.debugEnabled === false ? [] : (opts.types ?? DEFAULT_LOG_TYPES));
-    // Written a few KB at a time and at least every 100 ms (LineChunks); flush() at the stop writes what is pending.
+    // Written a chunk at a time, at least every 100 ms (LineChunks); flush() at the stop writes what is pending.
     if (opts.format === 'json') this.out = opts.stream ?? jsonDestination(1);
   }
 
