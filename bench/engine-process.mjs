@@ -17,12 +17,12 @@ export const SECRET = 'bench';
 
 /**
  * Starts `engine serve` ('pglite': on a temporary data directory; 'postgres': on a new database, or on `databaseUrl`'s,
- * which it then leaves in place: another instance) and waits for it.
+ * which it then leaves in place: another instance) and waits for it. `bin`: another build's bin/engine.js.
  */
-export async function startEngineProcess(kind, { databaseUrl, args: extra = [] } = {}) {
+export async function startEngineProcess(kind, { databaseUrl, args: extra = [], bin = BIN } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'engine-bench-'));
   const db = kind !== 'postgres' ? null : databaseUrl ? { url: databaseUrl, drop: async () => {} } : await createBenchDatabase();
-  const args = [...NODE_ARGS, BIN, 'serve', '--port', '0', '--admin-secret', SECRET, ...(db ? ['--database-url', db.url] : ['--data-dir', join(dir, 'data')]), ...extra];
+  const args = [...NODE_ARGS, bin, 'serve', '--port', '0', '--admin-secret', SECRET, ...(db ? ['--database-url', db.url] : ['--data-dir', join(dir, 'data')]), ...extra];
   const server = await spawnServer('engine serve', process.execPath, args, { env: { ...process.env, NO_COLOR: '1' } }, /Engine listening on (http:\/\/\S+)/, (u) => u.replace(/\/$/, ''));
   const baseUrl = server.url;
   const agent = new Agent({ connections: 32, keepAliveTimeout: 60_000 });

@@ -25,10 +25,10 @@ export function workerFile(): string {
 /**
  * Set before the database's thread starts, so that its isolate is made with them. V8 optimises a WebAssembly function
  * once it has run ~1.8 MB worth of code: PostgreSQL's start runs enough of its code to set off a second of optimising
- * compiles, which on two busy cores doubled the time to the first answer. Ten times the budget halves that work; what
- * runs hot is optimised all the same (same steady-state speed). The compiles that remain run one at a time: V8 gives
- * them every background thread it has (four), which on two cores took half the CPU from the thread running PostgreSQL
- * while it started (a restart ~20 % longer). One thread keeps up: steady-state speed is the same.
+ * compiles, which on two busy cores doubled the time to the first answer. Ten times the budget halves that work. The
+ * compiles that remain run one at a time: V8 gives them every background thread it has (four), which on two cores took
+ * half the CPU from the thread running PostgreSQL while it started (a restart ~20 % longer). What runs hot is optimised
+ * all the same, one thread keeping up (bench/embedded-warmup.mjs: the same speed from the first seconds of load).
  */
 export function setWasmTiering(): void {
   setFlagsFromString('--wasm-tiering-budget=18000000');
